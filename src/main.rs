@@ -1,0 +1,33 @@
+//! The `prpd` binary: parse the command line, set up logging, run the command, map the result
+//! to an exit code. Everything else is library code.
+
+use clap::Parser as _;
+use prpd::cli::{self, Cli};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose);
+    match cli::run(cli) {
+        Ok(code) => code.into(),
+        Err(error) => {
+            eprintln!("prpd: error: {error:#}");
+            cli::exit_code_for(&error).into()
+        }
+    }
+}
+
+/// Logs go to stderr (stdout carries results). `PRPD_LOG` wins over `-v`.
+fn init_logging(verbose: u8) {
+    let default = match verbose {
+        0 => "prpd=info",
+        1 => "prpd=debug",
+        _ => "prpd=trace",
+    };
+    let filter = EnvFilter::try_from_env("PRPD_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}

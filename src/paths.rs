@@ -1,0 +1,116 @@
+//! The layout of prpd's state directory `.prp-session/` inside a target repository (DESIGN §2),
+//! in one place so that no module spells a state path by hand.
+
+use std::path::{Path, PathBuf};
+
+/// The name of prpd's state directory at the root of the target repository.
+pub const SESSION_DIR: &str = ".prp-session";
+
+/// Paths of prpd's state files for one target repository.
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    root: PathBuf,
+}
+
+impl SessionPaths {
+    /// The state layout of the repository at `repo`.
+    pub fn new(repo: &Path) -> Self {
+        SessionPaths {
+            root: repo.join(SESSION_DIR),
+        }
+    }
+
+    /// `.prp-session/` itself.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The current run's record.
+    pub fn state(&self) -> PathBuf {
+        self.root.join("state.json")
+    }
+
+    /// `{attempt, last_verdict, report_path}` as in the seed.
+    pub fn qa_state(&self) -> PathBuf {
+        self.root.join("qa-state.json")
+    }
+
+    /// Breaker states and their transition history.
+    pub fn circuit_breaker(&self) -> PathBuf {
+        self.root.join("circuit-breaker.json")
+    }
+
+    /// Every status block prpd printed or read, appended.
+    pub fn phase_status_log(&self) -> PathBuf {
+        self.root.join("phase-status.log")
+    }
+
+    /// The directory of all runs' artifacts.
+    pub fn runs(&self) -> PathBuf {
+        self.root.join("runs")
+    }
+
+    /// The artifact directory of one run (or one standalone QA invocation).
+    pub fn run_dir(&self, run_id: &str) -> PathBuf {
+        self.runs().join(run_id)
+    }
+
+    /// Creates `.prp-session/` and keeps it out of git through `.git/info/exclude`, so that
+    /// prpd's own files never show up as changes of the target repository.
+    pub fn ensure(&self) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.root)?;
+        let Some(repo) = self.root.parent() else {
+            return Ok(());
+        };
+        let Some(git_dir) = git_dir(repo) else {
+            return Ok(());
+        };
+        let exclude = git_dir.join("info").join("exclude");
+        let current = std::fs::read_to_string(&exclude).unwrap_or_default();
+        let line = format!("/{SESSION_DIR}/");
+        if current.lines().any(|existing| existing.trim() == line) {
+            return Ok(());
+        }
+        std::fs::create_dir_all(git_dir.join("info"))?;
+        let separator = if current.is_empty() || current.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        std::fs::write(&exclude, format!("{current}{separator}{line}\n"))
+    }
+}
+
+/// The git directory of `repo`: `.git` itself, or the directory a `.git` file points to
+/// (worktrees and submodules).
+fn git_dir(repo: &Path) -> Option<PathBuf> {
+    let dot_git = repo.join(".git");
+    if dot_git.is_dir() {
+        return Some(dot_git);
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let target = text.strip_prefix("gitdir:")?.trim();
+    Some(repo.join(target))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ensure_adds_the_exclude_line_once() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(repo.path().join(".git/info")).expect("mkdir");
+        std::fs::write(
+            repo.path().join(".git/info/exclude"),
+            "# git ls-files --others",
+        )
+        .expect("write");
+        let paths = SessionPaths::new(repo.path());
+        paths.ensure().expect("first");
+        paths.ensure().expect("second");
+        let exclude = std::fs::read_to_string(repo.path().join(".git/info/exclude")).expect("read");
+        assert_eq!(exclude, "# git ls-files --others\n/.prp-session/\n");
+        assert!(paths.root().is_dir());
+    }
+}

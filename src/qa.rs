@@ -1,0 +1,590 @@
+//! The QA gate: run the checklist against a repository and reach a verdict from what prpd
+//! measured itself (DESIGN §6).
+//!
+//! Theory of operation: the checklist names checks; a check is either a shell command (whose
+//! `{detected_<kind>_command}` placeholders are filled from command discovery) or a built-in
+//! method run in-process. Commands go through [`crate::process`] in parallel up to `jobs`; their
+//! full output lands in a log under the run directory and [`crate::metrics`] reads figures out
+//! of it. Each check's validation expression is then evaluated against those figures.
+//!
+//! No vacuous approval: a placeholder that discovery could not fill, a tool that is not
+//! installed, a test command that ran no test, a figure that could not be measured, an empty
+//! checklist — each is a failure with a message that says so, unless the checklist marks the
+//! check `optional`, in which case it is a visible skip.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
+use crate::discover::{CommandKind, Detection};
+use crate::failures;
+use crate::method::{self, Method, MethodContext, MethodOutcome};
+use crate::metrics::{self, Metrics};
+use crate::process::{self, Spec, Termination};
+use crate::prp::Prp;
+use crate::status_block::Verdict;
+
+/// What to check and where to put the artifacts.
+#[derive(Debug, Clone)]
+pub struct QaRequest {
+    /// The repository under test; checks run with it as working directory.
+    pub repo: PathBuf,
+    /// The PRP the work implements, for the acceptance-criteria and documentation checks.
+    pub prp: Option<Prp>,
+    /// Where the PRP was read from, for the report.
+    pub prp_path: Option<PathBuf>,
+    /// How many checks run at once.
+    pub jobs: usize,
+    /// How long one check may run.
+    pub check_timeout: Duration,
+    /// Time between SIGTERM and SIGKILL for a stopped check.
+    pub grace: Duration,
+    /// Where check logs are written (`<run_dir>/checks/<id>.log`).
+    pub run_dir: PathBuf,
+    /// The QA attempt this is (1..=3), for the report.
+    pub attempt: u32,
+}
+
+/// The result of one QA pass.
+#[derive(Debug, Clone)]
+pub struct QaOutcome {
+    pub verdict: Verdict,
+    pub checks: Vec<CheckResult>,
+    pub detection: Detection,
+    pub feature: String,
+    pub prp_path: Option<PathBuf>,
+    pub attempt: u32,
+    pub finished_at: SystemTime,
+}
+
+impl QaOutcome {
+    /// How many blocking checks failed.
+    pub fn blocking_failed(&self) -> usize {
+        self.count(CheckStatus::Fail)
+    }
+
+    /// How many warning checks failed.
+    pub fn warnings(&self) -> usize {
+        self.count(CheckStatus::Warn)
+    }
+
+    /// How many checks passed.
+    pub fn passing(&self) -> usize {
+        self.count(CheckStatus::Pass)
+    }
+
+    fn count(&self, status: CheckStatus) -> usize {
+        self.checks
+            .iter()
+            .filter(|check| check.status == status)
+            .count()
+    }
+}
+
+/// How one check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckStatus {
+    /// The check ran and its validation holds.
+    Pass,
+    /// A blocking check failed: the verdict is REJECT.
+    Fail,
+    /// A warning check failed: reported, not blocking.
+    Warn,
+    /// An optional check that could not apply (no command found, tool missing, no PRP).
+    Skip,
+}
+
+/// What one check did and found.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckResult {
+    pub id: String,
+    pub category: String,
+    pub criterion: String,
+    pub blocking: bool,
+    pub status: CheckStatus,
+    /// The command that ran, placeholders filled (`None` for methods).
+    pub command: Option<String>,
+    /// Where the command came from (`package.json scripts.test`, …).
+    pub source: Option<String>,
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
+    pub metrics: Metrics,
+    /// One line a person can act on: why it passed, failed or was skipped.
+    pub detail: String,
+    /// The tests the output names as failing (test checks only).
+    pub failing_tests: Vec<String>,
+    /// The last lines of the command's output.
+    pub output_tail: String,
+    /// The full output of the command.
+    pub log: Option<PathBuf>,
+}
+
+/// QA could not be carried out at all (as opposed to a REJECT, which is a result).
+#[derive(Debug, thiserror::Error)]
+pub enum QaError {
+    #[error("failed to create the run directory {}", path.display())]
+    RunDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to run check {id}")]
+    Process {
+        id: String,
+        #[source]
+        source: process::ProcessError,
+    },
+    #[error("check {id} stopped unexpectedly")]
+    Join {
+        id: String,
+        #[source]
+        source: tokio::task::JoinError,
+    },
+}
+
+/// Exit codes with which `sh` says the program itself could not be run.
+const COMMAND_NOT_FOUND: i32 = 127;
+const COMMAND_NOT_EXECUTABLE: i32 = 126;
+
+/// What package runners print, with a non-zero exit, when the tool they were asked to run is not
+/// installed (`npx --no`, pnpm, yarn, `python -m`).
+const MISSING_TOOL_MESSAGES: &[&str] = &[
+    "npx canceled due to missing packages",
+    "could not determine executable to run",
+    "command not found",
+    "ERR_PNPM_RECURSIVE_EXEC_FIRST_FAIL",
+    "No module named",
+];
+
+/// Runs every check of `checklist` and gives the verdict.
+pub async fn run(
+    request: &QaRequest,
+    checklist: &Checklist,
+    detection: Detection,
+) -> Result<QaOutcome, QaError> {
+    let checks_dir = request.run_dir.join("checks");
+    std::fs::create_dir_all(&checks_dir).map_err(|source| QaError::RunDir {
+        path: checks_dir.clone(),
+        source,
+    })?;
+    let request = Arc::new(request.clone());
+    let detection = Arc::new(detection);
+    let permits = Arc::new(Semaphore::new(request.jobs.max(1)));
+    let mut tasks = JoinSet::new();
+    for (index, spec) in checklist.checks.iter().cloned().enumerate() {
+        let request = Arc::clone(&request);
+        let detection = Arc::clone(&detection);
+        let permits = Arc::clone(&permits);
+        tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let id = spec.id.clone();
+            (index, id, run_check(&request, &detection, &spec).await)
+        });
+    }
+    let mut results: BTreeMap<usize, CheckResult> = BTreeMap::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (index, id, result) = joined.map_err(|source| QaError::Join {
+            id: "?".to_owned(),
+            source,
+        })?;
+        let result = result.map_err(|source| QaError::Process { id, source })?;
+        results.insert(index, result);
+    }
+    let mut checks: Vec<CheckResult> = results.into_values().collect();
+    if checks.is_empty() {
+        checks.push(empty_checklist());
+    }
+    let verdict = if checks.iter().any(|check| check.status == CheckStatus::Fail) {
+        Verdict::Reject
+    } else {
+        Verdict::Approve
+    };
+    let feature = request
+        .prp
+        .as_ref()
+        .map_or_else(|| repo_name(&request.repo), |prp| prp.title.clone());
+    Ok(QaOutcome {
+        verdict,
+        checks,
+        detection: Arc::unwrap_or_clone(detection),
+        feature,
+        prp_path: request.prp_path.clone(),
+        attempt: request.attempt,
+        finished_at: SystemTime::now(),
+    })
+}
+
+/// A checklist with no checks would approve anything: that is a failure of its own.
+fn empty_checklist() -> CheckResult {
+    CheckResult {
+        id: "CHECKLIST".to_owned(),
+        category: "Checklist".to_owned(),
+        criterion: "The checklist has at least one check".to_owned(),
+        blocking: true,
+        status: CheckStatus::Fail,
+        command: None,
+        source: None,
+        exit_code: None,
+        duration_ms: 0,
+        metrics: Metrics::default(),
+        detail: "the checklist has no checks, so nothing was verified".to_owned(),
+        failing_tests: Vec::new(),
+        output_tail: String::new(),
+        log: None,
+    }
+}
+
+fn repo_name(repo: &Path) -> String {
+    repo.canonicalize()
+        .ok()
+        .and_then(|path| {
+            path.file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| repo.display().to_string())
+}
+
+async fn run_check(
+    request: &QaRequest,
+    detection: &Detection,
+    spec: &CheckSpec,
+) -> Result<CheckResult, process::ProcessError> {
+    let mut result = CheckResult {
+        id: spec.id.clone(),
+        category: spec.category.to_string(),
+        criterion: spec.criterion.clone(),
+        blocking: spec.severity == Severity::Blocking,
+        status: CheckStatus::Pass,
+        command: None,
+        source: None,
+        exit_code: None,
+        duration_ms: 0,
+        metrics: Metrics::default(),
+        detail: String::new(),
+        failing_tests: Vec::new(),
+        output_tail: String::new(),
+        log: None,
+    };
+    let finding = match &spec.action {
+        Action::Command(template) => {
+            run_command(request, detection, spec, template, &mut result).await?
+        }
+        Action::Method(method) => run_method(request, spec, *method, &mut result),
+    };
+    result.status = match finding {
+        Finding::Pass(detail) => {
+            result.detail = detail;
+            CheckStatus::Pass
+        }
+        Finding::Fail(detail) => {
+            result.detail = detail;
+            if result.blocking {
+                CheckStatus::Fail
+            } else {
+                CheckStatus::Warn
+            }
+        }
+        Finding::Inapplicable(detail) => {
+            if spec.optional {
+                result.detail = detail;
+                CheckStatus::Skip
+            } else {
+                result.detail = detail;
+                if result.blocking {
+                    CheckStatus::Fail
+                } else {
+                    CheckStatus::Warn
+                }
+            }
+        }
+        Finding::NotApplicable(detail) => {
+            result.detail = detail;
+            CheckStatus::Skip
+        }
+    };
+    Ok(result)
+}
+
+/// What a check found, before severity turns it into a status.
+enum Finding {
+    Pass(String),
+    Fail(String),
+    /// The check could not be carried out (nothing to run, tool missing): a failure unless the
+    /// checklist marks the check optional.
+    Inapplicable(String),
+    /// The check does not apply to this work at all (no PRP to verify against).
+    NotApplicable(String),
+}
+
+async fn run_command(
+    request: &QaRequest,
+    detection: &Detection,
+    spec: &CheckSpec,
+    template: &str,
+    result: &mut CheckResult,
+) -> Result<Finding, process::ProcessError> {
+    let resolved = match resolve(template, detection) {
+        Ok(resolved) => resolved,
+        Err(missing) => return Ok(missing.finding(detection)),
+    };
+    result.command = Some(resolved.command.clone());
+    result.source.clone_from(&resolved.source);
+    if let Some(tool) = uninstalled_npx_tool(&resolved.command, &request.repo) {
+        return Ok(Finding::Inapplicable(format!(
+            "the tool is missing: `{tool}` is neither in node_modules/.bin nor on PATH, and `npx --no` will not download it; install it or mark {} optional",
+            spec.id
+        )));
+    }
+    let log_path = request
+        .run_dir
+        .join("checks")
+        .join(format!("{}.log", spec.id));
+    let mut process_spec = Spec::shell(&resolved.command, &request.repo, &log_path);
+    process_spec.timeout = spec.timeout.unwrap_or(request.check_timeout);
+    process_spec.grace = request.grace;
+    let outcome = process::run(process_spec).await?;
+    result.duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
+    result.output_tail.clone_from(&outcome.tail);
+    result.log = Some(outcome.log_path.clone());
+    result.exit_code = outcome.exit_code();
+    let mut metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
+    let exit_code = match outcome.termination {
+        Termination::Exited(code) => code,
+        Termination::Signaled(signal) => {
+            result.metrics = metrics;
+            return Ok(Finding::Fail(format!(
+                "`{}` was killed by signal {signal}",
+                resolved.command
+            )));
+        }
+        Termination::TimedOut => {
+            result.metrics = metrics;
+            return Ok(Finding::Fail(format!(
+                "`{}` did not finish within {}; its process group was stopped",
+                resolved.command,
+                humantime::format_duration(process_spec_timeout(spec, request))
+            )));
+        }
+    };
+    metrics.set_number("exit_code", f64::from(exit_code));
+    result.metrics = metrics;
+    if let Some(evidence) = missing_tool(exit_code, &result.output_tail) {
+        return Ok(Finding::Inapplicable(format!(
+            "the tool is missing: `{}` could not run its program (exit {exit_code}: {evidence}); install it or mark {} optional",
+            resolved.command, spec.id
+        )));
+    }
+    if resolved.runs_tests {
+        match result.metrics.tests_ran() {
+            None => {
+                return Ok(Finding::Fail(format!(
+                    "`{}` printed no test count prpd recognises, so it cannot tell that any test ran (exit {exit_code}); make the runner print a summary such as `3 passed, 0 failed`",
+                    resolved.command
+                )));
+            }
+            Some(0) => {
+                return Ok(Finding::Fail(format!(
+                    "`{}` ran no test (exit {exit_code}); a test run that executes nothing proves nothing",
+                    resolved.command
+                )));
+            }
+            Some(_) => {}
+        }
+        let failing = failures::parse_log(&outcome.log_path);
+        result.failing_tests.clone_from(&failing.names);
+        if let Finding::Fail(reason) = evaluation_finding(spec, &result.metrics) {
+            let named = if failing.names.is_empty() {
+                String::new()
+            } else {
+                format!("; failing: {}", failing.summary())
+            };
+            return Ok(Finding::Fail(format!("{reason}{named}")));
+        }
+    }
+    Ok(evaluation_finding(spec, &result.metrics))
+}
+
+/// For `npx --no <tool> …` (the mapping's defaults for Node tools): the tool, when it is not
+/// installed. Checked before running because npx asks the registry first, and without network
+/// its failure would look like the tool's own.
+fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String> {
+    let mut words = command.split_whitespace();
+    let mut directory = repo.to_path_buf();
+    if words.clone().next() == Some("cd") {
+        directory = repo.join(words.nth(1)?);
+        if words.next() != Some("&&") {
+            return None;
+        }
+    }
+    if (words.next(), words.next()) != (Some("npx"), Some("--no")) {
+        return None;
+    }
+    let tool = words.next()?;
+    let installed = directory
+        .ancestors()
+        .take_while(|dir| dir.starts_with(repo))
+        .any(|dir| dir.join("node_modules/.bin").join(tool).exists())
+        || std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()));
+    (!installed).then(|| tool.to_owned())
+}
+
+/// When the command failed because its program is not installed (rather than because the
+/// program found a problem): the output line that says so.
+fn missing_tool(exit_code: i32, tail: &str) -> Option<String> {
+    if exit_code == 0 {
+        return None;
+    }
+    let evidence = tail.lines().map(str::trim).find(|line| {
+        MISSING_TOOL_MESSAGES
+            .iter()
+            .any(|message| line.contains(message))
+    });
+    match evidence {
+        Some(line) => Some(line.to_owned()),
+        None if exit_code == COMMAND_NOT_FOUND || exit_code == COMMAND_NOT_EXECUTABLE => Some(
+            tail.lines()
+                .rev()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .unwrap_or("the shell could not run it")
+                .to_owned(),
+        ),
+        None => None,
+    }
+}
+
+fn process_spec_timeout(spec: &CheckSpec, request: &QaRequest) -> Duration {
+    spec.timeout.unwrap_or(request.check_timeout)
+}
+
+/// Runs a built-in method. Methods only read files (bounded walks), so they run inline.
+fn run_method(
+    request: &QaRequest,
+    spec: &CheckSpec,
+    method: Method,
+    result: &mut CheckResult,
+) -> Finding {
+    let started = std::time::Instant::now();
+    let context = MethodContext {
+        repo: &request.repo,
+        prp: request.prp.as_ref(),
+    };
+    let outcome = method::run(method, &context);
+    result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match outcome {
+        MethodOutcome::Measured { metrics, detail } => {
+            result.metrics = metrics;
+            match evaluation_finding(spec, &result.metrics) {
+                Finding::Pass(_) => Finding::Pass(detail),
+                Finding::Fail(reason) => Finding::Fail(format!("{reason}: {detail}")),
+                other @ (Finding::Inapplicable(_) | Finding::NotApplicable(_)) => other,
+            }
+        }
+        MethodOutcome::NotApplicable { reason } => Finding::NotApplicable(reason),
+    }
+}
+
+fn evaluation_finding(spec: &CheckSpec, metrics: &Metrics) -> Finding {
+    match spec.validation.evaluate(metrics) {
+        Evaluation::Pass => Finding::Pass(format!("`{}` holds", spec.validation.source())),
+        Evaluation::Fail(reason) => Finding::Fail(reason),
+        Evaluation::Unmeasured(reason) => Finding::Fail(format!(
+            "prpd could not measure {reason}, so `{}` cannot be confirmed",
+            spec.validation.source()
+        )),
+    }
+}
+
+/// A command with its placeholders filled.
+struct Resolved {
+    command: String,
+    source: Option<String>,
+    /// The command includes the discovered test command, so it must run at least one test.
+    runs_tests: bool,
+}
+
+/// A placeholder that discovery could not fill.
+struct Missing {
+    kind: Option<CommandKind>,
+    placeholder: String,
+}
+
+impl Missing {
+    fn finding(&self, detection: &Detection) -> Finding {
+        let stacks = if detection.stacks.is_empty() {
+            "no stack was detected".to_owned()
+        } else {
+            let ids: Vec<&str> = detection
+                .stacks
+                .iter()
+                .map(|stack| stack.id.as_str())
+                .collect();
+            format!("stacks detected: {}", ids.join(", "))
+        };
+        match self.kind {
+            Some(CommandKind::Test) => Finding::Fail(format!(
+                "no test command found ({stacks}); prpd looked in package.json scripts, Makefile and justfile targets, CI configuration, pyproject/tox and the qa-tools-mapping defaults. A repository without tests cannot be approved"
+            )),
+            Some(kind) => {
+                Finding::Inapplicable(format!("no {} command found ({stacks})", kind.name()))
+            }
+            None => Finding::Fail(format!(
+                "unknown placeholder `{}`; known: {}",
+                self.placeholder,
+                CommandKind::ALL
+                    .iter()
+                    .map(|kind| format!("{{detected_{}_command}}", kind.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+}
+
+/// Fills `{detected_<kind>_command}` placeholders from `detection`.
+fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
+    let mut command = String::new();
+    let mut sources = Vec::new();
+    let mut runs_tests = false;
+    let mut rest = template;
+    while let Some(start) = rest.find("{detected_") {
+        let Some(length) = rest[start..].find('}') else {
+            break;
+        };
+        let placeholder = &rest[start..=start + length];
+        let name = placeholder
+            .trim_start_matches("{detected_")
+            .trim_end_matches('}')
+            .trim_end_matches("_command");
+        let kind = CommandKind::ALL
+            .iter()
+            .copied()
+            .find(|kind| kind.name() == name);
+        let discovered = kind.and_then(|kind| detection.commands.get(&kind).cloned().flatten());
+        let Some(discovered) = discovered else {
+            return Err(Missing {
+                kind,
+                placeholder: placeholder.to_owned(),
+            });
+        };
+        runs_tests |= kind == Some(CommandKind::Test);
+        command.push_str(&rest[..start]);
+        command.push_str(&discovered.command);
+        sources.push(discovered.source);
+        rest = &rest[start + placeholder.len()..];
+    }
+    command.push_str(rest);
+    Ok(Resolved {
+        command,
+        source: (!sources.is_empty()).then(|| sources.join("; ")),
+        runs_tests,
+    })
+}

@@ -1,0 +1,331 @@
+//! QA reports: the Markdown report a person reads (seed 004, Appendix A), the JSON report a
+//! program reads, and the QA `PRP_PHASE_STATUS` block.
+//!
+//! Everything here is a pure function of a [`QaOutcome`], so the report can be snapshot-tested
+//! and rendered again from persisted outcomes.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::qa::{CheckResult, CheckStatus, QaOutcome};
+use crate::status_block::{StatusBlock, Value, Verdict};
+
+/// The number of QA attempts a run gets before a human is asked (DESIGN §3).
+pub const MAX_ATTEMPTS: u32 = 3;
+
+/// How many output lines of a failed check the Markdown report quotes.
+const QUOTED_LINES: usize = 20;
+
+/// The Markdown report.
+pub fn markdown(outcome: &QaOutcome) -> String {
+    let mut out = String::new();
+    let timestamp = humantime::format_rfc3339_seconds(outcome.finished_at);
+    let prp = outcome.prp_path.as_ref().map_or_else(
+        || "(none given)".to_owned(),
+        |path| path.display().to_string(),
+    );
+    let _ = writeln!(out, "# QA VALIDATION REPORT\n");
+    let _ = writeln!(out, "**Feature:** {}", outcome.feature);
+    let _ = writeln!(out, "**PRP:** {prp}");
+    let _ = writeln!(out, "**Timestamp:** {timestamp}");
+    let _ = writeln!(out, "**Attempt:** {} of {MAX_ATTEMPTS}\n", outcome.attempt);
+    let _ = writeln!(out, "---\n");
+    let verdict = match outcome.verdict {
+        Verdict::Approve => "✅ APPROVED",
+        Verdict::Reject => "❌ REJECTED",
+    };
+    let _ = writeln!(out, "## Verdict: {verdict}\n");
+    let _ = writeln!(
+        out,
+        "{} checks: {} passed, {} blocking failed, {} warnings, {} skipped.\n",
+        outcome.checks.len(),
+        outcome.passing(),
+        outcome.blocking_failed(),
+        outcome.warnings(),
+        outcome
+            .checks
+            .iter()
+            .filter(|c| c.status == CheckStatus::Skip)
+            .count()
+    );
+    let _ = writeln!(out, "---\n");
+    write_memory(&mut out);
+    write_stack(&mut out, outcome);
+    write_checklist(&mut out, outcome);
+    write_issues(&mut out, outcome);
+    write_next_action(&mut out, outcome);
+    out
+}
+
+fn write_memory(out: &mut String) {
+    let _ = writeln!(out, "## Memory Context\n");
+    let _ = writeln!(
+        out,
+        "No memory backend is configured, so no history was consulted: past bugs, patterns, decisions and file history are not part of this verdict.\n"
+    );
+    let _ = writeln!(out, "| Query | Results | Key Findings |");
+    let _ = writeln!(out, "|-------|---------|--------------|");
+    for query in [
+        "Historical Bugs",
+        "Stack Patterns",
+        "Architecture Decisions",
+        "File History",
+    ] {
+        let _ = writeln!(
+            out,
+            "| {query} | not queried | no memory backend configured |"
+        );
+    }
+    let _ = writeln!(out, "\n---\n");
+}
+
+fn write_stack(out: &mut String, outcome: &QaOutcome) {
+    let _ = writeln!(out, "## Stack\n");
+    if outcome.detection.stacks.is_empty() {
+        let _ = writeln!(out, "No stack detected.\n");
+    } else {
+        for stack in &outcome.detection.stacks {
+            let _ = writeln!(out, "- `{}` at `{}`", stack.id, stack.path.display());
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "---\n");
+}
+
+fn write_checklist(out: &mut String, outcome: &QaOutcome) {
+    let _ = writeln!(out, "## Checklist Results\n");
+    let mut categories: Vec<&str> = Vec::new();
+    for check in &outcome.checks {
+        if !categories.contains(&check.category.as_str()) {
+            categories.push(&check.category);
+        }
+    }
+    for category in categories {
+        let _ = writeln!(out, "### {category}\n");
+        let _ = writeln!(out, "| ID | Check | Status | Details |");
+        let _ = writeln!(out, "|----|-------|--------|---------|");
+        for check in outcome.checks.iter().filter(|c| c.category == category) {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                check.id,
+                cell(&check.criterion),
+                status_icon(check),
+                cell(&check.detail)
+            );
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "---\n");
+}
+
+fn write_issues(out: &mut String, outcome: &QaOutcome) {
+    let _ = writeln!(out, "## Issues Found\n");
+    let blocking: Vec<&CheckResult> = outcome
+        .checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Fail)
+        .collect();
+    let warnings: Vec<&CheckResult> = outcome
+        .checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Warn)
+        .collect();
+    let _ = writeln!(out, "### Blocking Issues ({})\n", blocking.len());
+    write_issue_list(out, &blocking);
+    let _ = writeln!(out, "### Warnings ({})\n", warnings.len());
+    write_issue_list(out, &warnings);
+    let skipped: Vec<&CheckResult> = outcome
+        .checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Skip)
+        .collect();
+    if !skipped.is_empty() {
+        let _ = writeln!(out, "### Skipped ({})\n", skipped.len());
+        for check in skipped {
+            let _ = writeln!(
+                out,
+                "- **[{}]** {}: {}",
+                check.id, check.criterion, check.detail
+            );
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "---\n");
+}
+
+fn write_issue_list(out: &mut String, checks: &[&CheckResult]) {
+    if checks.is_empty() {
+        let _ = writeln!(out, "None.\n");
+        return;
+    }
+    for (number, check) in checks.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{}. **[{}]** {}",
+            number + 1,
+            check.id,
+            check.criterion
+        );
+        let _ = writeln!(out, "   - **Why:** {}", check.detail);
+        if let Some(command) = &check.command {
+            let source = check
+                .source
+                .as_ref()
+                .map_or_else(String::new, |source| format!(" (from {source})"));
+            let _ = writeln!(out, "   - **Command:** `{command}`{source}");
+        }
+        if let Some(log) = &check.log {
+            let _ = writeln!(out, "   - **Log:** `{}`", log.display());
+        }
+        let tail = last_lines(&check.output_tail, QUOTED_LINES);
+        if !tail.trim().is_empty() {
+            let _ = writeln!(out, "   - **Output (last lines):**\n");
+            let _ = writeln!(out, "     ```text");
+            for line in tail.lines() {
+                let _ = writeln!(out, "     {line}");
+            }
+            let _ = writeln!(out, "     ```");
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn write_next_action(out: &mut String, outcome: &QaOutcome) {
+    let _ = writeln!(out, "## Next Action\n");
+    match outcome.verdict {
+        Verdict::Approve => {
+            let _ = writeln!(
+                out,
+                "**✅ Ready for SHIP** - Proceeding to branch creation and PR."
+            );
+        }
+        Verdict::Reject => {
+            let remaining = MAX_ATTEMPTS.saturating_sub(outcome.attempt);
+            let _ = writeln!(
+                out,
+                "**❌ Return to GREEN** - Fix {} blocking issues.",
+                outcome.blocking_failed()
+            );
+            let _ = writeln!(
+                out,
+                "Attempt {}/{MAX_ATTEMPTS} - {remaining} attempts remaining before human escalation.",
+                outcome.attempt
+            );
+        }
+    }
+}
+
+fn status_icon(check: &CheckResult) -> &'static str {
+    match check.status {
+        CheckStatus::Pass => "✅",
+        CheckStatus::Fail => "❌",
+        CheckStatus::Warn => "⚠️",
+        CheckStatus::Skip => "⏭️ skipped",
+    }
+}
+
+/// Table cells may not hold newlines or pipes.
+fn cell(text: &str) -> String {
+    text.replace('\n', " ").replace('|', "\\|")
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+/// The JSON report: `{"verdict","checks":[…],"blocking_failed","warnings"}`.
+#[derive(Debug, Serialize)]
+pub struct JsonReport<'a> {
+    pub verdict: Verdict,
+    pub checks: &'a [CheckResult],
+    pub blocking_failed: usize,
+    pub warnings: usize,
+}
+
+/// The JSON report of `outcome`.
+pub fn json(outcome: &QaOutcome) -> JsonReport<'_> {
+    JsonReport {
+        verdict: outcome.verdict,
+        checks: &outcome.checks,
+        blocking_failed: outcome.blocking_failed(),
+        warnings: outcome.warnings(),
+    }
+}
+
+/// The QA status block (seed 004, `PRP_PHASE_STATUS`) for `outcome` at `iteration`.
+pub fn status_block(outcome: &QaOutcome, iteration: u32) -> StatusBlock {
+    let approved = outcome.verdict == Verdict::Approve;
+    let total = outcome.checks.len();
+    let failing = outcome.blocking_failed() + outcome.warnings();
+    let mut block = StatusBlock::new();
+    block
+        .set(
+            "TIMESTAMP",
+            humantime::format_rfc3339_seconds(outcome.finished_at).to_string(),
+        )
+        .set("PHASE", "QA")
+        .set("STATUS", "COMPLETE")
+        .set("ITERATION", iteration.to_string())
+        .set("PROGRESS_PERCENT", "100")
+        .set(
+            "QA_METRICS",
+            Value::Map(vec![
+                ("CHECKS_TOTAL".to_owned(), total.to_string().into()),
+                (
+                    "CHECKS_PASSING".to_owned(),
+                    outcome.passing().to_string().into(),
+                ),
+                ("CHECKS_FAILING".to_owned(), failing.to_string().into()),
+                (
+                    "BLOCKING_ISSUES".to_owned(),
+                    outcome.blocking_failed().to_string().into(),
+                ),
+                (
+                    "WARNING_ISSUES".to_owned(),
+                    outcome.warnings().to_string().into(),
+                ),
+            ]),
+        )
+        .set(
+            "MEMORY_CONTEXT",
+            Value::Map(vec![
+                ("QUERIES_EXECUTED".to_owned(), "0".into()),
+                ("HISTORICAL_BUGS_FOUND".to_owned(), "0".into()),
+                ("PATTERNS_IDENTIFIED".to_owned(), "0".into()),
+            ]),
+        )
+        .set("VERDICT", outcome.verdict.to_string())
+        .set("ATTEMPT", outcome.attempt.to_string())
+        .set(
+            "DUAL_GATE",
+            Value::Map(vec![
+                ("GATE_1".to_owned(), approved.to_string().into()),
+                ("GATE_2".to_owned(), approved.to_string().into()),
+                ("CAN_EXIT".to_owned(), approved.to_string().into()),
+            ]),
+        )
+        .set(
+            "BLOCKERS",
+            Value::List(
+                outcome
+                    .checks
+                    .iter()
+                    .filter(|c| c.status == CheckStatus::Fail)
+                    .map(|c| format!("{}: {}", c.id, c.detail))
+                    .collect(),
+            ),
+        )
+        .set("EXIT_SIGNAL", approved.to_string())
+        .set(
+            "RECOMMENDATION",
+            if approved {
+                "Ready for SHIP".to_owned()
+            } else {
+                format!("Fix {} blocking issues", outcome.blocking_failed())
+            },
+        );
+    block
+}

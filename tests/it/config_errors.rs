@@ -1,0 +1,60 @@
+//! Configuration mistakes exit with code 2 and a message naming the file, the line and what
+//! was expected (snapshots keep the wording honest).
+
+use crate::util::TestRepo;
+
+fn stderr_of_qa(repo: &TestRepo) -> String {
+    let output = repo.prpd().arg("qa").output().expect("run prpd");
+    assert_eq!(output.status.code(), Some(2), "expected a config error");
+    let root = repo.path().canonicalize().expect("canonical repo path");
+    String::from_utf8_lossy(&output.stderr).replace(&*root.to_string_lossy(), "[REPO]")
+}
+
+#[test]
+fn unknown_checklist_key_is_named() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-checklist.yml",
+        "qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n    - id: F1\n      criterio: tests pass\n      validacao: exit_code == 0\n      comand: npm test\n      blocking: true\n",
+    );
+    insta::assert_snapshot!(stderr_of_qa(&repo));
+}
+
+#[test]
+fn unknown_tools_mapping_key_is_named() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-tools-mapping.yml",
+        "qa_tools:\n  detection:\n    python:\n      markerz: [\"pyproject.toml\"]\n",
+    );
+    insta::assert_snapshot!(stderr_of_qa(&repo));
+}
+
+#[test]
+fn bad_prpd_toml_value_is_located() {
+    let repo = TestRepo::new();
+    repo.file("prpd.toml", "[qa]\njobs = \"four\"\n");
+    insta::assert_snapshot!(stderr_of_qa(&repo));
+}
+
+#[test]
+fn invalid_validation_expression_is_located() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-checklist.yml",
+        "qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n    - id: F1\n      criterio: tests pass\n      validacao: exit_code === 0\n      comando: npm test\n      blocking: true\n",
+    );
+    insta::assert_snapshot!(stderr_of_qa(&repo));
+}
+
+#[test]
+fn missing_repo_is_a_usage_error() {
+    let repo = TestRepo::new();
+    repo.prpd()
+        .args(["qa", "--repo", "no/such/dir"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--repo no/such/dir: not a directory",
+        ));
+}

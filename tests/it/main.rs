@@ -1,0 +1,8 @@
+//! The one integration test binary: every test drives the real `prpd` binary against fixture
+//! repositories built in temporary directories (see `util::TestRepo`).
+
+mod config_errors;
+mod detect;
+mod process;
+mod qa;
+mod util;
