@@ -151,6 +151,20 @@ impl Checklist {
         Checklist::parse(&path, &text)
     }
 
+    /// The checks of one category (the DOCUMENT phase's gate uses the documentation checks).
+    #[must_use]
+    pub fn only(&self, category: Category) -> Checklist {
+        Checklist {
+            version: self.version.clone(),
+            checks: self
+                .checks
+                .iter()
+                .filter(|check| check.category == category)
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Parses and validates checklist text; `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Checklist, ConfigError> {
         let raw: RawFile = parse_yaml(path, text)?;

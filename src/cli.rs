@@ -11,11 +11,15 @@ use crate::checklist::Checklist;
 use crate::config::Config;
 use crate::config_file::{self, ConfigError};
 use crate::discover::{self, DetectError};
+use crate::driver::{DriveError, Output, Summary};
 use crate::exit::ExitCode;
+use crate::machine::State;
 use crate::paths::SessionPaths;
 use crate::prp::{self, PrpError};
 use crate::qa::{self, QaRequest};
 use crate::report;
+use crate::run::RunRecord;
+use crate::session::{self, SessionError, SessionFailure};
 use crate::status_block::Verdict;
 use crate::tools_mapping::ToolsMapping;
 
@@ -43,6 +47,24 @@ pub enum Command {
     /// Exit code 0 on APPROVE, 1 on REJECT, 2 on a usage or configuration error.
     /// Example: `prpd qa --repo . --prp PRPs/rate-limit.md`
     Qa(QaArgs),
+    /// Run one PRP through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP in the foreground.
+    ///
+    /// Prints a status block per iteration. Exit code 0 SHIPPED, 1 ABORTED (or interrupted:
+    /// `prpd resume` continues), 2 usage or configuration error, 3 ESCALATED.
+    /// Example: `prpd run PRPs/rate-limit.md --repo ../my-service`
+    Run(RunArgs),
+    /// Show the current run: state, phase, iterations, verdicts, breakers.
+    Status(StatusArgs),
+    /// Continue the current run: after a stop or crash from its last saved step; after an
+    /// escalation as a human decision (the QA attempt counter resets, an open breaker gets one
+    /// probe iteration).
+    Resume(ResumeArgs),
+    /// Abort the current run (a running prpd stops after its current step).
+    Abort(AbortArgs),
+    /// Run the whole loop on the bundled example with scripted agents: no network, no API key.
+    ///
+    /// Example: `prpd demo` (or `cargo run --release -- demo`)
+    Demo(DemoArgs),
 }
 
 /// Options shared by commands that work on one repository.
@@ -84,12 +106,286 @@ pub struct QaArgs {
     pub report: Option<PathBuf>,
 }
 
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The PRP to run (a Markdown file inside the repository).
+    pub prp: PathBuf,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print only a final JSON summary instead of the status blocks.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run to resume (default: the current run).
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print only a final JSON summary instead of the status blocks.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AbortArgs {
+    /// The run to abort (default: the current run).
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to create the demo repository (an empty or missing directory; default: a new
+    /// temporary directory, kept afterwards so you can look at it).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Print only a final JSON summary instead of the status blocks.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Detect(args) => detect(&args),
         Command::Qa(args) => qa(&args),
+        Command::Run(args) => {
+            let options = session_options(&args.repo, args.config.clone(), args.json)?;
+            drive_in_foreground(args.json, session::run(&options, &args.prp))
+        }
+        Command::Status(args) => status(&args),
+        Command::Resume(args) => {
+            let options = session_options(&args.repo, args.config.clone(), args.json)?;
+            drive_in_foreground(args.json, session::resume(&options, args.run.as_deref()))
+        }
+        Command::Abort(args) => abort(&args),
+        Command::Demo(args) => demo(&args),
     }
+}
+
+fn session_options(
+    repo: &RepoArgs,
+    config: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<session::Options> {
+    Ok(session::Options {
+        repo: repo_dir(repo)?,
+        config,
+        output: if json {
+            Output::Quiet
+        } else {
+            Output::StatusBlocks
+        },
+    })
+}
+
+/// Drives a run until it stops or the process is asked to stop (Ctrl-C, SIGTERM): then the
+/// running agent's process group is killed with the run future, and the saved record lets
+/// `prpd resume` continue.
+fn drive_in_foreground(
+    json: bool,
+    work: impl Future<Output = Result<RunRecord, SessionFailure>>,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    let record = runtime.block_on(async {
+        tokio::select! {
+            result = work => result.map(Some),
+            () = shutdown_signal() => Ok(None),
+        }
+    })?;
+    let Some(record) = record else {
+        eprintln!("prpd: interrupted; the run is saved and `prpd resume` continues it");
+        return Ok(ExitCode::NotShipped);
+    };
+    print_summary(&record, json)?;
+    Ok(exit_code_of(&record))
+}
+
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
+
+fn exit_code_of(record: &RunRecord) -> ExitCode {
+    match record.state() {
+        State::Shipped {} => ExitCode::Success,
+        State::Escalated { .. } => ExitCode::Escalated,
+        State::Aborted {}
+        | State::Red {}
+        | State::Green {}
+        | State::Refactor {}
+        | State::Document {}
+        | State::Qa {}
+        | State::Ship {} => ExitCode::NotShipped,
+    }
+}
+
+fn print_summary(record: &RunRecord, json: bool) -> anyhow::Result<()> {
+    let summary = Summary::of(record);
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut stdout, &summary)?;
+        writeln!(stdout)?;
+        return Ok(());
+    }
+    writeln!(
+        stdout,
+        "\nRun {}: {} after {} iterations ({} agent invocations).",
+        summary.run_id, summary.state, summary.iterations, summary.agent_invocations
+    )?;
+    for verdict in &summary.verdicts {
+        writeln!(
+            stdout,
+            "  QA attempt {}: {:?}{}",
+            verdict.attempt,
+            verdict.verdict,
+            if verdict.blocking.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", verdict.blocking.join("; "))
+            }
+        )?;
+    }
+    if let Some(reason) = &summary.escalation_reason {
+        writeln!(stdout, "Escalated: {reason}")?;
+    }
+    if let Some(report) = &summary.escalation_report {
+        writeln!(stdout, "Escalation report: {}", report.display())?;
+    }
+    Ok(())
+}
+
+fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
+    let repo = repo_dir(&args.repo)?;
+    let Some(record) = session::status(&repo)? else {
+        if args.json {
+            println!("null");
+        } else {
+            println!("No run in {}.", repo.display());
+        }
+        return Ok(ExitCode::Success);
+    };
+    let summary = Summary::of(&record);
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut stdout, &summary)?;
+        writeln!(stdout)?;
+        return Ok(ExitCode::Success);
+    }
+    writeln!(stdout, "Run:        {}", summary.run_id)?;
+    writeln!(stdout, "PRP:        {}", record.prp.display())?;
+    writeln!(stdout, "State:      {}", summary.state)?;
+    if let Some(phase) = summary.phase {
+        writeln!(
+            stdout,
+            "Phase:      {phase} (iteration {})",
+            record.iteration
+        )?;
+    }
+    writeln!(stdout, "QA attempt: {}", summary.attempt)?;
+    writeln!(
+        stdout,
+        "Iterations: {} ({} agent invocations)",
+        summary.iterations, summary.agent_invocations
+    )?;
+    for (phase, breaker) in &record.breakers {
+        writeln!(stdout, "Breaker {phase}: {}", breaker.state)?;
+    }
+    if let Some(reason) = &summary.escalation_reason {
+        writeln!(stdout, "Escalated:  {reason}")?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {
+    let options = session_options(&args.repo, None, true)?;
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    match runtime.block_on(session::abort(&options, args.run.as_deref()))? {
+        session::Aborted::Now { run_id } => println!("Run {run_id} aborted."),
+        session::Aborted::Requested { run_id } => println!(
+            "Run {run_id} is being driven by another prpd; it was asked to abort after its current step."
+        ),
+    }
+    Ok(ExitCode::Success)
+}
+
+fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
+    let dir = match &args.dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("failed to create {}", dir.display()))?;
+            if std::fs::read_dir(dir)?.next().is_some() {
+                return Err(UsageError(format!("--dir {}: not empty", dir.display())).into());
+            }
+            dir.canonicalize()?
+        }
+        None => tempfile::Builder::new()
+            .prefix("prpd-demo-")
+            .tempdir()
+            .context("failed to create a temporary directory")?
+            .keep(),
+    };
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    runtime.block_on(crate::demo::create(&dir))?;
+    if !args.json {
+        println!(
+            "Demo repository: {}\nRunning {} with the scripted agents of examples/agents/.\n",
+            dir.display(),
+            crate::demo::PRP
+        );
+    }
+    let options = session::Options {
+        repo: dir.clone(),
+        config: None,
+        output: if args.json {
+            Output::Quiet
+        } else {
+            Output::StatusBlocks
+        },
+    };
+    let prp = dir.join(crate::demo::PRP);
+    let code = drive_in_foreground(args.json, session::run(&options, &prp))?;
+    if !args.json {
+        let session = SessionPaths::new(&dir);
+        println!(
+            "\nArtifacts: {}\n  state:   {}\n  status blocks: {}",
+            session.runs().display(),
+            session.state().display(),
+            session.phase_status_log().display()
+        );
+    }
+    Ok(code)
 }
 
 /// The exit code for an error that ended a command: configuration and input errors are the
@@ -100,6 +396,11 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<DetectError>()
             || cause.is::<PrpError>()
             || cause.is::<UsageError>()
+            || cause.is::<SessionError>()
+            || matches!(
+                cause.downcast_ref::<SessionFailure>(),
+                Some(SessionFailure::Request(_) | SessionFailure::Drive(DriveError::Detect(_)))
+            )
     });
     if is_input_error {
         ExitCode::UsageOrConfig
@@ -151,7 +452,7 @@ fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
     session
         .ensure()
         .with_context(|| format!("failed to create {}", session.root().display()))?;
-    let run_dir = session.run_dir(&run_id("qa"));
+    let run_dir = session.run_dir(&session::run_id("qa"));
     let request = QaRequest {
         repo: repo.clone(),
         prp_path: prp.as_ref().map(|(path, _)| path.clone()),
@@ -198,14 +499,6 @@ fn load_prp(repo: &Path, path: &Path) -> anyhow::Result<(PathBuf, prp::Prp)> {
     let text = config_file::read(&path)?;
     let prp = prp::parse(&path, &text)?;
     Ok((path, prp))
-}
-
-/// A run id that sorts by time: `<kind>-<UTC timestamp>-<pid>`.
-fn run_id(kind: &str) -> String {
-    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-        .to_string()
-        .replace([':', '-'], "");
-    format!("{kind}-{stamp}-{}", std::process::id())
 }
 
 fn write_file(path: &Path, contents: &str) -> anyhow::Result<()> {

@@ -4,12 +4,15 @@
 //! The commented example in `config/prpd.toml` is compiled in and tested to parse, so the
 //! documentation of every key cannot drift from what the parser accepts.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::breaker::Thresholds;
 use crate::config_file::{self, ConfigError};
+use crate::machine::Phase;
 
 /// The file name prpd looks for at the root of the target repository.
 pub const FILE_NAME: &str = "prpd.toml";
@@ -18,11 +21,95 @@ pub const FILE_NAME: &str = "prpd.toml";
 pub const EXAMPLE: &str = include_str!("../config/prpd.toml");
 
 /// Validated configuration, with every default filled in.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Config {
     /// Where the configuration came from (`None`: built-in defaults).
     pub source: Option<PathBuf>,
     pub qa: QaConfig,
+    pub agents: Agents,
+    pub guardrails: Guardrails,
+    pub breaker: BreakerConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::parse(Path::new("(built-in defaults)"), "")
+            .unwrap_or_else(|error| unreachable!("the empty config is valid: {error}"))
+    }
+}
+
+/// How a prompt reaches the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptMode {
+    /// Written to the agent's standard input.
+    Stdin,
+    /// Written to a file whose path replaces `{prompt_file}` in the command.
+    File,
+}
+
+/// The agent of one phase, with the defaults of `[agents.default]` filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentConfig {
+    /// The program and its arguments (not a shell string). `{model}` and `{prompt_file}` are
+    /// replaced before it runs.
+    pub command: Vec<String>,
+    /// The model the agent uses, when it has one.
+    pub model: Option<String>,
+    pub prompt: PromptMode,
+    /// How long one invocation may run.
+    pub timeout: Duration,
+    /// Environment variables passed through from prpd's environment (besides `PATH`, `HOME`
+    /// and the `PRPD_*` variables); everything else is withheld from the agent.
+    pub env: Vec<String>,
+}
+
+/// The agents of every phase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agents {
+    default: AgentConfig,
+    phases: BTreeMap<Phase, AgentConfig>,
+    /// Accept a QA agent that uses the GREEN agent's model.
+    pub allow_same_model: bool,
+}
+
+impl Agents {
+    /// The agent of `phase`.
+    pub fn for_phase(&self, phase: Phase) -> &AgentConfig {
+        self.phases.get(&phase).unwrap_or(&self.default)
+    }
+}
+
+/// Limits of one run (seed 001): reaching one escalates the run with the guardrail named.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guardrails {
+    pub max_agent_invocations: u32,
+    pub max_wall_time: Duration,
+    /// Only enforced when the agent reports usage.
+    pub max_tokens: Option<u64>,
+    /// Only enforced when the agent reports cost.
+    pub max_cost_usd: Option<f64>,
+    /// Agent invocations allowed in any rolling hour; more wait for the window.
+    pub max_calls_per_hour: u32,
+}
+
+/// Circuit breaker settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BreakerConfig {
+    thresholds: BTreeMap<Phase, Thresholds>,
+    /// How long an OPEN breaker waits before the daemon gives it one probe iteration.
+    pub cooldown: Duration,
+    /// How long prpd waits after an agent reports a rate or usage limit before trying again.
+    pub quota_wait: Duration,
+}
+
+impl BreakerConfig {
+    /// The thresholds of `phase`.
+    pub fn thresholds(&self, phase: Phase) -> Thresholds {
+        self.thresholds
+            .get(&phase)
+            .copied()
+            .unwrap_or_else(|| Thresholds::default_for(phase))
+    }
 }
 
 /// Settings of the QA gate.
@@ -50,6 +137,88 @@ impl Default for QaConfig {
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     qa: Option<RawQa>,
+    agents: Option<RawAgents>,
+    guardrails: Option<RawGuardrails>,
+    breaker: Option<RawBreaker>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgents {
+    allow_same_model: Option<bool>,
+    default: Option<RawAgent>,
+    red: Option<RawAgent>,
+    green: Option<RawAgent>,
+    refactor: Option<RawAgent>,
+    document: Option<RawAgent>,
+    qa: Option<RawAgent>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    command: Option<Vec<String>>,
+    model: Option<String>,
+    prompt: Option<String>,
+    timeout: Option<String>,
+    env: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[expect(
+    clippy::struct_field_names,
+    reason = "the field names are prpd.toml's keys, which say what they limit"
+)]
+struct RawGuardrails {
+    max_agent_invocations: Option<u32>,
+    max_wall_time: Option<String>,
+    max_tokens: Option<u64>,
+    max_cost_usd: Option<f64>,
+    max_calls_per_hour: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBreaker {
+    cooldown: Option<String>,
+    quota_wait: Option<String>,
+    red: Option<RawThresholds>,
+    green: Option<RawThresholds>,
+    refactor: Option<RawThresholds>,
+    document: Option<RawThresholds>,
+    qa: Option<RawThresholds>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawThresholds {
+    no_progress: Option<u32>,
+    same_error: Option<u32>,
+    permission_denied: Option<u32>,
+}
+
+/// The agent used when `[agents.default]` names none: Claude Code in print mode with JSON
+/// output, which prpd reads (`result`, `usage`, `total_cost_usd`).
+fn builtin_default_agent() -> AgentConfig {
+    AgentConfig {
+        command: [
+            "claude",
+            "-p",
+            "--model",
+            "{model}",
+            "--output-format",
+            "json",
+            "--permission-mode",
+            "acceptEdits",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
+        model: Some("sonnet".to_owned()),
+        prompt: PromptMode::Stdin,
+        timeout: Duration::from_secs(30 * 60),
+        env: vec!["ANTHROPIC_API_KEY".to_owned()],
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -100,8 +269,178 @@ impl Config {
         Ok(Config {
             source: Some(path.to_path_buf()),
             qa,
+            agents: agents(path, text, raw.agents.unwrap_or_default())?,
+            guardrails: guardrails(path, text, raw.guardrails.unwrap_or_default())?,
+            breaker: breaker(path, text, raw.breaker.unwrap_or_default())?,
         })
     }
+}
+
+fn agents(path: &Path, text: &str, raw: RawAgents) -> Result<Agents, ConfigError> {
+    let builtin = builtin_default_agent();
+    let default_configured = raw.default.is_some();
+    let default = agent(
+        path,
+        text,
+        "default",
+        raw.default.unwrap_or_default(),
+        &builtin,
+    )?;
+    let mut phases = BTreeMap::new();
+    // Without any agent configured, the QA side gets a different model than GREEN (model
+    // diversity, DESIGN §3); a configured default applies to every phase as written.
+    let qa_fallback = if !default_configured && raw.qa.is_none() {
+        Some(RawAgent {
+            model: Some("opus".to_owned()),
+            ..RawAgent::default()
+        })
+    } else {
+        raw.qa
+    };
+    for (phase, name, raw_agent) in [
+        (Phase::Red, "red", raw.red),
+        (Phase::Green, "green", raw.green),
+        (Phase::Refactor, "refactor", raw.refactor),
+        (Phase::Document, "document", raw.document),
+        (Phase::Qa, "qa", qa_fallback),
+    ] {
+        if let Some(raw_agent) = raw_agent {
+            phases.insert(phase, agent(path, text, name, raw_agent, &default)?);
+        }
+    }
+    let agents = Agents {
+        default,
+        phases,
+        allow_same_model: raw.allow_same_model.unwrap_or(false),
+    };
+    let green = &agents.for_phase(Phase::Green).model;
+    let qa = &agents.for_phase(Phase::Qa).model;
+    if !agents.allow_same_model && green.is_some() && green == qa {
+        return Err(ConfigError::at(
+            path,
+            text,
+            "[agents",
+            format!(
+                "the QA agent uses the GREEN agent's model ({}); QA must review with a different model (set `model` in [agents.qa]) or set `allow_same_model = true` in [agents]",
+                green.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
+    Ok(agents)
+}
+
+fn agent(
+    path: &Path,
+    text: &str,
+    name: &str,
+    raw: RawAgent,
+    base: &AgentConfig,
+) -> Result<AgentConfig, ConfigError> {
+    let header = format!("[agents.{name}]");
+    let command = raw.command.unwrap_or_else(|| base.command.clone());
+    if command
+        .first()
+        .is_none_or(|program| program.trim().is_empty())
+    {
+        return Err(ConfigError::at(
+            path,
+            text,
+            &header,
+            format!(
+                "`agents.{name}.command` is empty; expected a program and its arguments, e.g. [\"claude\", \"-p\"]"
+            ),
+        ));
+    }
+    let prompt = match raw.prompt.as_deref() {
+        None => base.prompt,
+        Some("stdin") => PromptMode::Stdin,
+        Some("file") => PromptMode::File,
+        Some(other) => {
+            return Err(ConfigError::at(
+                path,
+                text,
+                &header,
+                format!("`agents.{name}.prompt` is {other:?}; expected \"stdin\" or \"file\""),
+            ));
+        }
+    };
+    if prompt == PromptMode::File && !command.iter().any(|arg| arg.contains("{prompt_file}")) {
+        return Err(ConfigError::at(
+            path,
+            text,
+            &header,
+            format!(
+                "`agents.{name}` passes the prompt as a file but its command has no `{{prompt_file}}` placeholder"
+            ),
+        ));
+    }
+    let model = raw.model.or_else(|| base.model.clone());
+    if model.is_none() && command.iter().any(|arg| arg.contains("{model}")) {
+        return Err(ConfigError::at(
+            path,
+            text,
+            &header,
+            format!("`agents.{name}.command` uses `{{model}}` but no model is set"),
+        ));
+    }
+    Ok(AgentConfig {
+        command,
+        model,
+        prompt,
+        timeout: duration(path, text, "timeout", raw.timeout)?.unwrap_or(base.timeout),
+        env: raw.env.unwrap_or_else(|| base.env.clone()),
+    })
+}
+
+fn guardrails(path: &Path, text: &str, raw: RawGuardrails) -> Result<Guardrails, ConfigError> {
+    Ok(Guardrails {
+        max_agent_invocations: raw.max_agent_invocations.unwrap_or(40),
+        max_wall_time: duration(path, text, "max_wall_time", raw.max_wall_time)?
+            .unwrap_or(Duration::from_secs(4 * 3600)),
+        max_tokens: raw.max_tokens,
+        max_cost_usd: raw.max_cost_usd,
+        max_calls_per_hour: raw.max_calls_per_hour.unwrap_or(100),
+    })
+}
+
+fn breaker(path: &Path, text: &str, raw: RawBreaker) -> Result<BreakerConfig, ConfigError> {
+    let mut thresholds = BTreeMap::new();
+    for (phase, raw_thresholds) in [
+        (Phase::Red, raw.red),
+        (Phase::Green, raw.green),
+        (Phase::Refactor, raw.refactor),
+        (Phase::Document, raw.document),
+        (Phase::Qa, raw.qa),
+    ] {
+        let defaults = Thresholds::default_for(phase);
+        let Some(raw_thresholds) = raw_thresholds else {
+            continue;
+        };
+        let chosen = Thresholds {
+            no_progress: raw_thresholds.no_progress.unwrap_or(defaults.no_progress),
+            same_error: raw_thresholds.same_error.unwrap_or(defaults.same_error),
+            permission_denied: raw_thresholds
+                .permission_denied
+                .unwrap_or(defaults.permission_denied),
+            ..defaults
+        };
+        if chosen.no_progress == 0 || chosen.same_error == 0 || chosen.permission_denied == 0 {
+            return Err(ConfigError::at(
+                path,
+                text,
+                &format!("[breaker.{}]", phase.to_string().to_lowercase()),
+                "breaker thresholds must be at least 1",
+            ));
+        }
+        thresholds.insert(phase, chosen);
+    }
+    Ok(BreakerConfig {
+        thresholds,
+        cooldown: duration(path, text, "cooldown", raw.cooldown)?
+            .unwrap_or(Duration::from_secs(30 * 60)),
+        quota_wait: duration(path, text, "quota_wait", raw.quota_wait)?
+            .unwrap_or(Duration::from_secs(5 * 60)),
+    })
 }
 
 /// Parses a duration string such as `"90s"` or `"10m"`, naming the key on error.
@@ -157,6 +496,54 @@ mod tests {
         let message = error.to_string();
         assert!(message.starts_with("prpd.toml:3:"), "{message}");
         assert!(message.contains("`check_timeout`"), "{message}");
+    }
+
+    #[test]
+    fn phase_agents_inherit_the_default() {
+        let text = "[agents.default]\ncommand = [\"agent\", \"--model\", \"{model}\"]\nmodel = \"a\"\ntimeout = \"1m\"\n\n[agents.qa]\nmodel = \"b\"\n";
+        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        let qa = config.agents.for_phase(Phase::Qa);
+        assert_eq!(qa.command[0], "agent");
+        assert_eq!(qa.model.as_deref(), Some("b"));
+        assert_eq!(qa.timeout, Duration::from_secs(60));
+        assert_eq!(
+            config.agents.for_phase(Phase::Red).model.as_deref(),
+            Some("a")
+        );
+    }
+
+    #[test]
+    fn same_model_for_green_and_qa_is_refused() {
+        let text = "[agents]\n\n[agents.default]\ncommand = [\"agent\"]\nmodel = \"same\"\n";
+        let error = Config::parse(Path::new("prpd.toml"), text).expect_err("same model");
+        assert!(error.to_string().contains("allow_same_model"), "{error}");
+        let allowed = text.replace("[agents]\n", "[agents]\nallow_same_model = true\n");
+        Config::parse(Path::new("prpd.toml"), &allowed).expect("allowed explicitly");
+    }
+
+    #[test]
+    fn defaults_give_qa_another_model_than_green() {
+        let config = Config::default();
+        assert_ne!(
+            config.agents.for_phase(Phase::Green).model,
+            config.agents.for_phase(Phase::Qa).model
+        );
+    }
+
+    #[test]
+    fn file_prompt_needs_the_placeholder() {
+        let text = "[agents.default]\ncommand = [\"aider\"]\nprompt = \"file\"\n";
+        let error = Config::parse(Path::new("prpd.toml"), text).expect_err("no placeholder");
+        assert!(error.to_string().starts_with("prpd.toml:1:"), "{error}");
+    }
+
+    #[test]
+    fn breaker_thresholds_override_the_seed() {
+        let text = "[breaker.green]\nno_progress = 4\n";
+        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        assert_eq!(config.breaker.thresholds(Phase::Green).no_progress, 4);
+        assert_eq!(config.breaker.thresholds(Phase::Green).same_error, 3);
+        assert_eq!(config.breaker.thresholds(Phase::Red).no_progress, 3);
     }
 
     #[test]

@@ -43,7 +43,7 @@ impl TestRun {
 }
 
 /// A file and its content hash.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileHash {
     /// The path, relative to the target repo root.
     pub path: PathBuf,

@@ -209,7 +209,7 @@ fn display(repo: &Path, path: &Path) -> String {
 
 /// Every file under `repo` that git would track: `.gitignore` and hidden folders honoured,
 /// vendored folders skipped, sorted by name, at most [`MAX_WALKED_FILES`].
-fn walk(repo: &Path) -> Vec<PathBuf> {
+pub(crate) fn walk(repo: &Path) -> Vec<PathBuf> {
     ignore::WalkBuilder::new(repo)
         .require_git(false)
         .sort_by_file_name(std::cmp::Ord::cmp)
@@ -535,7 +535,7 @@ const PROSE_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc"];
 /// A file that holds tests judged by its path alone: under a test folder, or named like a test
 /// (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`, `x_spec.lua`, `XTest.java`), but not
 /// merely containing the letters (`latest.rs`, `contest.go`).
-fn is_test_path(relative: &Path) -> bool {
+pub(crate) fn is_test_path(relative: &Path) -> bool {
     let in_test_directory = relative.parent().is_some_and(|parent| {
         parent.components().any(|component| {
             TEST_DIRECTORIES.contains(&component.as_os_str().to_string_lossy().as_ref())

@@ -45,6 +45,16 @@ impl SessionPaths {
         self.root.join("phase-status.log")
     }
 
+    /// Present while a human asked the running prpd to abort its run.
+    pub fn abort_request(&self) -> PathBuf {
+        self.root.join("abort-requested")
+    }
+
+    /// Held (with `flock`) by the one prpd process that drives this repository's run.
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("prpd.lock")
+    }
+
     /// The directory of all runs' artifacts.
     pub fn runs(&self) -> PathBuf {
         self.root.join("runs")

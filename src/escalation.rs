@@ -1,0 +1,112 @@
+//! The report a human gets when a run escalates (`runs/<id>/escalation.md`): why it stopped,
+//! every QA verdict with its blocking items, the breaker history, the last status blocks, and
+//! the commands to resume or abort. Pure: rendered from the run record.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::machine::EscalationReason;
+use crate::run::RunRecord;
+
+/// The Markdown escalation report of `record`, stopped for `reason`.
+pub fn render(
+    record: &RunRecord,
+    reason: &EscalationReason,
+    repo: &Path,
+    last_blocks: &[String],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Run {} escalated\n", record.run_id);
+    let _ = writeln!(out, "**PRP:** {}", record.prp.display());
+    let _ = writeln!(out, "**Stopped in:** {}", stopped_in(record));
+    let _ = writeln!(
+        out,
+        "**Iterations:** {} ({} agent invocations)\n",
+        record.total_iterations(),
+        record.usage.invocations
+    );
+    let _ = writeln!(out, "## Why\n\n{reason}\n");
+    if let Some(guardrail) = &record.guardrail {
+        let _ = writeln!(out, "Guardrail reached: `{guardrail}`.\n");
+    }
+
+    let _ = writeln!(out, "## QA verdicts\n");
+    if record.verdicts.is_empty() {
+        let _ = writeln!(out, "QA has not run in this run.\n");
+    }
+    for verdict in &record.verdicts {
+        let report = verdict.report.as_ref().map_or_else(String::new, |path| {
+            format!(" — report: `{}`", path.display())
+        });
+        let _ = writeln!(
+            out,
+            "- Attempt {}: **{:?}**{report}",
+            verdict.attempt, verdict.verdict
+        );
+        for blocking in &verdict.blocking {
+            let _ = writeln!(out, "  - {blocking}");
+        }
+    }
+    let _ = writeln!(out);
+
+    let _ = writeln!(out, "## Circuit breakers\n");
+    let _ = writeln!(out, "| Phase | State | Transitions |");
+    let _ = writeln!(out, "|-------|-------|-------------|");
+    for (phase, breaker) in &record.breakers {
+        let transitions: Vec<String> = breaker
+            .history
+            .iter()
+            .map(|transition| {
+                format!(
+                    "iteration {}: {} → {} ({})",
+                    transition.iteration, transition.from, transition.to, transition.reason
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {phase} | {} | {} |",
+            breaker.state,
+            if transitions.is_empty() {
+                "none".to_owned()
+            } else {
+                transitions.join("<br>")
+            }
+        );
+    }
+    let _ = writeln!(out);
+
+    let _ = writeln!(out, "## Last status blocks\n");
+    if last_blocks.is_empty() {
+        let _ = writeln!(out, "None recorded.\n");
+    }
+    for block in last_blocks {
+        let _ = writeln!(out, "```text\n{}\n```\n", block.trim_end());
+    }
+
+    let repo = repo.display();
+    let _ = writeln!(out, "## What to do\n");
+    let _ = writeln!(
+        out,
+        "- Read the iteration logs under `.prp-session/runs/{}/iterations/`.",
+        record.run_id
+    );
+    let _ = writeln!(
+        out,
+        "- Resume after fixing the cause: `prpd resume {} --repo {repo}`",
+        record.run_id
+    );
+    let _ = writeln!(
+        out,
+        "- Or give up on this run: `prpd abort {} --repo {repo}`",
+        record.run_id
+    );
+    out
+}
+
+fn stopped_in(record: &RunRecord) -> String {
+    match record.state() {
+        crate::machine::State::Escalated { from, .. } => from.to_string(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,161 @@
+//! Guardrails of a run (seed 001): limits on agent invocations, wall time, tokens and cost, and
+//! the hourly rate limit of agent calls. Pure: the driver passes in the counts and the time.
+
+use std::time::Duration;
+
+use crate::config::Guardrails;
+use crate::run::RunUsage;
+
+/// One hour, the window of the rate limit.
+const HOUR: u64 = 3600;
+
+/// The guardrail the run has reached, named as `prpd.toml` names it with its limit, e.g.
+/// `max_agent_invocations = 40`; `None` while every limit holds.
+pub fn reached(limits: &Guardrails, usage: &RunUsage, active_seconds: u64) -> Option<String> {
+    if usage.invocations >= limits.max_agent_invocations {
+        return Some(format!(
+            "max_agent_invocations = {} (the run made {} agent invocations)",
+            limits.max_agent_invocations, usage.invocations
+        ));
+    }
+    if active_seconds >= limits.max_wall_time.as_secs() {
+        return Some(format!(
+            "max_wall_time = \"{}\" (the run has been active for {})",
+            humantime::format_duration(limits.max_wall_time),
+            humantime::format_duration(Duration::from_secs(active_seconds))
+        ));
+    }
+    if let Some(max_tokens) = limits.max_tokens
+        && usage.tokens >= max_tokens
+    {
+        return Some(format!(
+            "max_tokens = {max_tokens} (the agents reported {} tokens)",
+            usage.tokens
+        ));
+    }
+    if let Some(max_cost) = limits.max_cost_usd
+        && usage.cost_usd >= max_cost
+    {
+        return Some(format!(
+            "max_cost_usd = {max_cost} (the agents reported ${:.2})",
+            usage.cost_usd
+        ));
+    }
+    None
+}
+
+/// How long to wait before the next agent call so that at most `max_calls_per_hour` calls start
+/// in any hour; `None` when a call may start now.
+pub fn rate_limit_wait(limits: &Guardrails, usage: &RunUsage, now: u64) -> Option<Duration> {
+    let recent: Vec<u64> = usage
+        .recent_calls
+        .iter()
+        .copied()
+        .filter(|started| now.saturating_sub(*started) < HOUR)
+        .collect();
+    let allowed = usize::try_from(limits.max_calls_per_hour).unwrap_or(usize::MAX);
+    if recent.len() < allowed {
+        return None;
+    }
+    let oldest = recent.iter().min().copied().unwrap_or(now);
+    Some(Duration::from_secs(
+        (oldest + HOUR).saturating_sub(now).max(1),
+    ))
+}
+
+/// Records a call started at `now`, forgetting calls older than the rate-limit window.
+pub fn record_call(usage: &mut RunUsage, now: u64) {
+    usage
+        .recent_calls
+        .retain(|started| now.saturating_sub(*started) < HOUR);
+    usage.recent_calls.push(now);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    fn limits() -> Guardrails {
+        Guardrails {
+            max_agent_invocations: 3,
+            max_wall_time: Duration::from_secs(600),
+            max_tokens: Some(1000),
+            max_cost_usd: Some(1.0),
+            max_calls_per_hour: 2,
+        }
+    }
+
+    #[test]
+    fn each_guardrail_is_named_when_reached() {
+        let cases = [
+            (
+                RunUsage {
+                    invocations: 3,
+                    ..RunUsage::default()
+                },
+                0,
+                Some("max_agent_invocations = 3"),
+            ),
+            (RunUsage::default(), 600, Some("max_wall_time = \"10m\"")),
+            (
+                RunUsage {
+                    tokens: 1000,
+                    ..RunUsage::default()
+                },
+                0,
+                Some("max_tokens = 1000"),
+            ),
+            (
+                RunUsage {
+                    cost_usd: 1.5,
+                    ..RunUsage::default()
+                },
+                0,
+                Some("max_cost_usd = 1"),
+            ),
+            (
+                RunUsage {
+                    invocations: 2,
+                    tokens: 999,
+                    ..RunUsage::default()
+                },
+                599,
+                None,
+            ),
+        ];
+        for (usage, active, expected) in cases {
+            let reached = reached(&limits(), &usage, active);
+            match expected {
+                Some(prefix) => assert!(
+                    reached
+                        .as_deref()
+                        .is_some_and(|name| name.starts_with(prefix)),
+                    "{reached:?} should start with {prefix}"
+                ),
+                None => assert_eq!(reached, None),
+            }
+        }
+    }
+
+    #[test]
+    fn unreported_usage_never_trips_token_or_cost_limits() {
+        let defaults = Config::default().guardrails;
+        assert_eq!(reached(&defaults, &RunUsage::default(), 0), None);
+    }
+
+    #[test]
+    fn rate_limit_waits_for_the_oldest_call_to_leave_the_hour() {
+        let mut usage = RunUsage::default();
+        record_call(&mut usage, 100);
+        assert_eq!(rate_limit_wait(&limits(), &usage, 200), None);
+        record_call(&mut usage, 200);
+        assert_eq!(
+            rate_limit_wait(&limits(), &usage, 300),
+            Some(Duration::from_secs(3400))
+        );
+        assert_eq!(rate_limit_wait(&limits(), &usage, 3700), None);
+        record_call(&mut usage, 3700);
+        assert_eq!(usage.recent_calls, vec![200, 3700]);
+    }
+}

@@ -1,0 +1,89 @@
+//! One prpd per repository: `.prp-session/prpd.lock`, held with an advisory file lock by the
+//! process that drives the repository's run. The lock dies with the process (kill -9
+//! included), so a stale lock file never blocks a restart.
+
+use std::fs::{File, TryLockError};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The held lock; released when dropped or when the process ends.
+#[derive(Debug)]
+pub struct SessionLock {
+    _file: File,
+}
+
+/// The lock could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error(
+        "another prpd (pid {pid}) is driving this repository ({}); wait for it, or stop it first",
+        path.display()
+    )]
+    Busy { path: PathBuf, pid: String },
+    #[error("failed to open the lock file {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl SessionLock {
+    /// Takes the lock at `path` without waiting, and writes our pid into it.
+    pub fn acquire(path: &Path) -> Result<SessionLock, LockError> {
+        let io = |source| LockError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let pid = std::fs::read_to_string(path)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned();
+                return Err(LockError::Busy {
+                    path: path.to_path_buf(),
+                    pid,
+                });
+            }
+            Err(TryLockError::Error(source)) => return Err(io(source)),
+        }
+        file.set_len(0).map_err(io)?;
+        write!(file, "{}", std::process::id()).map_err(io)?;
+        Ok(SessionLock { _file: file })
+    }
+
+    /// Whether another process holds the lock at `path` now.
+    pub fn is_held(path: &Path) -> bool {
+        matches!(SessionLock::acquire(path), Err(LockError::Busy { .. }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_holder_is_refused_until_the_first_lets_go() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("prpd.lock");
+        let first = SessionLock::acquire(&path).expect("first");
+        let error = SessionLock::acquire(&path).expect_err("second");
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("pid {}", std::process::id())),
+            "{error}"
+        );
+        drop(first);
+        SessionLock::acquire(&path).expect("free again");
+    }
+}

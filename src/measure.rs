@@ -1,0 +1,295 @@
+//! What prpd measures itself after each iteration, so that gates and breakers never depend on
+//! the agent's word (DESIGN §3): the working tree's fingerprint and its test files' hashes,
+//! `HEAD`, and runs of the project's own test, lint and complexity commands.
+//!
+//! Commands go through [`crate::process`] like every other child; their logs land in the
+//! iteration's directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::breaker::TestCounts;
+use crate::discover::{CommandKind, Detection};
+use crate::failures::{self, FailingTests};
+use crate::gate::{FileHash, Lint, TestRun};
+use crate::method;
+use crate::metrics::{self, MetricValue, Metrics};
+use crate::process::{self, ProcessError, Spec, Termination};
+
+/// The content of the working tree, as far as git would track it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// One hash over every tracked-looking file's path and content.
+    pub hash: String,
+    /// The hash of every test file, by path relative to the repository.
+    pub test_files: BTreeMap<PathBuf, String>,
+}
+
+impl Tree {
+    /// Test files that are new or changed compared with `before`.
+    pub fn changed_tests(&self, before: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
+        self.test_files
+            .iter()
+            .filter(|(path, hash)| before.get(*path) != Some(*hash))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// The current hashes of `files`; a deleted file is listed with the hash `deleted`.
+    pub fn hashes_of(&self, files: &[FileHash]) -> Vec<FileHash> {
+        files
+            .iter()
+            .map(|file| FileHash {
+                path: file.path.clone(),
+                hash: self
+                    .test_files
+                    .get(&file.path)
+                    .cloned()
+                    .unwrap_or_else(|| "deleted".to_owned()),
+            })
+            .collect()
+    }
+}
+
+/// Fingerprints the working tree of `repo`: `.gitignore`d, hidden and vendored files are left
+/// out, so prpd's own state and build output never count as change.
+pub fn tree(repo: &Path) -> Tree {
+    let mut whole = Fnv::new();
+    let mut test_files = BTreeMap::new();
+    for path in method::walk(repo) {
+        let Ok(contents) = std::fs::read(&path) else {
+            continue;
+        };
+        let relative = path.strip_prefix(repo).unwrap_or(&path).to_path_buf();
+        let mut file = Fnv::new();
+        file.update(&contents);
+        let file_hash = file.hex();
+        whole.update(relative.to_string_lossy().as_bytes());
+        whole.update(&[0]);
+        whole.update(file_hash.as_bytes());
+        if method::is_test_path(&relative) {
+            test_files.insert(relative, file_hash);
+        }
+    }
+    Tree {
+        hash: whole.hex(),
+        test_files,
+    }
+}
+
+/// FNV-1a, 64 bits: a stable content hash (persisted in the run record, so it must not change
+/// between builds the way `DefaultHasher` may). Not cryptographic; it detects edits, not attacks.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+/// Where and how long measurement commands run.
+#[derive(Debug, Clone)]
+pub struct Probe<'a> {
+    pub repo: &'a Path,
+    pub detection: &'a Detection,
+    /// Where command logs go.
+    pub log_dir: &'a Path,
+    pub timeout: Duration,
+    pub grace: Duration,
+}
+
+/// One run of the test command, as the gates see it.
+#[derive(Debug, Clone)]
+pub struct TestMeasurement {
+    pub run: TestRun,
+    pub failing: FailingTests,
+    pub tail: String,
+    pub log: PathBuf,
+}
+
+impl TestMeasurement {
+    /// A signature of how the tests fail, equal for the same failure in two iterations.
+    pub fn error_signature(&self) -> Option<String> {
+        let failed = self.run.exit_code != Some(0)
+            || self.run.counts.is_some_and(|counts| counts.failing > 0);
+        failed.then(|| {
+            let last_lines: Vec<&str> = self.tail.lines().rev().take(5).collect();
+            crate::breaker::normalise_error(&format!(
+                "{} | {}",
+                self.failing.summary(),
+                last_lines.join(" ")
+            ))
+        })
+    }
+}
+
+impl Probe<'_> {
+    /// The discovered command of `kind`, if any.
+    pub fn command(&self, kind: CommandKind) -> Option<&str> {
+        self.detection
+            .commands
+            .get(&kind)
+            .and_then(Option::as_ref)
+            .map(|discovered| discovered.command.as_str())
+    }
+
+    /// Runs the test command; `label` names the log (`tests-1`, `tests-2`).
+    pub async fn tests(&self, label: &str) -> Result<Option<TestMeasurement>, ProcessError> {
+        let Some(command) = self.command(CommandKind::Test) else {
+            return Ok(None);
+        };
+        let (outcome, metrics) = self.run(command, label).await?;
+        let counts = match (
+            number(&metrics, "tests_passed"),
+            number(&metrics, "tests_failed"),
+        ) {
+            (None, None) => None,
+            (passing, failing) => Some(TestCounts {
+                passing: passing.unwrap_or(0),
+                failing: failing.unwrap_or(0),
+            }),
+        };
+        Ok(Some(TestMeasurement {
+            run: TestRun {
+                exit_code: exit_code(outcome.termination),
+                counts,
+            },
+            failing: failures::parse_log(&outcome.log_path),
+            tail: outcome.tail,
+            log: outcome.log_path,
+        }))
+    }
+
+    /// Runs the lint command and counts its errors.
+    pub async fn lint(&self) -> Result<Lint, ProcessError> {
+        let Some(command) = self.command(CommandKind::Lint) else {
+            return Ok(Lint::NotConfigured);
+        };
+        let (outcome, metrics) = self.run(command, "lint").await?;
+        Ok(Lint::Ran {
+            exit_code: exit_code(outcome.termination),
+            errors: number(&metrics, "lint_errors"),
+        })
+    }
+
+    /// The maximum complexity the complexity command reports, when it reports one.
+    pub async fn complexity(&self) -> Result<Option<u32>, ProcessError> {
+        let Some(command) = self.command(CommandKind::Complexity) else {
+            return Ok(None);
+        };
+        let (_, metrics) = self.run(command, "complexity").await?;
+        Ok(number(&metrics, "max_complexity"))
+    }
+
+    async fn run(
+        &self,
+        command: &str,
+        label: &str,
+    ) -> Result<(process::Outcome, Metrics), ProcessError> {
+        let mut spec = Spec::shell(
+            command,
+            self.repo,
+            &self.log_dir.join(format!("{label}.log")),
+        );
+        spec.timeout = self.timeout;
+        spec.grace = self.grace;
+        let outcome = process::run(spec).await?;
+        let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
+        Ok((outcome, metrics))
+    }
+}
+
+/// `HEAD` of the repository, or `none` before the first commit.
+pub async fn head(repo: &Path, log_dir: &Path) -> Result<String, ProcessError> {
+    let spec = Spec::argv(
+        vec!["git".to_owned(), "rev-parse".to_owned(), "HEAD".to_owned()],
+        repo,
+        &log_dir.join("git-head.log"),
+    );
+    let outcome = process::run(spec).await?;
+    Ok(if outcome.success() {
+        outcome.tail.trim().to_owned()
+    } else {
+        "none".to_owned()
+    })
+}
+
+fn exit_code(termination: Termination) -> Option<i32> {
+    match termination {
+        Termination::Exited(code) => Some(code),
+        Termination::Signaled(_) | Termination::TimedOut => None,
+    }
+}
+
+fn number(metrics: &Metrics, name: &str) -> Option<u32> {
+    match metrics.get(name)? {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "counts parsed from output are small non-negative integers"
+        )]
+        MetricValue::Number(value) => Some(value.max(0.0) as u32),
+        MetricValue::Bool(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_hash_changes_with_content_and_tracks_test_files() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(repo.path().join("test")).expect("mkdir");
+        std::fs::write(repo.path().join("src.js"), "a").expect("write");
+        std::fs::write(repo.path().join("test/a.test.js"), "t").expect("write");
+        let before = tree(repo.path());
+        assert_eq!(before, tree(repo.path()), "hashing is deterministic");
+        assert_eq!(
+            before.test_files.keys().collect::<Vec<_>>(),
+            vec![&PathBuf::from("test/a.test.js")]
+        );
+        std::fs::write(repo.path().join("src.js"), "b").expect("write");
+        std::fs::write(repo.path().join("test/b.test.js"), "u").expect("write");
+        let after = tree(repo.path());
+        assert_ne!(before.hash, after.hash);
+        assert_eq!(
+            after.changed_tests(&before.test_files),
+            vec![PathBuf::from("test/b.test.js")]
+        );
+    }
+
+    #[test]
+    fn deleted_frozen_test_is_reported_as_deleted() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let frozen = vec![FileHash {
+            path: PathBuf::from("test/gone.test.js"),
+            hash: "1".to_owned(),
+        }];
+        assert_eq!(tree(repo.path()).hashes_of(&frozen)[0].hash, "deleted");
+    }
+
+    #[test]
+    fn ignored_and_hidden_files_do_not_count() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::write(repo.path().join(".gitignore"), "build/\n").expect("write");
+        let before = tree(repo.path());
+        std::fs::create_dir_all(repo.path().join("build")).expect("mkdir");
+        std::fs::write(repo.path().join("build/out.js"), "x").expect("write");
+        std::fs::create_dir_all(repo.path().join(".prp-session")).expect("mkdir");
+        std::fs::write(repo.path().join(".prp-session/state.json"), "{}").expect("write");
+        assert_eq!(before, tree(repo.path()));
+    }
+}

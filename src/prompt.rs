@@ -1,0 +1,400 @@
+//! The prompt an agent receives: a per-phase Markdown template with `{{placeholder}}`s filled in
+//! from the run (the PRP, the feedback of the last iteration, the QA report, the status block the
+//! agent must end with).
+//!
+//! The default templates live in `prompts/` at the root of prpd's repository and are compiled
+//! in; a target repository overrides one by placing `.prpd/prompts/<phase>.md` next to its code.
+//! Placeholders are filled in one pass, so text that comes from the run (a PRP that happens to
+//! contain `{{phase}}`) is never expanded. An unknown placeholder in a template is an error that
+//! names the file and the line, because a silently empty section is worse than a refused run.
+//! The `{{status_block}}` text is rendered by [`StatusBlock`] itself, so the format agents are
+//! told to print cannot drift from the one prpd parses.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::machine::Phase;
+use crate::status_block::{StatusBlock, Value};
+
+/// Where a target repository keeps its template overrides, relative to its root.
+pub const OVERRIDE_DIR: &str = ".prpd/prompts";
+
+/// Every placeholder a template may use.
+pub const PLACEHOLDERS: [&str; 9] = [
+    "phase",
+    "iteration",
+    "attempt",
+    "prp_path",
+    "prp",
+    "feedback",
+    "qa_report",
+    "test_command",
+    "status_block",
+];
+
+/// What `{{feedback}}` says when there is nothing to report.
+const NO_FEEDBACK: &str = "None: this is the first iteration.";
+
+/// What `{{test_command}}` says when prpd found no test command.
+const NO_TEST_COMMAND: &str = "not found";
+
+/// Everything a template can refer to.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptContext<'a> {
+    pub phase: Phase,
+    pub iteration: u32,
+    /// The QA attempt of the run (1..=3).
+    pub attempt: u32,
+    pub prp_path: &'a Path,
+    pub prp_text: &'a str,
+    /// The failures, output tails and QA blockers of the last iteration, one entry each.
+    pub feedback: &'a [String],
+    /// The QA report prpd produced (QA phase).
+    pub qa_report: Option<&'a str>,
+    /// The test command prpd discovered.
+    pub test_command: Option<&'a str>,
+}
+
+/// prpd could not build a prompt.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    /// An override template could not be read.
+    #[error("failed to read prompt template {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A template uses a placeholder prpd does not know.
+    #[error(
+        "{}:{line}: unknown placeholder `{{{{{name}}}}}`; the known placeholders are {}",
+        path.display(),
+        known_placeholders()
+    )]
+    UnknownPlaceholder {
+        path: PathBuf,
+        line: usize,
+        name: String,
+    },
+    /// The phase runs no agent, so it has no prompt.
+    #[error("failed to build a prompt: the {phase} phase runs no agent")]
+    NoAgentPhase { phase: Phase },
+}
+
+/// Renders the prompt of `context.phase`, from `<repo>/.prpd/prompts/<phase>.md` when that file
+/// exists, else from the built-in template.
+pub fn render(repo: &Path, context: &PromptContext) -> Result<String, PromptError> {
+    let (name, builtin) = template(context.phase)?;
+    let override_path = repo.join(OVERRIDE_DIR).join(format!("{name}.md"));
+    match std::fs::read_to_string(&override_path) {
+        Ok(text) => fill(&text, &override_path, context),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => fill(
+            builtin,
+            &Path::new("(built-in prompts)").join(format!("{name}.md")),
+            context,
+        ),
+        Err(source) => Err(PromptError::Read {
+            path: override_path,
+            source,
+        }),
+    }
+}
+
+/// The file name (without `.md`) and the built-in text of a phase's template.
+fn template(phase: Phase) -> Result<(&'static str, &'static str), PromptError> {
+    match phase {
+        Phase::Red => Ok(("red", include_str!("../prompts/red.md"))),
+        Phase::Green => Ok(("green", include_str!("../prompts/green.md"))),
+        Phase::Refactor => Ok(("refactor", include_str!("../prompts/refactor.md"))),
+        Phase::Document => Ok(("document", include_str!("../prompts/document.md"))),
+        Phase::Qa => Ok(("qa", include_str!("../prompts/qa.md"))),
+        Phase::Ship => Err(PromptError::NoAgentPhase { phase }),
+    }
+}
+
+/// Replaces every placeholder of `template` in one pass; `path` names the template in errors.
+fn fill(template: &str, path: &Path, context: &PromptContext) -> Result<String, PromptError> {
+    static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\{\{([^{}]*)\}\}").expect("the placeholder pattern is a valid regex")
+    });
+    let mut rendered = String::with_capacity(template.len() + context.prp_text.len());
+    let mut copied_up_to = 0;
+    for found in PLACEHOLDER.captures_iter(template) {
+        let (Some(whole), Some(name)) = (found.get(0), found.get(1)) else {
+            continue;
+        };
+        let name = name.as_str().trim();
+        let value = value_of(name, context).ok_or_else(|| PromptError::UnknownPlaceholder {
+            path: path.to_path_buf(),
+            line: template[..whole.start()].matches('\n').count() + 1,
+            name: name.to_owned(),
+        })?;
+        rendered.push_str(&template[copied_up_to..whole.start()]);
+        rendered.push_str(&value);
+        copied_up_to = whole.end();
+    }
+    rendered.push_str(&template[copied_up_to..]);
+    Ok(rendered)
+}
+
+/// The text of one placeholder, `None` when the name is unknown.
+fn value_of(name: &str, context: &PromptContext) -> Option<String> {
+    let value = match name {
+        "phase" => context.phase.to_string(),
+        "iteration" => context.iteration.to_string(),
+        "attempt" => context.attempt.to_string(),
+        "prp_path" => context.prp_path.display().to_string(),
+        "prp" => context.prp_text.to_owned(),
+        "feedback" => feedback_list(context.feedback),
+        "qa_report" => context.qa_report.unwrap_or_default().to_owned(),
+        "test_command" => context.test_command.unwrap_or(NO_TEST_COMMAND).to_owned(),
+        "status_block" => status_block_template(context).to_string(),
+        _ => return None,
+    };
+    Some(value)
+}
+
+fn known_placeholders() -> String {
+    PLACEHOLDERS
+        .iter()
+        .map(|name| format!("{{{{{name}}}}}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A Markdown bullet list; the continuation lines of a multi-line entry are indented under it.
+fn feedback_list(feedback: &[String]) -> String {
+    if feedback.is_empty() {
+        return NO_FEEDBACK.to_owned();
+    }
+    feedback
+        .iter()
+        .map(|entry| format!("- {}", entry.trim_end().replace('\n', "\n  ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The block the agent must end its answer with, known values filled in and the others shown
+/// as `<choices>`.
+///
+/// It asks only for what the agent can know: the circuit breaker and the dual gate are prpd's
+/// own measurements, which prpd adds to the blocks it prints itself.
+fn status_block_template(context: &PromptContext) -> StatusBlock {
+    let count = || Value::from("<integer>");
+    let paths = || Value::List(vec!["<path>".to_owned()]);
+    let mut block = StatusBlock::new();
+    block
+        .set("TIMESTAMP", "<ISO-8601 time, e.g. 2025-01-15T10:30:00Z>")
+        .set("PHASE", context.phase.to_string())
+        .set("STATUS", "<IN_PROGRESS|BLOCKED|COMPLETE>")
+        .set("ITERATION", context.iteration)
+        .set("PROGRESS_PERCENT", "<0-100>");
+    match context.phase {
+        Phase::Qa => {
+            block
+                .set(
+                    "QA_METRICS",
+                    Value::Map(
+                        [
+                            "CHECKS_TOTAL",
+                            "CHECKS_PASSING",
+                            "CHECKS_FAILING",
+                            "BLOCKING_ISSUES",
+                            "WARNING_ISSUES",
+                        ]
+                        .map(|key| (key.to_owned(), count()))
+                        .to_vec(),
+                    ),
+                )
+                .set("VERDICT", "<APPROVE|REJECT>")
+                .set("ATTEMPT", context.attempt);
+        }
+        Phase::Red | Phase::Green | Phase::Refactor | Phase::Document | Phase::Ship => {
+            block
+                .set(
+                    "TESTS",
+                    Value::Map(
+                        ["TOTAL", "PASSING", "FAILING", "SKIPPED"]
+                            .map(|key| (key.to_owned(), count()))
+                            .to_vec(),
+                    ),
+                )
+                .set(
+                    "FILES",
+                    Value::Map(vec![
+                        ("CREATED".to_owned(), paths()),
+                        ("MODIFIED".to_owned(), paths()),
+                        ("DELETED".to_owned(), paths()),
+                    ]),
+                );
+        }
+    }
+    block
+        .set(
+            "BLOCKERS",
+            vec!["<one line per blocker; write `BLOCKERS: []` when there is none>"],
+        )
+        .set("EXIT_SIGNAL", "<true|false>")
+        .set("RECOMMENDATION", "<one line: what should happen next>");
+    block
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status_block::{Found, find_last};
+
+    const AGENT_PHASES: [Phase; 5] = [
+        Phase::Red,
+        Phase::Green,
+        Phase::Refactor,
+        Phase::Document,
+        Phase::Qa,
+    ];
+
+    fn context(phase: Phase) -> PromptContext<'static> {
+        PromptContext {
+            phase,
+            iteration: 4,
+            attempt: 2,
+            prp_path: Path::new("PRPs/slugify.md"),
+            prp_text: "# Slugify\n\n## Acceptance criteria\n- AC-1: lowercases the title",
+            feedback: &[],
+            qa_report: Some("# QA report\nVERDICT: REJECT (clippy: 3 warnings)"),
+            test_command: Some("cargo test"),
+        }
+    }
+
+    fn repo() -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix("prpd-prompt-")
+            .tempdir()
+            .expect("temp dir")
+    }
+
+    #[test]
+    fn every_default_template_renders_without_leftover_placeholders() {
+        let repo = repo();
+        for phase in AGENT_PHASES {
+            let prompt = render(repo.path(), &context(phase)).expect("renders");
+            assert!(!prompt.contains("{{"), "{phase}: {prompt}");
+            assert!(!prompt.contains("}}"), "{phase}: {prompt}");
+            assert!(prompt.contains("AC-1: lowercases the title"), "{phase}");
+            assert!(prompt.contains("PRPs/slugify.md"), "{phase}");
+            assert!(prompt.contains(NO_FEEDBACK), "{phase}");
+            assert!(prompt.contains("EXIT_SIGNAL: true"), "{phase}");
+            assert!(prompt.contains("verifies independently"), "{phase}");
+        }
+    }
+
+    #[test]
+    fn the_status_block_in_the_prompt_is_the_phase_variant_and_parses() {
+        let repo = repo();
+        for phase in AGENT_PHASES {
+            let prompt = render(repo.path(), &context(phase)).expect("renders");
+            let Found::Block(block) = find_last(&prompt) else {
+                panic!("{phase}: no block in {prompt}");
+            };
+            assert_eq!(block.phase(), Some(phase.to_string().as_str()));
+            assert_eq!(block.int("ITERATION"), Some(4));
+            assert!(block.get("EXIT_SIGNAL").is_some());
+            assert_eq!(
+                block.exit_signal(),
+                None,
+                "a template must not say true or false"
+            );
+            let is_qa = phase == Phase::Qa;
+            assert_eq!(block.get("VERDICT").is_some(), is_qa, "{phase}");
+            assert_eq!(block.int("ATTEMPT").is_some(), is_qa, "{phase}");
+            assert_eq!(block.get("QA_METRICS").is_some(), is_qa, "{phase}");
+            assert_eq!(block.get("TESTS").is_none(), is_qa, "{phase}");
+        }
+    }
+
+    #[test]
+    fn only_the_qa_prompt_carries_the_qa_report() {
+        let repo = repo();
+        let qa = render(repo.path(), &context(Phase::Qa)).expect("renders");
+        assert!(qa.contains("VERDICT: REJECT (clippy: 3 warnings)"));
+        let green = render(repo.path(), &context(Phase::Green)).expect("renders");
+        assert!(!green.contains("clippy: 3 warnings"));
+    }
+
+    #[test]
+    fn feedback_is_a_bullet_list_and_missing_values_have_fallbacks() {
+        let repo = repo();
+        let feedback = [
+            "test ac_1 failed".to_owned(),
+            "output tail:\nline one\nline two\n".to_owned(),
+        ];
+        let mut given = context(Phase::Green);
+        given.feedback = &feedback;
+        given.test_command = None;
+        let prompt = render(repo.path(), &given).expect("renders");
+        assert!(
+            prompt.contains("- test ac_1 failed\n- output tail:\n  line one\n  line two\n"),
+            "{prompt}"
+        );
+        assert!(!prompt.contains(NO_FEEDBACK));
+        assert!(prompt.contains("Test command: not found"));
+    }
+
+    #[test]
+    fn an_override_in_the_repo_wins_and_run_text_is_not_expanded() {
+        let repo = repo();
+        let dir = repo.path().join(OVERRIDE_DIR);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(
+            dir.join("green.md"),
+            "Custom {{phase}} #{{iteration}}/{{ attempt }}\n{{prp}}\n[{{qa_report}}]",
+        )
+        .expect("write");
+        let mut given = context(Phase::Green);
+        given.prp_text = "literal {{phase}}";
+        given.qa_report = None;
+        let prompt = render(repo.path(), &given).expect("renders");
+        assert_eq!(prompt, "Custom GREEN #4/2\nliteral {{phase}}\n[]");
+        let red = render(repo.path(), &context(Phase::Red)).expect("renders");
+        assert!(red.contains("RED phase"), "other phases keep the default");
+    }
+
+    #[test]
+    fn an_unknown_placeholder_names_file_line_and_the_known_ones() {
+        let repo = repo();
+        let dir = repo.path().join(OVERRIDE_DIR);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let path = dir.join("qa.md");
+        std::fs::write(&path, "Review {{prp}}\n\nthen {{verdict}} it\n").expect("write");
+        let error = render(repo.path(), &context(Phase::Qa)).expect_err("unknown placeholder");
+        match &error {
+            PromptError::UnknownPlaceholder {
+                path: at,
+                line,
+                name,
+            } => {
+                assert_eq!(at, &path);
+                assert_eq!(*line, 3);
+                assert_eq!(name, "verdict");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("{}:3:", path.display())),
+            "{message}"
+        );
+        assert!(message.contains("`{{verdict}}`"), "{message}");
+        assert!(message.contains("{{status_block}}"), "{message}");
+    }
+
+    #[test]
+    fn ship_has_no_prompt() {
+        let repo = repo();
+        assert!(matches!(
+            render(repo.path(), &context(Phase::Ship)),
+            Err(PromptError::NoAgentPhase { phase: Phase::Ship })
+        ));
+    }
+}

@@ -1,0 +1,256 @@
+//! The persisted record of a run: everything needed to continue it after any stop, kill -9
+//! included (DESIGN §2, §11).
+//!
+//! The record is written atomically (temporary file, fsync, rename) to `.prp-session/state.json`
+//! *before* the effects of a transition are carried out: the effects still to do are part of
+//! it (`pending`). The driver removes an effect only after carrying it out, and every effect can
+//! be carried out again on resume (an interrupted iteration is run again with the same number).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::breaker::{Breaker, Observation};
+use crate::config::BreakerConfig;
+use crate::gate::FileHash;
+use crate::machine::{Effect, Phase, PhaseMachine, QaVerdict, State};
+
+/// The version of the record's layout; a record of another version is refused, not guessed at.
+pub const RECORD_VERSION: u32 = 1;
+
+/// One run of one PRP.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub version: u32,
+    pub run_id: String,
+    /// The PRP, relative to the repository root.
+    pub prp: PathBuf,
+    /// When the run started (seconds since the Unix epoch).
+    pub started_at: u64,
+    pub machine: PhaseMachine,
+    /// Effects decided but not yet carried out, in order.
+    pub pending: Vec<Effect>,
+    /// One breaker per iterating phase.
+    pub breakers: BTreeMap<Phase, Breaker>,
+    /// Iterations finished in the current visit of the current phase.
+    pub iteration: u32,
+    /// Iterations finished per phase over the whole run.
+    pub iterations: BTreeMap<Phase, u32>,
+    /// What the guardrails count.
+    pub usage: RunUsage,
+    /// Baselines fixed at phase ends and at the start of the run.
+    pub baseline: Baseline,
+    /// The last observation of the current phase, which the next iteration is compared with.
+    pub last_observation: Option<Observation>,
+    /// Feedback for the next iteration of each phase (the unmet gate conditions).
+    pub feedback: BTreeMap<Phase, Vec<String>>,
+    /// What the last iteration's measurement showed (failing tests, output), for the next
+    /// iteration of the same phase.
+    pub evidence: Vec<String>,
+    /// The phase whose iteration produced `evidence`.
+    pub evidence_phase: Option<Phase>,
+    /// The QA report that goes with the GREEN feedback after a REJECT.
+    pub last_qa_report: Option<PathBuf>,
+    pub verdicts: Vec<VerdictRecord>,
+    /// The guardrail that stopped the run, if one did.
+    pub guardrail: Option<String>,
+    pub escalation_report: Option<PathBuf>,
+}
+
+/// What the guardrails of a run count (seed 001).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunUsage {
+    /// Agent invocations that finished.
+    pub invocations: u32,
+    /// Start times (Unix seconds) of the invocations of the last hour, for the rate limit.
+    pub recent_calls: Vec<u64>,
+    /// Seconds the run has been driven (wall time, summed over sessions; time spent stopped or
+    /// escalated does not count).
+    pub active_seconds: u64,
+    /// Tokens reported by the agents (input + output).
+    pub tokens: u64,
+    /// Cost reported by the agents, in US dollars.
+    pub cost_usd: f64,
+}
+
+/// Reference points later gates compare with.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Baseline {
+    /// Hashes of the test files when the run started.
+    pub tests_at_start: BTreeMap<PathBuf, String>,
+    /// The test files RED wrote or changed, with their hashes at the end of RED: GREEN may not
+    /// change them.
+    pub frozen_tests: Vec<FileHash>,
+    /// The maximum complexity measured at the end of GREEN.
+    pub complexity_at_green_end: Option<u32>,
+}
+
+/// One QA verdict of the run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VerdictRecord {
+    pub attempt: u32,
+    pub verdict: QaVerdict,
+    pub blocking: Vec<String>,
+    pub report: Option<PathBuf>,
+}
+
+/// The record could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("failed to read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{} is not a run record prpd can read: {message}", path.display())]
+    Corrupt { path: PathBuf, message: String },
+    #[error("failed to write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl RunRecord {
+    /// A new run of `prp`, with the machine started and its first effects pending.
+    pub fn new(run_id: String, prp: PathBuf, started_at: u64, breakers: &BreakerConfig) -> Self {
+        let (machine, pending) = PhaseMachine::start();
+        let breakers = Phase::ALL
+            .into_iter()
+            .filter(|phase| *phase != Phase::Ship)
+            .map(|phase| (phase, Breaker::new(phase, breakers.thresholds(phase))))
+            .collect();
+        RunRecord {
+            version: RECORD_VERSION,
+            run_id,
+            prp,
+            started_at,
+            machine,
+            pending,
+            breakers,
+            iteration: 0,
+            iterations: BTreeMap::new(),
+            usage: RunUsage::default(),
+            baseline: Baseline::default(),
+            last_observation: None,
+            feedback: BTreeMap::new(),
+            evidence: Vec::new(),
+            evidence_phase: None,
+            last_qa_report: None,
+            verdicts: Vec::new(),
+            guardrail: None,
+            escalation_report: None,
+        }
+    }
+
+    /// The current state of the run's machine.
+    pub fn state(&self) -> &State {
+        self.machine.state()
+    }
+
+    /// Whether the run has ended for good (SHIPPED or ABORTED). An escalated run waits for a
+    /// human and is not finished.
+    pub fn is_finished(&self) -> bool {
+        matches!(self.state(), State::Shipped {} | State::Aborted {})
+    }
+
+    /// Total iterations of the run.
+    pub fn total_iterations(&self) -> u32 {
+        self.iterations.values().sum()
+    }
+
+    /// Reads the record at `path`; `Ok(None)` when there is none.
+    pub fn load(path: &Path) -> Result<Option<RunRecord>, RunError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(RunError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        let corrupt = |message: String| RunError::Corrupt {
+            path: path.to_path_buf(),
+            message,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|error| corrupt(error.to_string()))?;
+        let version = value.get("version").and_then(serde_json::Value::as_u64);
+        if version != Some(u64::from(RECORD_VERSION)) {
+            return Err(corrupt(format!(
+                "record version {version:?}, this prpd reads version {RECORD_VERSION}"
+            )));
+        }
+        serde_json::from_value(value)
+            .map(Some)
+            .map_err(|error| corrupt(error.to_string()))
+    }
+
+    /// Writes the record to `path` atomically.
+    pub fn save(&self, path: &Path) -> Result<(), RunError> {
+        let json = serde_json::to_string_pretty(self).map_err(|error| RunError::Write {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(error),
+        })?;
+        write_atomically(path, json.as_bytes())
+    }
+}
+
+/// Writes `contents` to `path` so that a reader sees the old file or the new one, never a mix:
+/// a temporary file in the same directory, fsync, rename.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), RunError> {
+    let error = |source| RunError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let directory = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(directory).map_err(error)?;
+    let mut file = tempfile::NamedTempFile::new_in(directory).map_err(error)?;
+    file.write_all(contents).map_err(error)?;
+    file.as_file().sync_all().map_err(error)?;
+    file.persist(path).map_err(|persist| error(persist.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn record_round_trips_through_its_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.json");
+        let record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            7,
+            &Config::default().breaker,
+        );
+        record.save(&path).expect("save");
+        let loaded = RunRecord::load(&path).expect("load").expect("present");
+        assert_eq!(loaded.run_id, "run-1");
+        assert_eq!(loaded.pending, record.pending);
+        assert_eq!(loaded.state(), record.state());
+        assert_eq!(loaded.breakers.len(), 5);
+    }
+
+    #[test]
+    fn missing_record_is_none_and_other_versions_are_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.json");
+        assert!(RunRecord::load(&path).expect("no file").is_none());
+        std::fs::write(&path, r#"{"version": 99}"#).expect("write");
+        let error = RunRecord::load(&path).expect_err("version 99");
+        assert!(
+            error.to_string().contains("record version Some(99)"),
+            "{error}"
+        );
+    }
+}

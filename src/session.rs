@@ -1,0 +1,270 @@
+//! A repository's session: what `prpd run`, `prpd resume`, `prpd abort` and `prpd status` do
+//! with the state in `.prp-session/`. It takes the lock, loads and validates everything a run
+//! needs *before* anything starts (a bad config or PRP is refused up front), then hands the
+//! run to the [`Driver`].
+
+use std::path::{Path, PathBuf};
+
+use crate::checklist::Checklist;
+use crate::config::Config;
+use crate::config_file::{self, ConfigError};
+use crate::discover::{self, CommandKind};
+use crate::driver::{Context, DriveError, Driver, Output};
+use crate::lock::{LockError, SessionLock};
+use crate::machine::{Event, State};
+use crate::paths::SessionPaths;
+use crate::prp::{self, PrpError};
+use crate::run::{RunError, RunRecord};
+use crate::tools_mapping::ToolsMapping;
+
+/// A request that cannot be carried out as asked (the user's to fix; exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Prp(#[from] PrpError),
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error(
+        "run {run_id} ({state}) is not finished; continue it with `prpd resume` or end it with `prpd abort` before starting another"
+    )]
+    RunInProgress { run_id: String, state: String },
+    #[error("there is no run to {action} in {}", repo.display())]
+    NoRun { action: &'static str, repo: PathBuf },
+    #[error("the current run is {current}, not {asked}")]
+    OtherRun { current: String, asked: String },
+    #[error("run {run_id} is {state}: there is nothing to {action}")]
+    Finished {
+        run_id: String,
+        state: String,
+        action: &'static str,
+    },
+    #[error(
+        "no test command found in {}: prpd measures RED and GREEN by running the tests, so it cannot run a PRP here; add a `test` script, Makefile target or a qa-tools-mapping.yml default",
+        repo.display()
+    )]
+    NoTestCommand { repo: PathBuf },
+    #[error("the PRP {} is not inside the repository {}", prp.display(), repo.display())]
+    PrpOutsideRepo { prp: PathBuf, repo: PathBuf },
+}
+
+/// prpd could not carry out the session (I/O, a failed measurement; exit code 4).
+#[derive(Debug, thiserror::Error)]
+pub enum SessionFailure {
+    #[error(transparent)]
+    Request(#[from] SessionError),
+    #[error(transparent)]
+    Drive(#[from] DriveError),
+    #[error(transparent)]
+    Record(#[from] RunError),
+    #[error("failed to prepare {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Options of `prpd run` and `prpd resume`.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub repo: PathBuf,
+    pub config: Option<PathBuf>,
+    pub output: Output,
+}
+
+/// Starts a run of the PRP at `prp` and drives it until it stops.
+pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFailure> {
+    let session = SessionPaths::new(&options.repo);
+    prepare(&session)?;
+    let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
+    if let Some(record) = RunRecord::load(&session.state())?
+        && !record.is_finished()
+    {
+        return Err(SessionError::RunInProgress {
+            run_id: record.run_id.clone(),
+            state: record.state().to_string(),
+        }
+        .into());
+    }
+    let prp_relative = relative_prp(&options.repo, prp)?;
+    let context = context(options, &prp_relative)?;
+    let run_id = run_id("run");
+    let record = RunRecord::new(
+        run_id,
+        prp_relative,
+        crate::driver::unix_now(),
+        &context.config.breaker,
+    );
+    tracing::info!(run_id = %record.run_id, prp = %record.prp.display(), "run started");
+    let mut driver = Driver::new(context, record);
+    driver.drive().await?;
+    Ok(driver.record().clone())
+}
+
+/// Continues the current run: after a crash from its last persisted step, after an escalation
+/// with a human resume (the QA attempt counter resets; an open breaker gets one probe).
+pub async fn resume(options: &Options, run: Option<&str>) -> Result<RunRecord, SessionFailure> {
+    let session = SessionPaths::new(&options.repo);
+    prepare(&session)?;
+    let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
+    let record = current(&session, &options.repo, run, "resume")?;
+    if record.is_finished() {
+        return Err(SessionError::Finished {
+            run_id: record.run_id.clone(),
+            state: record.state().to_string(),
+            action: "resume",
+        }
+        .into());
+    }
+    let context = context(options, &record.prp)?;
+    let escalated = matches!(record.state(), State::Escalated { .. });
+    let mut driver = Driver::new(context, record);
+    if escalated {
+        driver.handle_event(&Event::HumanResume)?;
+    }
+    tracing::info!(run_id = %driver.record().run_id, "run resumed");
+    driver.drive().await?;
+    Ok(driver.record().clone())
+}
+
+/// How an abort request was carried out.
+#[derive(Debug)]
+pub enum Aborted {
+    /// The run was aborted here.
+    Now { run_id: String },
+    /// Another prpd drives the run: it was asked to stop after its current step.
+    Requested { run_id: String },
+}
+
+/// Aborts the current run.
+pub async fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFailure> {
+    let session = SessionPaths::new(&options.repo);
+    prepare(&session)?;
+    let record = current(&session, &options.repo, run, "abort")?;
+    if record.is_finished() {
+        return Err(SessionError::Finished {
+            run_id: record.run_id.clone(),
+            state: record.state().to_string(),
+            action: "abort",
+        }
+        .into());
+    }
+    let lock = match SessionLock::acquire(&session.lock()) {
+        Ok(lock) => lock,
+        Err(LockError::Busy { .. }) => {
+            let path = session.abort_request();
+            std::fs::write(&path, &record.run_id)
+                .map_err(|source| SessionFailure::Io { path, source })?;
+            return Ok(Aborted::Requested {
+                run_id: record.run_id,
+            });
+        }
+        Err(error) => return Err(SessionError::from(error).into()),
+    };
+    let context = context(options, &record.prp)?;
+    let mut driver = Driver::new(context, record);
+    driver.handle_event(&Event::HumanAbort)?;
+    driver.drive().await?;
+    drop(lock);
+    Ok(Aborted::Now {
+        run_id: driver.record().run_id.clone(),
+    })
+}
+
+/// The current run's record, if any (read without the lock: the record is written atomically).
+pub fn status(repo: &Path) -> Result<Option<RunRecord>, SessionFailure> {
+    Ok(RunRecord::load(&SessionPaths::new(repo).state())?)
+}
+
+fn current(
+    session: &SessionPaths,
+    repo: &Path,
+    run: Option<&str>,
+    action: &'static str,
+) -> Result<RunRecord, SessionFailure> {
+    let record = RunRecord::load(&session.state())?.ok_or_else(|| SessionError::NoRun {
+        action,
+        repo: repo.to_path_buf(),
+    })?;
+    if let Some(asked) = run
+        && asked != record.run_id
+    {
+        return Err(SessionError::OtherRun {
+            current: record.run_id,
+            asked: asked.to_owned(),
+        }
+        .into());
+    }
+    Ok(record)
+}
+
+fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
+    session.ensure().map_err(|source| SessionFailure::Io {
+        path: session.root().to_path_buf(),
+        source,
+    })
+}
+
+/// Loads and validates everything a run needs; refuses a repository without a test command.
+fn context(options: &Options, prp_relative: &Path) -> Result<Context, SessionFailure> {
+    let repo = options.repo.clone();
+    let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
+    let checklist = Checklist::load(&repo).map_err(SessionError::from)?;
+    let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
+    let prp_path = repo.join(prp_relative);
+    let prp_text = config_file::read(&prp_path).map_err(SessionError::from)?;
+    let prp = prp::parse(prp_relative, &prp_text).map_err(SessionError::from)?;
+    let detection = discover::detect(&repo, &mapping).map_err(DriveError::from)?;
+    if detection
+        .commands
+        .get(&CommandKind::Test)
+        .is_none_or(Option::is_none)
+    {
+        return Err(SessionError::NoTestCommand { repo }.into());
+    }
+    Ok(Context {
+        session: SessionPaths::new(&repo),
+        repo,
+        config,
+        checklist,
+        mapping,
+        prp,
+        prp_text,
+        output: options.output,
+    })
+}
+
+/// The PRP's path relative to the repository (it must live inside it).
+fn relative_prp(repo: &Path, prp: &Path) -> Result<PathBuf, SessionFailure> {
+    let candidate = if prp.is_absolute() || prp.exists() {
+        prp.to_path_buf()
+    } else {
+        repo.join(prp)
+    };
+    let absolute = candidate.canonicalize().map_err(|source| {
+        SessionError::from(ConfigError::Read {
+            path: candidate.clone(),
+            source,
+        })
+    })?;
+    absolute
+        .strip_prefix(repo)
+        .map(Path::to_path_buf)
+        .map_err(|_| {
+            SessionError::PrpOutsideRepo {
+                prp: absolute.clone(),
+                repo: repo.to_path_buf(),
+            }
+            .into()
+        })
+}
+
+/// An id that sorts by time: `<kind>-<UTC timestamp>-<pid>` (`run-…`, `qa-…`).
+pub fn run_id(kind: &str) -> String {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace([':', '-'], "");
+    format!("{kind}-{stamp}-{}", std::process::id())
+}
