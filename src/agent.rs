@@ -104,6 +104,9 @@ pub struct Invocation<'a> {
     pub iteration_dir: &'a Path,
     /// More variables for the agent, e.g. `PRPD_QA_REPORT`; they override the `PRPD_*` ones.
     pub extra_env: &'a [(String, String)],
+    /// Where the agent's process group is recorded while it runs (see
+    /// [`crate::process::stop_orphaned_group`]).
+    pub group_file: Option<&'a Path>,
 }
 
 /// Shows the names of `extra_env` only: its values may be tokens.
@@ -130,6 +133,7 @@ impl fmt::Debug for Invocation<'_> {
                     .map(|(name, _)| name.as_str())
                     .collect::<Vec<_>>(),
             )
+            .field("group_file", &self.group_file)
             .finish()
     }
 }
@@ -215,6 +219,7 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     };
     spec.timeout = config.timeout;
     spec.tail_lines = TAIL_LINES;
+    spec.group_file = invocation.group_file.map(Path::to_path_buf);
 
     tracing::info!(phase = %invocation.phase, iteration = invocation.iteration, %program, "starting agent");
     let outcome = process::run(spec)
@@ -705,6 +710,7 @@ mod tests {
                 config,
                 iteration_dir: &iteration_dir,
                 extra_env,
+                group_file: None,
             })
             .await
         }
@@ -1080,6 +1086,7 @@ mod tests {
             config: &config,
             iteration_dir: Path::new("run/qa-1"),
             extra_env: &extra,
+            group_file: None,
         };
         let shown = format!("{invocation:?}");
         assert!(shown.contains("PRPD_TOKEN"), "{shown}");

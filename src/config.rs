@@ -103,6 +103,23 @@ pub struct BreakerConfig {
 }
 
 impl BreakerConfig {
+    /// The same settings with every phase's thresholds spelled out (for comparing a config
+    /// that states the defaults with one that leaves them out).
+    #[cfg(test)]
+    fn with_all_phases(mut self) -> BreakerConfig {
+        for phase in [
+            Phase::Red,
+            Phase::Green,
+            Phase::Refactor,
+            Phase::Document,
+            Phase::Qa,
+        ] {
+            let thresholds = self.thresholds(phase);
+            self.thresholds.insert(phase, thresholds);
+        }
+        self
+    }
+
     /// The thresholds of `phase`.
     pub fn thresholds(&self, phase: Phase) -> Thresholds {
         self.thresholds
@@ -469,8 +486,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn example_config_parses() {
-        Config::parse(Path::new("config/prpd.toml"), EXAMPLE).expect("example parses");
+    fn example_config_parses_and_states_the_defaults() {
+        let example = Config::parse(Path::new("config/prpd.toml"), EXAMPLE).expect("parses");
+        let defaults = Config::default();
+        assert_eq!(example.qa, defaults.qa);
+        assert_eq!(example.agents, defaults.agents);
+        assert_eq!(example.guardrails, defaults.guardrails);
+        assert_eq!(example.breaker, defaults.breaker.with_all_phases());
     }
 
     #[test]

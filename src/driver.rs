@@ -595,6 +595,7 @@ impl Driver {
         let config = self.context.config.agents.for_phase(phase).clone();
         let run_dir = self.run_dir();
         let prp_path = self.context.repo.join(&self.record.prp);
+        let group_file = self.context.session.agent_group();
         let extra_env: Vec<(String, String)> = self
             .record
             .last_qa_report
@@ -617,6 +618,7 @@ impl Driver {
                 config: &config,
                 iteration_dir,
                 extra_env: &extra_env,
+                group_file: Some(&group_file),
             };
             let report = agent::invoke(&invocation).await?;
             self.record.usage.invocations += 1;

@@ -55,6 +55,12 @@ impl SessionPaths {
         self.root.join("prpd.lock")
     }
 
+    /// The process group of the running agent, recorded so that a prpd started after a kill -9
+    /// can stop an agent its predecessor left running.
+    pub fn agent_group(&self) -> PathBuf {
+        self.root.join("agent.pgid")
+    }
+
     /// The directory of all runs' artifacts.
     pub fn runs(&self) -> PathBuf {
         self.root.join("runs")

@@ -103,6 +103,10 @@ pub struct Spec {
     pub tail_lines: usize,
     /// The log file keeps only this many bytes of output (plus one line saying it was cut).
     pub max_log_bytes: u64,
+    /// While the child runs, its process group is recorded here, so that after prpd itself is
+    /// killed (SIGKILL reaches no drop guard) the next prpd can stop the orphaned group with
+    /// [`stop_orphaned_group`].
+    pub group_file: Option<PathBuf>,
 }
 
 impl Spec {
@@ -129,6 +133,7 @@ impl Spec {
             log_path: log_path.to_path_buf(),
             tail_lines: DEFAULT_TAIL_LINES,
             max_log_bytes: DEFAULT_MAX_LOG_BYTES,
+            group_file: None,
         }
     }
 }
@@ -233,6 +238,7 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         log_path,
         tail_lines,
         max_log_bytes,
+        group_file,
     } = spec;
     let command_line = program.to_string();
 
@@ -268,19 +274,15 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         .map(Pid::from_raw)
         .ok_or_else(|| spawn_error(std::io::Error::other("the child has no process id")))?;
     tracing::debug!(command = %command_line, pgid = pgid.as_raw(), "started process");
+    if let Some(path) = &group_file {
+        record_group(path, pgid);
+    }
     let mut cleanup = Cleanup {
         group: Some(pgid),
         stdin_writer: None,
+        group_file,
     };
-    if let (Some(input), Some(mut child_stdin)) = (stdin, child.stdin.take()) {
-        let writer = tokio::spawn(async move {
-            // A child may exit without reading its input; that is its business, not an error.
-            if let Err(error) = child_stdin.write_all(&input).await {
-                tracing::debug!(%error, "child did not take all of its stdin");
-            }
-        });
-        cleanup.stdin_writer = Some(writer.abort_handle());
-    }
+    cleanup.stdin_writer = write_stdin(stdin, &mut child);
 
     let exit = tokio::select! {
         status = child.wait() => Some(status),
@@ -409,14 +411,68 @@ struct Cleanup {
     /// `None` once the group has had its SIGKILL.
     group: Option<Pid>,
     stdin_writer: Option<AbortHandle>,
+    /// Where the group is recorded (removed once the group is killed).
+    group_file: Option<PathBuf>,
 }
 
 impl Cleanup {
     fn kill_group(&mut self) {
         if let Some(pgid) = self.group.take() {
             signal_group(pgid, Signal::SIGKILL);
+            if let Some(path) = &self.group_file {
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
+}
+
+/// Writes `input` to the child's stdin on a task of its own (a child that never reads cannot
+/// block us), then closes it.
+fn write_stdin(input: Option<Vec<u8>>, child: &mut tokio::process::Child) -> Option<AbortHandle> {
+    let (Some(input), Some(mut child_stdin)) = (input, child.stdin.take()) else {
+        return None;
+    };
+    let writer = tokio::spawn(async move {
+        // A child may exit without reading its input; that is its business, not an error.
+        if let Err(error) = child_stdin.write_all(&input).await {
+            tracing::debug!(%error, "child did not take all of its stdin");
+        }
+    });
+    Some(writer.abort_handle())
+}
+
+/// Writes `<pgid> <start time>` to `path`; the start time tells a reused pid from ours. Best
+/// effort: failing to record only weakens the cleanup after a kill -9 of prpd.
+fn record_group(path: &Path, pgid: Pid) {
+    let Some(start) = process_start_time(pgid.as_raw()) else {
+        return;
+    };
+    if let Err(error) = std::fs::write(path, format!("{} {start}", pgid.as_raw())) {
+        tracing::warn!(path = %path.display(), %error, "cannot record the child's process group");
+    }
+}
+
+/// The start time (field 22 of `/proc/<pid>/stat`, in clock ticks since boot) of `pid`.
+fn process_start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: fields resume after the last `)`.
+    let (_, rest) = stat.rsplit_once(") ")?;
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Stops the process group recorded in `group_file` by a prpd that was killed before it could
+/// (kill -9), if that group still runs; returns its id. The file is removed either way.
+pub fn stop_orphaned_group(group_file: &Path) -> Option<i32> {
+    let recorded = std::fs::read_to_string(group_file).ok()?;
+    let _ = std::fs::remove_file(group_file);
+    let mut fields = recorded.split_whitespace();
+    let pgid: i32 = fields.next()?.parse().ok()?;
+    let start: u64 = fields.next()?.parse().ok()?;
+    if process_start_time(pgid) != Some(start) {
+        return None;
+    }
+    signal_group(Pid::from_raw(pgid), Signal::SIGKILL);
+    Some(pgid)
 }
 
 impl Drop for Cleanup {
@@ -639,6 +695,45 @@ fn nth_newline_from_end(bytes: &[u8], n: usize) -> Option<usize> {
         end = found;
     }
     position
+}
+
+#[cfg(test)]
+mod group_file_tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn orphaned_group_is_stopped_from_its_record() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let group_file = dir.path().join("agent.pgid");
+        let mut spec = Spec::shell("sleep 30", dir.path(), &dir.path().join("log"));
+        spec.group_file = Some(group_file.clone());
+        let running = tokio::spawn(run(spec));
+        for _ in 0..100 {
+            if group_file.exists() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let pgid = stop_orphaned_group(&group_file).expect("the recorded group runs");
+        let outcome = running.await.expect("join").expect("run");
+        assert_eq!(outcome.termination, Termination::Signaled(9));
+        assert!(!group_file.exists());
+        assert_eq!(
+            stop_orphaned_group(&group_file),
+            None,
+            "nothing recorded any more"
+        );
+        assert!(pgid > 0);
+    }
+
+    #[test]
+    fn a_record_of_another_process_is_ignored() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let group_file = dir.path().join("agent.pgid");
+        std::fs::write(&group_file, format!("{} 1", std::process::id())).expect("write");
+        assert_eq!(stop_orphaned_group(&group_file), None);
+        assert!(!group_file.exists());
+    }
 }
 
 #[cfg(test)]

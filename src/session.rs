@@ -79,6 +79,7 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
     let session = SessionPaths::new(&options.repo);
     prepare(&session)?;
     let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
+    stop_orphaned_agent(&session);
     if let Some(record) = RunRecord::load(&session.state())?
         && !record.is_finished()
     {
@@ -109,6 +110,7 @@ pub async fn resume(options: &Options, run: Option<&str>) -> Result<RunRecord, S
     let session = SessionPaths::new(&options.repo);
     prepare(&session)?;
     let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
+    stop_orphaned_agent(&session);
     let record = current(&session, &options.repo, run, "resume")?;
     if record.is_finished() {
         return Err(SessionError::Finished {
@@ -163,6 +165,7 @@ pub async fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, Sess
         }
         Err(error) => return Err(SessionError::from(error).into()),
     };
+    stop_orphaned_agent(&session);
     let context = context(options, &record.prp)?;
     let mut driver = Driver::new(context, record);
     driver.handle_event(&Event::HumanAbort)?;
@@ -205,6 +208,17 @@ fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
         path: session.root().to_path_buf(),
         source,
     })
+}
+
+/// Stops an agent that a killed predecessor left running, so that it cannot edit the tree
+/// while this prpd runs the interrupted iteration again. Call with the lock held.
+fn stop_orphaned_agent(session: &SessionPaths) {
+    if let Some(pgid) = crate::process::stop_orphaned_group(&session.agent_group()) {
+        tracing::warn!(
+            pgid,
+            "stopped an agent left running by a prpd that was killed"
+        );
+    }
 }
 
 /// Loads and validates everything a run needs; refuses a repository without a test command.

@@ -5,4 +5,5 @@ mod config_errors;
 mod detect;
 mod process;
 mod qa;
+mod run;
 mod util;
