@@ -199,12 +199,23 @@ impl Driver {
                 Ok(None)
             }
             Effect::Ship => self.ship().map(Some),
-            Effect::Complete | Effect::Abort => {
+            Effect::Complete => {
+                self.announce("COMPLETE", "shipped", &[])?;
+                self.write_summary()?;
+                Ok(None)
+            }
+            Effect::Abort => {
+                self.announce("BLOCKED", "aborted by a human", &[])?;
                 self.write_summary()?;
                 Ok(None)
             }
             Effect::Escalate { reason } => {
                 self.escalate(reason)?;
+                let resume = format!(
+                    "escalated: see {}",
+                    self.run_dir().join("escalation.md").display()
+                );
+                self.announce("BLOCKED", &resume, &[reason.to_string()])?;
                 Ok(None)
             }
         }
@@ -684,6 +695,42 @@ impl Driver {
         write_text(&path, &text)?;
         self.record.escalation_report = Some(path);
         self.write_summary()
+    }
+
+    /// prpd's status block for a change of the run's state (shipped, escalated, aborted): to
+    /// the status log always, to stdout in the foreground.
+    fn announce(
+        &self,
+        status: &str,
+        recommendation: &str,
+        blockers: &[String],
+    ) -> Result<(), DriveError> {
+        let phase = match self.record.state() {
+            State::Escalated { from, .. } => *from,
+            State::Shipped {} => Phase::Ship,
+            other => other
+                .phase()
+                .or(self.record.evidence_phase)
+                .unwrap_or(Phase::Red),
+        };
+        let mut block = StatusBlock::new();
+        block
+            .set(
+                "TIMESTAMP",
+                humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+            )
+            .set("PHASE", phase.to_string())
+            .set("STATUS", status)
+            .set("RUN_STATE", self.record.state().to_string())
+            .set("ATTEMPT", self.record.machine.qa_attempt())
+            .set("BLOCKERS", Value::List(blockers.to_vec()))
+            .set("EXIT_SIGNAL", status == "COMPLETE")
+            .set("RECOMMENDATION", recommendation);
+        self.log_blocks(None, &block)?;
+        if self.context.output == Output::StatusBlocks {
+            let _ = write!(std::io::stdout().lock(), "{block}");
+        }
+        Ok(())
     }
 
     fn write_breakers(&self) -> Result<(), DriveError> {

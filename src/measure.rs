@@ -36,17 +36,16 @@ impl Tree {
             .collect()
     }
 
-    /// The current hashes of `files`; a deleted file is listed with the hash `deleted`.
+    /// The current hashes of those of `files` that still exist (the gate reads a missing one
+    /// as deleted).
     pub fn hashes_of(&self, files: &[FileHash]) -> Vec<FileHash> {
         files
             .iter()
-            .map(|file| FileHash {
-                path: file.path.clone(),
-                hash: self
-                    .test_files
-                    .get(&file.path)
-                    .cloned()
-                    .unwrap_or_else(|| "deleted".to_owned()),
+            .filter_map(|file| {
+                self.test_files.get(&file.path).map(|hash| FileHash {
+                    path: file.path.clone(),
+                    hash: hash.clone(),
+                })
             })
             .collect()
     }
@@ -272,13 +271,22 @@ mod tests {
     }
 
     #[test]
-    fn deleted_frozen_test_is_reported_as_deleted() {
+    fn regression_deleted_frozen_test_is_refused_as_deleted_not_changed() {
         let repo = tempfile::tempdir().expect("tempdir");
         let frozen = vec![FileHash {
             path: PathBuf::from("test/gone.test.js"),
             hash: "1".to_owned(),
         }];
-        assert_eq!(tree(repo.path()).hashes_of(&frozen)[0].hash, "deleted");
+        let current = tree(repo.path()).hashes_of(&frozen);
+        assert!(current.is_empty());
+        let measured = crate::gate::Measured::Green {
+            runs: Vec::new(),
+            frozen_tests: frozen,
+            current_tests: current,
+        };
+        let gate = crate::gate::evaluate(&measured, crate::gate::Signal::default());
+        let reasons = gate.gate1.expect_err("refused").join(" ");
+        assert!(reasons.contains("test/gone.test.js (deleted)"), "{reasons}");
     }
 
     #[test]

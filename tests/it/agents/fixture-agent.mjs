@@ -1,0 +1,167 @@
+#!/usr/bin/env node
+// The agent of prpd's loop tests (tests/it/run.rs). It plays one phase of the `calc` fixture
+// (a tiny Node library that gains `multiply`) per invocation, and misbehaves on request, so that
+// the tests can check that prpd's own measurements, not the agent's word, move a run.
+//
+// Usage, as prpd.toml's `command`: node fixture-agent.mjs BEHAVIOUR [plain|claude]
+//
+//   honest        does the phase's work and reports it (QA repeats the verdict of prpd's report)
+//   idle          changes nothing and says it is not done (EXIT_SIGNAL: false)
+//   liar          changes nothing and says it is done (EXIT_SIGNAL: true) while tests fail
+//   cheat-delete  GREEN: deletes RED's test file to get green, and says it is done
+//   cheat-weaken  GREEN: rewrites RED's test into one that always passes, and says it is done
+//   malformed     does the phase's work but prints no status block
+//   hang          starts a `sleep 600` child, records both pids, and never ends
+//
+// prpd.toml gives each phase its behaviour. `claude` wraps the answer in a Claude Code result object with usage and cost. Every call is
+// appended to `$PRPD_RUN_DIR/agent-calls.jsonl` (what prpd handed over), so the tests can check
+// the agent contract: working directory, prompt on stdin, PRPD_* variables.
+
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const behaviour = process.argv[2] ?? "honest";
+const format = process.argv[3] ?? "plain";
+const phase = process.env.PRPD_PHASE ?? "";
+const iteration = Number.parseInt(process.env.PRPD_ITERATION ?? "0", 10);
+const attempt = Number.parseInt(process.env.PRPD_ATTEMPT ?? "0", 10);
+
+let prompt = "";
+for await (const chunk of process.stdin) prompt += chunk;
+
+const RED_TEST = "test/multiply.test.js";
+const SOURCE = "src/calc.js";
+
+const RED_TEST_TEXT = `import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as calc from "../src/calc.js";
+
+test("AC-1: multiply returns the product of two numbers", () => {
+  assert.equal(calc.multiply(6, 7), 42);
+});
+`;
+
+const WEAK_TEST_TEXT = `import { test } from "node:test";
+import assert from "node:assert/strict";
+
+test("AC-1: multiply returns the product of two numbers", () => {
+  assert.ok(true);
+});
+`;
+
+const MULTIPLY = `
+/** The product of two numbers. */
+export function multiply(a, b) {
+  return a * b;
+}
+`;
+
+function record() {
+  const feedback = process.env.PRPD_FEEDBACK ?? "";
+  const call = {
+    phase,
+    iteration,
+    attempt,
+    behaviour,
+    cwd: process.cwd(),
+    prompt_bytes: prompt.length,
+    run_id: process.env.PRPD_RUN_ID ?? null,
+    prp: process.env.PRPD_PRP ?? null,
+    feedback,
+    feedback_text: feedback && existsSync(feedback) ? readFileSync(feedback, "utf8") : null,
+    qa_report: process.env.PRPD_QA_REPORT ?? null,
+  };
+  appendFileSync(join(process.env.PRPD_RUN_DIR, "agent-calls.jsonl"), `${JSON.stringify(call)}\n`);
+}
+
+function implement() {
+  const source = readFileSync(SOURCE, "utf8");
+  if (!source.includes("function multiply")) writeFileSync(SOURCE, source + MULTIPLY);
+}
+
+/** Does the phase's honest work; returns whether the agent believes the phase is done. */
+function work() {
+  switch (phase) {
+    case "RED":
+      writeFileSync(RED_TEST, RED_TEST_TEXT);
+      return true;
+    case "GREEN":
+      implement();
+      return true;
+    case "REFACTOR":
+    case "DOCUMENT":
+      return true;
+    case "QA": {
+      const report = readFileSync(process.env.PRPD_QA_REPORT, "utf8");
+      const verdict = report.split("\n").find((line) => line.startsWith("## Verdict")) ?? "";
+      return !verdict.includes("REJECTED");
+    }
+    default:
+      process.stderr.write(`fixture-agent: unknown PRPD_PHASE ${JSON.stringify(phase)}\n`);
+      process.exit(2);
+  }
+}
+
+function block(done) {
+  const lines = [
+    "---PRP_PHASE_STATUS---",
+    `PHASE: ${phase}`,
+    `STATUS: ${done ? "COMPLETE" : "IN_PROGRESS"}`,
+    `ITERATION: ${iteration}`,
+  ];
+  if (phase === "QA") lines.push(`VERDICT: ${done ? "APPROVE" : "REJECT"}`, `ATTEMPT: ${attempt}`);
+  lines.push(`EXIT_SIGNAL: ${done}`, `RECOMMENDATION: ${behaviour} agent`, "---END_PRP_PHASE_STATUS---");
+  return `${lines.join("\n")}\n`;
+}
+
+function answer(text) {
+  if (format === "claude") {
+    const result = {
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: text,
+      usage: { input_tokens: 10, output_tokens: 5 },
+      total_cost_usd: 0.01,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else {
+    process.stdout.write(text);
+  }
+}
+
+record();
+switch (behaviour) {
+  case "honest":
+    answer(`${phase}: did the work.\n${block(work())}`);
+    break;
+  case "idle":
+    answer(`${phase}: looked around, changed nothing.\n${block(false)}`);
+    break;
+  case "liar":
+    answer(`${phase}: all tests pass, trust me.\n${block(true)}`);
+    break;
+  case "cheat-delete":
+    rmSync(RED_TEST, { force: true });
+    answer(`${phase}: removed a test that was in the way.\n${block(true)}`);
+    break;
+  case "cheat-weaken":
+    writeFileSync(RED_TEST, WEAK_TEST_TEXT);
+    answer(`${phase}: made the test easier to satisfy.\n${block(true)}`);
+    break;
+  case "malformed":
+    work();
+    // Completion words outside a block must not count.
+    answer(`${phase}: done. STATUS: COMPLETE\nEXIT_SIGNAL: true\n`);
+    break;
+  case "hang": {
+    const child = spawn("sleep", ["600"], { stdio: "ignore" });
+    appendFileSync(join(process.env.PRPD_RUN_DIR, "hang-pids"), `${process.pid}\n${child.pid}\n`);
+    setTimeout(() => {}, 600_000);
+    break;
+  }
+  default:
+    process.stderr.write(`fixture-agent: unknown behaviour ${JSON.stringify(behaviour)}\n`);
+    process.exit(2);
+}
