@@ -513,6 +513,10 @@ fn failure_end(
         Termination::Signaled(signal) => format!("was killed by signal {signal}"),
         Termination::TimedOut => "timed out".to_owned(),
     };
+    // Words in the output only explain a run that failed: a successful agent building a rate
+    // limiter may well print "rate limit" and "quota".
+    let crashed = !matches!(termination, Termination::Exited(0))
+        || claude.is_some_and(|result| result.is_error);
     let status_code = claude.and_then(|result| result.api_error_status);
     if matches!(status_code, Some(429 | 529)) {
         return (
@@ -523,7 +527,7 @@ fn failure_end(
             ),
         );
     }
-    let cause = failure_cause(&failure_text);
+    let cause = failure_cause(&failure_text).filter(|_| crashed);
     if let Some((AgentEnd::Quota, line)) = cause {
         return (AgentEnd::Quota, format!("usage or rate limit: {line}"));
     }
@@ -549,8 +553,6 @@ fn failure_end(
         .last()
         .copied()
         .unwrap_or_default();
-    let crashed = !matches!(termination, Termination::Exited(0))
-        || claude.is_some_and(|result| result.is_error);
     if crashed {
         let reported = if claude.is_some_and(|result| result.is_error) {
             " and reported an error"
@@ -885,6 +887,11 @@ mod tests {
         let fixture = Fixture::new();
         let config = fixture.printing(&format!("Implemented the rate limit.\n{BLOCK}"), 0);
         assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Ok);
+
+        // Without a block the run is malformed, never quota: a quota end would make prpd wait
+        // and retry an agent that only talked about rate limits.
+        let config = fixture.printing("Added the API quota and rate limit checks.\n", 0);
+        assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Malformed);
     }
 
     #[tokio::test]

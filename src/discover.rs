@@ -431,6 +431,14 @@ fn logical_lines(text: &str) -> Vec<String> {
 }
 
 impl Detection {
+    /// The discovered command of `kind`, if one was found.
+    pub fn command(&self, kind: CommandKind) -> Option<&str> {
+        self.commands
+            .get(&kind)
+            .and_then(Option::as_ref)
+            .map(|discovered| discovered.command.as_str())
+    }
+
     /// The human report: stacks, package manager, then the seed's "Quality Commands" table
     /// with "Not found" for missing kinds, and the unsafe commands that were skipped.
     pub fn render_table(&self) -> String {

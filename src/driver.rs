@@ -65,6 +65,10 @@ pub enum DriveError {
     Detect(#[from] DetectError),
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    #[error(
+        "the run record asks for an iteration of SHIP, which has none; the record is damaged: abort the run"
+    )]
+    ShipIteration,
     #[error("failed to write {}", path.display())]
     Write {
         path: PathBuf,
@@ -114,8 +118,24 @@ impl Driver {
     /// Feeds a human's event (resume, abort) to the machine and queues its effects.
     pub fn handle_event(&mut self, event: &Event) -> Result<(), DriveError> {
         let effects = self.record.machine.handle(event);
-        if matches!(event, Event::HumanAbort) {
-            self.record.pending.clear();
+        if effects.is_empty() {
+            return self.save();
+        }
+        match event {
+            Event::HumanAbort => self.record.pending.clear(),
+            Event::HumanResume => {
+                self.record.guardrail = None;
+                self.record.escalation_report = None;
+                for (phase, breaker) in &mut self.record.breakers {
+                    breaker.thresholds = self.context.config.breaker.thresholds(*phase);
+                }
+            }
+            Event::IterationFinished { .. }
+            | Event::Shipped
+            | Event::ShipFailed { .. }
+            | Event::GuardrailReached { .. }
+            | Event::FatalAgentError { .. }
+            | Event::CooldownElapsed => {}
         }
         self.record.pending.extend(effects);
         self.save()
@@ -149,9 +169,12 @@ impl Driver {
         Ok(())
     }
 
+    /// Whether a human asked (through `prpd abort`) to abort this run; the request names the
+    /// run, so a stale request for another run is ignored.
     fn take_abort_request(&self) -> bool {
         let request = self.context.session.abort_request();
-        request.exists() && std::fs::remove_file(&request).is_ok()
+        std::fs::read_to_string(&request).is_ok_and(|run_id| run_id.trim() == self.record.run_id)
+            && std::fs::remove_file(&request).is_ok()
     }
 
     fn run_dir(&self) -> PathBuf {
@@ -175,12 +198,13 @@ impl Driver {
                         "QA rejected the work; the full QA report is at {}",
                         report.display()
                     ));
+                    self.record.qa_blockers.clone_from(&reasons);
                 }
                 self.record.feedback.insert(*phase, reasons);
                 Ok(None)
             }
             Effect::PhaseCompleted { phase } => {
-                self.phase_completed(*phase);
+                self.phase_completed(*phase).await?;
                 Ok(None)
             }
             Effect::RecordVerdict {
@@ -247,7 +271,7 @@ impl Driver {
         self.write_breakers()
     }
 
-    fn phase_completed(&mut self, phase: Phase) {
+    async fn phase_completed(&mut self, phase: Phase) -> Result<(), DriveError> {
         self.record.feedback.remove(&phase);
         match phase {
             Phase::Red => {
@@ -260,16 +284,29 @@ impl Driver {
                         path,
                     })
                     .collect();
-            }
-            Phase::Green => {
-                self.record.baseline.complexity_at_green_end = self
+                self.record.baseline.tests_at_red_end = self
                     .record
                     .last_observation
                     .as_ref()
-                    .and_then(|observation| observation.max_complexity);
+                    .and_then(|observation| observation.tests)
+                    .map(|tests| tests.passing + tests.failing);
+            }
+            Phase::Green => {
+                self.record.qa_blockers.clear();
+                let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+                let log_dir = self.run_dir().join("measure");
+                let probe = Probe {
+                    repo: &self.context.repo,
+                    detection: &detection,
+                    log_dir: &log_dir,
+                    timeout: self.context.config.qa.check_timeout,
+                    grace: self.context.config.qa.grace,
+                };
+                self.record.baseline.complexity_at_green_end = probe.complexity().await?;
             }
             Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {}
         }
+        Ok(())
     }
 
     fn record_verdict(
@@ -306,14 +343,9 @@ impl Driver {
         let repo = self.context.repo.clone();
         let detection = discover::detect(&repo, &self.context.mapping)?;
 
-        let qa_outcome = if phase == Phase::Qa {
-            let outcome = self
-                .checklist_run(&detection, &self.context.checklist, &iteration_dir)
-                .await?;
-            let report_path = iteration_dir.join("qa-report.md");
-            write_text(&report_path, &report::markdown(&outcome))?;
-            self.record.last_qa_report = Some(report_path);
-            Some(outcome)
+        let tree_before = measure::tree(&repo);
+        let mut qa_outcome = if phase == Phase::Qa {
+            Some(self.qa_pass(&detection, &iteration_dir).await?)
         } else {
             None
         };
@@ -339,6 +371,11 @@ impl Driver {
         };
 
         let tree = measure::tree(&repo);
+        if qa_outcome.is_some() && tree.hash != tree_before.hash {
+            // The QA agent changed the tree its verdict was about: measure what will ship.
+            tracing::warn!("the QA agent modified the working tree; running the checklist again");
+            qa_outcome = Some(self.qa_pass(&detection, &iteration_dir).await?);
+        }
         let observation = Observation {
             head: measure::head(&repo, &iteration_dir).await?,
             tree_hash: tree.hash.clone(),
@@ -404,6 +441,13 @@ impl Driver {
             .get(&phase)
             .cloned()
             .unwrap_or_default();
+        if phase == Phase::Green {
+            for blocker in &self.record.qa_blockers {
+                if !feedback.contains(blocker) {
+                    feedback.push(blocker.clone());
+                }
+            }
+        }
         if self.record.evidence_phase == Some(phase) {
             feedback.extend(self.record.evidence.iter().cloned());
         }
@@ -419,7 +463,7 @@ impl Driver {
                 prp_text: &self.context.prp_text,
                 feedback: &feedback,
                 qa_report: qa_report.as_deref(),
-                test_command: probe_command(detection, CommandKind::Test),
+                test_command: detection.command(CommandKind::Test),
             },
         )?)
     }
@@ -534,6 +578,7 @@ impl Driver {
                     runs: green_runs(&probe, &mut observation, &mut evidence).await?,
                     current_tests: tree.hashes_of(&frozen),
                     frozen_tests: frozen,
+                    tests_at_red_end: self.record.baseline.tests_at_red_end,
                 }
             }
             Phase::Refactor => {
@@ -559,6 +604,13 @@ impl Driver {
             }
             Phase::Document => {
                 let documentation = self.context.checklist.only(Category::Documentation);
+                if documentation.checks.is_empty() {
+                    return Ok(Measurement {
+                        measured: Measured::Document { failed: Vec::new() },
+                        observation,
+                        evidence,
+                    });
+                }
                 let outcome = self
                     .checklist_run(detection, &documentation, iteration_dir)
                     .await?;
@@ -584,7 +636,7 @@ impl Driver {
                     blocking_failed: blocking,
                 }
             }
-            Phase::Ship => unreachable_ship(),
+            Phase::Ship => return Err(DriveError::ShipIteration),
         };
         Ok(Measurement {
             measured,
@@ -593,8 +645,8 @@ impl Driver {
         })
     }
 
-    /// Runs the agent, waiting and retrying while it reports a rate or usage limit (which does
-    /// not count against the breaker).
+    /// Runs the agent once; after a rate or usage limit it waits `breaker.quota_wait` (the
+    /// iteration is classified as quota, which the breaker does not count).
     async fn invoke_agent(
         &mut self,
         phase: Phase,
@@ -614,40 +666,59 @@ impl Driver {
             .filter(|_| phase == Phase::Qa)
             .map(|path| ("PRPD_QA_REPORT".to_owned(), path.display().to_string()))
             .collect();
-        loop {
-            guardrail::record_call(&mut self.record.usage, unix_now());
-            let invocation = Invocation {
-                phase,
-                iteration: number,
-                attempt: self.record.machine.qa_attempt(),
-                run_id: &self.record.run_id,
-                run_dir: &run_dir,
-                repo: &self.context.repo,
-                prp_path: &prp_path,
-                feedback_path,
-                prompt,
-                config: &config,
-                iteration_dir,
-                extra_env: &extra_env,
-                group_file: Some(&group_file),
-            };
-            let report = agent::invoke(&invocation).await?;
-            self.record.usage.invocations += 1;
-            if let Some(usage) = &report.usage {
-                self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
-                self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
-            }
-            if report.end != AgentEnd::Quota {
-                return Ok(report);
-            }
+        guardrail::record_call(&mut self.record.usage, unix_now());
+        self.record.usage.invocations += 1;
+        // Counted before the call: a prpd killed during it must not hand out a free one.
+        if let Err(error) = self.save() {
+            tracing::warn!(%error, "cannot save the run record before the agent call");
+        }
+        let invocation = Invocation {
+            phase,
+            iteration: number,
+            attempt: self.record.machine.qa_attempt(),
+            run_id: &self.record.run_id,
+            run_dir: &run_dir,
+            repo: &self.context.repo,
+            prp_path: &prp_path,
+            feedback_path,
+            prompt,
+            config: &config,
+            iteration_dir,
+            extra_env: &extra_env,
+            group_file: Some(&group_file),
+        };
+        let report = agent::invoke(&invocation).await?;
+        if let Some(usage) = &report.usage {
+            self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
+            self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
+        }
+        if report.end == AgentEnd::Quota {
+            // Not counted by the breaker; the next iteration checks guardrails, the rate limit
+            // and abort requests again before it calls the agent.
             let wait = self.context.config.breaker.quota_wait;
             tracing::warn!(
                 %phase,
                 wait = %humantime::format_duration(wait),
-                "the agent reported a rate or usage limit; waiting before retrying (not counted as an iteration)"
+                "the agent reported a rate or usage limit; waiting before the next iteration"
             );
             tokio::time::sleep(wait).await;
         }
+        Ok(report)
+    }
+
+    /// Runs the whole checklist for a QA iteration and writes its report.
+    async fn qa_pass(
+        &mut self,
+        detection: &Detection,
+        iteration_dir: &Path,
+    ) -> Result<QaOutcome, DriveError> {
+        let outcome = self
+            .checklist_run(detection, &self.context.checklist, iteration_dir)
+            .await?;
+        let report_path = iteration_dir.join("qa-report.md");
+        write_text(&report_path, &report::markdown(&outcome))?;
+        self.record.last_qa_report = Some(report_path);
+        Ok(outcome)
     }
 
     async fn checklist_run(
@@ -820,10 +891,6 @@ async fn green_runs(
     Ok(runs)
 }
 
-fn unreachable_ship() -> Measured {
-    unreachable!("SHIP has no iterations: the machine emits Effect::Ship for it")
-}
-
 /// The failures of blocking checks, as `ID: detail`.
 fn blocking_failures(outcome: &QaOutcome) -> Vec<String> {
     outcome
@@ -832,14 +899,6 @@ fn blocking_failures(outcome: &QaOutcome) -> Vec<String> {
         .filter(|check| check.status == CheckStatus::Fail)
         .map(|check| format!("{}: {}", check.id, check.detail))
         .collect()
-}
-
-fn probe_command(detection: &Detection, kind: CommandKind) -> Option<&str> {
-    detection
-        .commands
-        .get(&kind)
-        .and_then(Option::as_ref)
-        .map(|discovered| discovered.command.as_str())
 }
 
 fn test_evidence(tests: &measure::TestMeasurement) -> String {

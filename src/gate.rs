@@ -37,7 +37,11 @@ impl TestRun {
                 counts.failing
             )),
             (Some(_), Some(counts)) if counts.passing == 0 => Some("ran no test".to_owned()),
-            (Some(_), _) => None,
+            (Some(_), None) => Some(
+                "exit code 0 but no test count prpd recognises, so nothing shows a test ran"
+                    .to_owned(),
+            ),
+            (Some(_), Some(_)) => None,
         }
     }
 }
@@ -87,6 +91,9 @@ pub enum Measured {
         frozen_tests: Vec<FileHash>,
         /// The current hashes of those files; a frozen path missing here was deleted.
         current_tests: Vec<FileHash>,
+        /// How many tests RED's last run counted (passing + failing); GREEN must pass at least
+        /// as many, so a test command narrowed to a subset cannot turn green.
+        tests_at_red_end: Option<u32>,
     },
     /// REFACTOR: tests pass, lint passes, complexity is not worse than at the end of GREEN.
     Refactor {
@@ -205,7 +212,16 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
             runs,
             frozen_tests,
             current_tests,
+            tests_at_red_end,
         } => {
+            let passing = runs.last().and_then(|run| run.counts).map(|c| c.passing);
+            if let (Some(passing), Some(expected)) = (passing, tests_at_red_end)
+                && passing < *expected
+            {
+                reasons.push(format!(
+                    "only {passing} test(s) passed but RED ended with {expected}; every test RED wrote must run and pass"
+                ));
+            }
             if runs.len() < 2 {
                 reasons.push(format!(
                     "the test command ran {} time(s); GREEN needs two passing runs in a row",
@@ -377,6 +393,7 @@ mod tests {
                 file("tests/logout.rs", "bbb"),
             ],
             current_tests: current,
+            tests_at_red_end: None,
         }
     }
 
@@ -701,6 +718,53 @@ mod tests {
         assert_eq!(
             result.unmet(),
             vec!["the agent's status block gave no EXIT_SIGNAL".to_owned()]
+        );
+    }
+
+    #[test]
+    fn regression_exit_zero_without_a_test_count_is_no_pass() {
+        let gate = evaluate(
+            &green(
+                vec![run(Some(0), None), run(Some(0), None)],
+                frozen_unchanged(),
+            ),
+            Signal {
+                exit_signal: Some(true),
+                agent_approves: None,
+            },
+        );
+        let reasons = gate.gate1.expect_err("no count, no pass").join(" ");
+        assert!(
+            reasons.contains("no test count prpd recognises"),
+            "{reasons}"
+        );
+    }
+
+    #[test]
+    fn regression_green_on_a_narrowed_test_command_is_refused() {
+        let Measured::Green {
+            runs,
+            frozen_tests,
+            current_tests,
+            ..
+        } = green(vec![passing(), passing()], frozen_unchanged())
+        else {
+            unreachable!("green() builds a GREEN measurement")
+        };
+        let passed = runs[1].counts.expect("counts").passing;
+        let narrowed = Measured::Green {
+            runs,
+            frozen_tests,
+            current_tests,
+            tests_at_red_end: Some(passed + 1),
+        };
+        let reasons = evaluate(&narrowed, Signal::default())
+            .gate1
+            .expect_err("fewer tests than RED ran")
+            .join(" ");
+        assert!(
+            reasons.contains("every test RED wrote must run"),
+            "{reasons}"
         );
     }
 

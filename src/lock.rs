@@ -60,11 +60,6 @@ impl SessionLock {
         write!(file, "{}", std::process::id()).map_err(io)?;
         Ok(SessionLock { _file: file })
     }
-
-    /// Whether another process holds the lock at `path` now.
-    pub fn is_held(path: &Path) -> bool {
-        matches!(SessionLock::acquire(path), Err(LockError::Busy { .. }))
-    }
 }
 
 #[cfg(test)]

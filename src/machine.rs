@@ -203,8 +203,8 @@ pub enum QaVerdict {
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Effect {
     /// The run enters `phase` from another phase (forward, or back to GREEN after a REJECT):
-    /// open its span, restart its breaker (`Breaker::restart`) and take the snapshot its first
-    /// iteration is compared with.
+    /// restart its breaker (`Breaker::restart`) and take the snapshot its first iteration is
+    /// compared with.
     StartPhase {
         /// The phase entered.
         phase: Phase,
@@ -229,7 +229,7 @@ pub enum Effect {
         /// The phase that ended.
         phase: Phase,
     },
-    /// Record a QA verdict (`qa-state.json`, memory, the report).
+    /// Record a QA verdict (the run record and `qa-state.json`).
     RecordVerdict {
         /// The verdict.
         verdict: QaVerdict,
@@ -253,7 +253,7 @@ pub enum Effect {
         /// Why.
         reason: EscalationReason,
     },
-    /// Stop the run's running child, if any, and record the abort.
+    /// Record the abort (the summary); the run's agent is not running between effects.
     Abort,
 }
 

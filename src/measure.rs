@@ -15,7 +15,7 @@ use crate::failures::{self, FailingTests};
 use crate::gate::{FileHash, Lint, TestRun};
 use crate::method;
 use crate::metrics::{self, MetricValue, Metrics};
-use crate::process::{self, ProcessError, Spec, Termination};
+use crate::process::{self, ProcessError, Spec};
 
 /// The content of the working tree, as far as git would track it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,18 +135,9 @@ impl TestMeasurement {
 }
 
 impl Probe<'_> {
-    /// The discovered command of `kind`, if any.
-    pub fn command(&self, kind: CommandKind) -> Option<&str> {
-        self.detection
-            .commands
-            .get(&kind)
-            .and_then(Option::as_ref)
-            .map(|discovered| discovered.command.as_str())
-    }
-
     /// Runs the test command; `label` names the log (`tests-1`, `tests-2`).
     pub async fn tests(&self, label: &str) -> Result<Option<TestMeasurement>, ProcessError> {
-        let Some(command) = self.command(CommandKind::Test) else {
+        let Some(command) = self.detection.command(CommandKind::Test) else {
             return Ok(None);
         };
         let (outcome, metrics) = self.run(command, label).await?;
@@ -162,7 +153,7 @@ impl Probe<'_> {
         };
         Ok(Some(TestMeasurement {
             run: TestRun {
-                exit_code: exit_code(outcome.termination),
+                exit_code: outcome.exit_code(),
                 counts,
             },
             failing: failures::parse_log(&outcome.log_path),
@@ -173,19 +164,19 @@ impl Probe<'_> {
 
     /// Runs the lint command and counts its errors.
     pub async fn lint(&self) -> Result<Lint, ProcessError> {
-        let Some(command) = self.command(CommandKind::Lint) else {
+        let Some(command) = self.detection.command(CommandKind::Lint) else {
             return Ok(Lint::NotConfigured);
         };
         let (outcome, metrics) = self.run(command, "lint").await?;
         Ok(Lint::Ran {
-            exit_code: exit_code(outcome.termination),
+            exit_code: outcome.exit_code(),
             errors: number(&metrics, "lint_errors"),
         })
     }
 
     /// The maximum complexity the complexity command reports, when it reports one.
     pub async fn complexity(&self) -> Result<Option<u32>, ProcessError> {
-        let Some(command) = self.command(CommandKind::Complexity) else {
+        let Some(command) = self.detection.command(CommandKind::Complexity) else {
             return Ok(None);
         };
         let (_, metrics) = self.run(command, "complexity").await?;
@@ -223,13 +214,6 @@ pub async fn head(repo: &Path, log_dir: &Path) -> Result<String, ProcessError> {
     } else {
         "none".to_owned()
     })
-}
-
-fn exit_code(termination: Termination) -> Option<i32> {
-    match termination {
-        Termination::Exited(code) => Some(code),
-        Termination::Signaled(_) | Termination::TimedOut => None,
-    }
 }
 
 fn number(metrics: &Metrics, name: &str) -> Option<u32> {
@@ -283,6 +267,7 @@ mod tests {
             runs: Vec::new(),
             frozen_tests: frozen,
             current_tests: current,
+            tests_at_red_end: None,
         };
         let gate = crate::gate::evaluate(&measured, crate::gate::Signal::default());
         let reasons = gate.gate1.expect_err("refused").join(" ");

@@ -100,18 +100,21 @@ impl Metrics {
         self.0.is_empty()
     }
 
-    /// How many tests ran (`tests_total`), if any test runner's summary was seen. `Some(0)`
-    /// means a runner reported that it ran nothing, which QA must not take as a pass.
+    /// How many tests ran — passed plus failed; skipped tests ran nothing — if any test
+    /// runner's summary was seen. `Some(0)` means a runner reported that it ran nothing (or
+    /// skipped everything), which QA must not take as a pass.
     pub fn tests_ran(&self) -> Option<u64> {
-        match self.get("tests_total")? {
+        self.get("tests_total")?;
+        let count = |name| match self.get(name) {
             #[expect(
                 clippy::cast_possible_truncation,
                 clippy::cast_sign_loss,
-                reason = "tests_total is a sum of u32 counts"
+                reason = "test counts are sums of u32 counts"
             )]
-            MetricValue::Number(total) => Some(total.max(0.0) as u64),
-            MetricValue::Bool(_) => None,
-        }
+            Some(MetricValue::Number(value)) => value.max(0.0) as u64,
+            Some(MetricValue::Bool(_)) | None => 0,
+        };
+        Some(count("tests_passed") + count("tests_failed"))
     }
 }
 
@@ -826,6 +829,12 @@ mod tests {
             number_of(&metrics, "lint_errors")?,
             number_of(&metrics, "lint_warnings")?,
         ))
+    }
+
+    #[test]
+    fn regression_a_run_that_only_skipped_tests_ran_none() {
+        let metrics = parse_output("===== 5 skipped in 0.01s =====\n".as_bytes());
+        assert_eq!(metrics.tests_ran(), Some(0));
     }
 
     #[test]

@@ -74,8 +74,10 @@ impl fmt::Display for Program {
 /// Which of prpd's environment variables the child sees.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EnvPolicy {
-    /// All of them.
-    Inherit,
+    /// All of them except those whose names mark them as secrets ([`is_secret_name`]): the
+    /// project's own commands (tests, linters) need the environment, but a test that prints it
+    /// must not carry a token into a report, a prompt or a pull request.
+    WithoutSecrets,
     /// Only these names, plus `PATH` and `HOME`, which every tool expects.
     AllowList(Vec<String>),
 }
@@ -126,7 +128,7 @@ impl Spec {
             program,
             cwd: cwd.to_path_buf(),
             env: Vec::new(),
-            env_policy: EnvPolicy::Inherit,
+            env_policy: EnvPolicy::WithoutSecrets,
             stdin: None,
             timeout: DEFAULT_TIMEOUT,
             grace: DEFAULT_GRACE,
@@ -361,7 +363,13 @@ fn build_command(
     };
     command.current_dir(cwd).process_group(0);
     match env_policy {
-        EnvPolicy::Inherit => {}
+        EnvPolicy::WithoutSecrets => {
+            for (name, _) in std::env::vars_os() {
+                if is_secret_name(&name.to_string_lossy()) {
+                    command.env_remove(name);
+                }
+            }
+        }
         EnvPolicy::AllowList(names) => {
             command.env_clear();
             for name in names.iter().map(String::as_str).chain(["PATH", "HOME"]) {
@@ -373,6 +381,26 @@ fn build_command(
     }
     command.envs(env.iter().map(|(name, value)| (name, value)));
     Ok(command)
+}
+
+/// Words that mark an environment variable as a secret (matched in its upper-cased name).
+const SECRET_WORDS: &[&str] = &[
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "API_KEY",
+    "APIKEY",
+    "PRIVATE_KEY",
+    "ACCESS_KEY",
+    "CREDENTIAL",
+];
+
+/// Whether an environment variable's name marks it as a secret: `GITHUB_TOKEN`,
+/// `ANTHROPIC_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, anything ending in `_KEY`.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("_KEY") || SECRET_WORDS.iter().any(|word| upper.contains(word))
 }
 
 fn create_log(path: &Path) -> Result<File, ProcessError> {
@@ -698,6 +726,38 @@ fn nth_newline_from_end(bytes: &[u8], n: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
+mod secret_tests {
+    use super::is_secret_name;
+
+    #[test]
+    fn secret_names_are_recognised() {
+        for name in [
+            "GITHUB_TOKEN",
+            "ANTHROPIC_API_KEY",
+            "openai_api_key",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+            "NPM_TOKEN",
+            "SIGNING_KEY",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "PATH",
+            "HOME",
+            "CI",
+            "NODE_ENV",
+            "KEYBOARD",
+            "PRPD_PHASE",
+            "TOKENIZERS_X",
+        ] {
+            assert_eq!(is_secret_name(name), name.contains("TOKEN"), "{name}");
+        }
+    }
+}
+
+#[cfg(test)]
 mod group_file_tests {
     use super::*;
 
@@ -978,7 +1038,7 @@ mod tests {
     async fn allow_list_hides_other_variables_and_env_entries_are_set() {
         let dir = temp();
         let (hidden, _) = std::env::vars()
-            .find(|(name, _)| name != "PATH" && name != "HOME")
+            .find(|(name, _)| name != "PATH" && name != "HOME" && !is_secret_name(name))
             .expect("the test process has some variable besides PATH and HOME");
         let spec_with = |env_policy: EnvPolicy| {
             let mut spec = Spec::argv(
@@ -997,7 +1057,9 @@ mod tests {
                 .collect()
         };
 
-        let outcome = run(spec_with(EnvPolicy::Inherit)).await.expect("runs");
+        let outcome = run(spec_with(EnvPolicy::WithoutSecrets))
+            .await
+            .expect("runs");
         assert!(names(&outcome.tail).contains(&hidden));
 
         let outcome = run(spec_with(EnvPolicy::AllowList(vec![])))

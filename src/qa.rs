@@ -292,21 +292,14 @@ async fn run_check(
             }
         }
         Finding::Inapplicable(detail) => {
-            if spec.optional {
-                result.detail = detail;
-                CheckStatus::Skip
-            } else {
-                result.detail = detail;
-                if result.blocking {
-                    CheckStatus::Fail
-                } else {
-                    CheckStatus::Warn
-                }
-            }
-        }
-        Finding::NotApplicable(detail) => {
             result.detail = detail;
-            CheckStatus::Skip
+            if spec.optional {
+                CheckStatus::Skip
+            } else if result.blocking {
+                CheckStatus::Fail
+            } else {
+                CheckStatus::Warn
+            }
         }
     };
     Ok(result)
@@ -316,11 +309,9 @@ async fn run_check(
 enum Finding {
     Pass(String),
     Fail(String),
-    /// The check could not be carried out (nothing to run, tool missing): a failure unless the
-    /// checklist marks the check optional.
+    /// The check could not be carried out (nothing to run, tool missing, no PRP to verify
+    /// against): a failure unless the checklist marks the check optional.
     Inapplicable(String),
-    /// The check does not apply to this work at all (no PRP to verify against).
-    NotApplicable(String),
 }
 
 async fn run_command(
@@ -383,9 +374,16 @@ async fn run_command(
     }
     if resolved.runs_tests {
         match result.metrics.tests_ran() {
+            None if exit_code != 0 => {
+                return Ok(Finding::Fail(format!(
+                    "`{}` failed (exit {exit_code}) before reporting any test result; last output: {}",
+                    resolved.command,
+                    last_lines(&result.output_tail, 3)
+                )));
+            }
             None => {
                 return Ok(Finding::Fail(format!(
-                    "`{}` printed no test count prpd recognises, so it cannot tell that any test ran (exit {exit_code}); make the runner print a summary such as `3 passed, 0 failed`",
+                    "`{}` printed no test count prpd recognises, so it cannot tell that any test ran; make the runner print a summary such as `3 passed, 0 failed`",
                     resolved.command
                 )));
             }
@@ -436,6 +434,31 @@ fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String> {
     (!installed).then(|| tool.to_owned())
 }
 
+/// The last non-empty line of `text`.
+fn last_line(text: &str) -> Option<&str> {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+}
+
+/// The last `count` non-empty lines of `text`, joined with ` | ` for a one-line message.
+fn last_lines(text: &str, count: usize) -> String {
+    let mut lines: Vec<&str> = text
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .take(count)
+        .collect();
+    lines.reverse();
+    if lines.is_empty() {
+        "(none)".to_owned()
+    } else {
+        lines.join(" | ")
+    }
+}
+
 /// When the command failed because its program is not installed (rather than because the
 /// program found a problem): the output line that says so.
 fn missing_tool(exit_code: i32, tail: &str) -> Option<String> {
@@ -450,10 +473,7 @@ fn missing_tool(exit_code: i32, tail: &str) -> Option<String> {
     match evidence {
         Some(line) => Some(line.to_owned()),
         None if exit_code == COMMAND_NOT_FOUND || exit_code == COMMAND_NOT_EXECUTABLE => Some(
-            tail.lines()
-                .rev()
-                .map(str::trim)
-                .find(|line| !line.is_empty())
+            last_line(tail)
                 .unwrap_or("the shell could not run it")
                 .to_owned(),
         ),
@@ -485,10 +505,10 @@ fn run_method(
             match evaluation_finding(spec, &result.metrics) {
                 Finding::Pass(_) => Finding::Pass(detail),
                 Finding::Fail(reason) => Finding::Fail(format!("{reason}: {detail}")),
-                other @ (Finding::Inapplicable(_) | Finding::NotApplicable(_)) => other,
+                other @ Finding::Inapplicable(_) => other,
             }
         }
-        MethodOutcome::NotApplicable { reason } => Finding::NotApplicable(reason),
+        MethodOutcome::NotApplicable { reason } => Finding::Inapplicable(reason),
     }
 }
 

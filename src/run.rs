@@ -53,6 +53,8 @@ pub struct RunRecord {
     pub evidence_phase: Option<Phase>,
     /// The QA report that goes with the GREEN feedback after a REJECT.
     pub last_qa_report: Option<PathBuf>,
+    /// The blockers of the last REJECT: every GREEN iteration gets them until GREEN completes.
+    pub qa_blockers: Vec<String>,
     pub verdicts: Vec<VerdictRecord>,
     /// The guardrail that stopped the run, if one did.
     pub guardrail: Option<String>,
@@ -85,6 +87,8 @@ pub struct Baseline {
     pub frozen_tests: Vec<FileHash>,
     /// The maximum complexity measured at the end of GREEN.
     pub complexity_at_green_end: Option<u32>,
+    /// How many tests RED's last run counted (passing + failing).
+    pub tests_at_red_end: Option<u32>,
 }
 
 /// One QA verdict of the run.
@@ -141,6 +145,7 @@ impl RunRecord {
             evidence: Vec::new(),
             evidence_phase: None,
             last_qa_report: None,
+            qa_blockers: Vec::new(),
             verdicts: Vec::new(),
             guardrail: None,
             escalation_report: None,
@@ -152,10 +157,17 @@ impl RunRecord {
         self.machine.state()
     }
 
-    /// Whether the run has ended for good (SHIPPED or ABORTED). An escalated run waits for a
-    /// human and is not finished.
+    /// Whether the run has ended for good: SHIPPED or ABORTED with every effect carried out.
+    /// An escalated run waits for a human and is not finished.
     pub fn is_finished(&self) -> bool {
-        matches!(self.state(), State::Shipped {} | State::Aborted {})
+        self.pending.is_empty() && matches!(self.state(), State::Shipped {} | State::Aborted {})
+    }
+
+    /// Whether the run waits for a human: ESCALATED with every effect carried out (the
+    /// escalation report written). A record saved between the decision to escalate and its
+    /// report is a crash to recover from, not a human's turn.
+    pub fn awaits_human(&self) -> bool {
+        self.pending.is_empty() && matches!(self.state(), State::Escalated { .. })
     }
 
     /// Total iterations of the run.
@@ -239,6 +251,43 @@ mod tests {
         assert_eq!(loaded.pending, record.pending);
         assert_eq!(loaded.state(), record.state());
         assert_eq!(loaded.breakers.len(), 5);
+    }
+
+    #[test]
+    fn regression_a_record_saved_before_its_escalation_report_is_not_a_humans_turn() {
+        use crate::breaker::{Counter, Trip};
+        use crate::machine::Event;
+        let mut record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            7,
+            &Config::default().breaker,
+        );
+        let gate = crate::gate::evaluate(
+            &crate::gate::Measured::Red {
+                tests: None,
+                changed_test_files: Vec::new(),
+            },
+            crate::gate::Signal::default(),
+        );
+        let trip = Trip {
+            phase: Phase::Red,
+            counter: Counter::NoProgress,
+            count: 3,
+            threshold: 3,
+        };
+        record.pending = record.machine.handle(&Event::IterationFinished {
+            gate,
+            trip: Some(trip),
+        });
+        assert!(matches!(record.state(), State::Escalated { .. }));
+        assert!(
+            !record.awaits_human(),
+            "the escalation report is still to write"
+        );
+        record.pending.clear();
+        assert!(record.awaits_human());
+        assert!(!record.is_finished());
     }
 
     #[test]

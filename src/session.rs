@@ -11,7 +11,7 @@ use crate::config_file::{self, ConfigError};
 use crate::discover::{self, CommandKind};
 use crate::driver::{Context, DriveError, Driver, Output};
 use crate::lock::{LockError, SessionLock};
-use crate::machine::{Event, State};
+use crate::machine::Event;
 use crate::paths::SessionPaths;
 use crate::prp::{self, PrpError};
 use crate::run::{RunError, RunRecord};
@@ -121,7 +121,7 @@ pub async fn resume(options: &Options, run: Option<&str>) -> Result<RunRecord, S
         .into());
     }
     let context = context(options, &record.prp)?;
-    let escalated = matches!(record.state(), State::Escalated { .. });
+    let escalated = record.awaits_human();
     let mut driver = Driver::new(context, record);
     if escalated {
         driver.handle_event(&Event::HumanResume)?;
@@ -211,8 +211,11 @@ fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
 }
 
 /// Stops an agent that a killed predecessor left running, so that it cannot edit the tree
-/// while this prpd runs the interrupted iteration again. Call with the lock held.
+/// while this prpd runs the interrupted iteration again, and drops an abort request that no
+/// prpd was left to honour (starting or resuming is the newer decision). Call with the lock
+/// held.
 fn stop_orphaned_agent(session: &SessionPaths) {
+    let _ = std::fs::remove_file(session.abort_request());
     if let Some(pgid) = crate::process::stop_orphaned_group(&session.agent_group()) {
         tracing::warn!(
             pgid,
@@ -231,11 +234,7 @@ fn context(options: &Options, prp_relative: &Path) -> Result<Context, SessionFai
     let prp_text = config_file::read(&prp_path).map_err(SessionError::from)?;
     let prp = prp::parse(prp_relative, &prp_text).map_err(SessionError::from)?;
     let detection = discover::detect(&repo, &mapping).map_err(DriveError::from)?;
-    if detection
-        .commands
-        .get(&CommandKind::Test)
-        .is_none_or(Option::is_none)
-    {
+    if detection.command(CommandKind::Test).is_none() {
         return Err(SessionError::NoTestCommand { repo }.into());
     }
     Ok(Context {

@@ -266,3 +266,54 @@ fn report_file_and_run_artifacts_are_written() {
         "prpd dirtied the tree"
     );
 }
+
+#[test]
+fn regression_test_command_that_dies_before_any_test_names_the_failure() {
+    let repo = TestRepo::new();
+    repo.file(
+        "Makefile",
+        "test:\n\t@echo 'ImportError while loading conftest'\n\t@exit 4\n",
+    );
+    let (code, report) = qa_json(&repo, &[]);
+    assert_eq!(code, 1);
+    let tests = check(&report, "F1");
+    assert_eq!(tests["command"], "make test");
+    let detail = tests["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("`make test` failed (exit 2) before reporting any test result"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("ImportError while loading conftest"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn tokens_in_prpds_environment_never_reach_check_output() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-checklist.yml",
+        &checklist(
+            "    - id: E1\n      criterio: prints its environment\n      validacao: exit_code == 0\n      comando: env\n      blocking: true\n",
+        ),
+    );
+    let secret = "ghp_prpd_test_secret_value_1234567890";
+    let output = repo
+        .prpd()
+        .args(["qa", "--json"])
+        .env("GITHUB_TOKEN", secret)
+        .env("PRPD_VISIBLE_SETTING", "shown")
+        .output()
+        .expect("run prpd");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains(secret), "the token reached the report");
+    let logs = std::fs::read_dir(repo.join(".prp-session/runs"))
+        .expect("runs")
+        .flatten()
+        .map(|run| run.path().join("checks/E1.log"))
+        .map(|log| std::fs::read_to_string(log).expect("check log"))
+        .collect::<String>();
+    assert!(logs.contains("PRPD_VISIBLE_SETTING=shown"), "{logs}");
+    assert!(!logs.contains(secret), "the token reached the check log");
+}
