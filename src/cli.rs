@@ -330,8 +330,7 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
 
 fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {
     let options = session_options(&args.repo, None, true)?;
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    match runtime.block_on(session::abort(&options, args.run.as_deref()))? {
+    match session::abort(&options, args.run.as_deref())? {
         session::Aborted::Now { run_id } => println!("Run {run_id} aborted."),
         session::Aborted::Requested { run_id } => println!(
             "Run {run_id} is being driven by another prpd; it was asked to abort after its current step."

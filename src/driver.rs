@@ -275,15 +275,7 @@ impl Driver {
         self.record.feedback.remove(&phase);
         match phase {
             Phase::Red => {
-                let tree = measure::tree(&self.context.repo);
-                let changed = tree.changed_tests(&self.record.baseline.tests_at_start);
-                self.record.baseline.frozen_tests = changed
-                    .into_iter()
-                    .map(|path| gate::FileHash {
-                        hash: tree.test_files.get(&path).cloned().unwrap_or_default(),
-                        path,
-                    })
-                    .collect();
+                self.freeze_tests();
                 self.record.baseline.tests_at_red_end = self
                     .record
                     .last_observation
@@ -292,6 +284,9 @@ impl Driver {
                     .map(|tests| tests.passing + tests.failing);
             }
             Phase::Green => {
+                // Tests GREEN added (after a REJECT, for an uncovered criterion) are held to
+                // the same rule as RED's from now on.
+                self.freeze_tests();
                 self.record.qa_blockers.clear();
                 let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
                 let log_dir = self.run_dir().join("measure");
@@ -307,6 +302,20 @@ impl Driver {
             Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {}
         }
         Ok(())
+    }
+
+    /// Fixes the test files added or changed since the run started, with their current hashes:
+    /// GREEN may not change them afterwards.
+    fn freeze_tests(&mut self) {
+        let tree = measure::tree(&self.context.repo);
+        let changed = tree.changed_tests(&self.record.baseline.tests_at_start);
+        self.record.baseline.frozen_tests = changed
+            .into_iter()
+            .map(|path| gate::FileHash {
+                hash: tree.test_files.get(&path).cloned().unwrap_or_default(),
+                path,
+            })
+            .collect();
     }
 
     fn record_verdict(
@@ -1036,6 +1045,14 @@ fn last_blocks(log: &Path, count: usize) -> Vec<String> {
     let keep = blocks.len().saturating_sub(count);
     blocks.drain(..keep);
     blocks
+}
+
+/// Writes `runs/<id>/summary.json` of `record`.
+pub fn write_summary(session: &SessionPaths, record: &RunRecord) -> Result<(), DriveError> {
+    write_json(
+        &session.run_dir(&record.run_id).join("summary.json"),
+        &Summary::of(record),
+    )
 }
 
 /// The final summary of a run: `runs/<id>/summary.json` and `prpd run --json`.

@@ -57,13 +57,10 @@ pub fn tree(repo: &Path) -> Tree {
     let mut whole = Fnv::new();
     let mut test_files = BTreeMap::new();
     for path in method::walk(repo) {
-        let Ok(contents) = std::fs::read(&path) else {
+        let Some(file_hash) = hash_file(&path) else {
             continue;
         };
         let relative = path.strip_prefix(repo).unwrap_or(&path).to_path_buf();
-        let mut file = Fnv::new();
-        file.update(&contents);
-        let file_hash = file.hex();
         whole.update(relative.to_string_lossy().as_bytes());
         whole.update(&[0]);
         whole.update(file_hash.as_bytes());
@@ -74,6 +71,22 @@ pub fn tree(repo: &Path) -> Tree {
     Tree {
         hash: whole.hex(),
         test_files,
+    }
+}
+
+/// The hash of a file's content, read in chunks (a large file never sits in memory whole).
+fn hash_file(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut hash = Fnv::new();
+    let mut buffer = vec![0; 64 * 1024];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => return Some(hash.hex()),
+            Ok(read) => hash.update(&buffer[..read]),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
     }
 }
 

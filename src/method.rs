@@ -469,14 +469,21 @@ fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
         return one_flag(METRIC, false, format!("{name} could not be read as text"));
     };
     if let Some(prp) = context.prp {
+        // With a PRP the entry must be about the feature: an unrelated item that was already
+        // under Unreleased says nothing about this work.
         let feature = Feature::of(prp);
-        if let Some((line, found)) = feature.find_in(&text) {
-            return one_flag(
+        return match feature.find_in(&text) {
+            Some((line, found)) => one_flag(
                 METRIC,
                 true,
                 format!("{name} mentions {found} (line {line})"),
-            );
-        }
+            ),
+            None => one_flag(
+                METRIC,
+                false,
+                format!("{name} has no entry mentioning \"{}\"", feature.title),
+            ),
+        };
     }
     if let Some(line) = unreleased_item(&text) {
         return one_flag(
@@ -485,14 +492,11 @@ fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
             format!("{name} has an entry under Unreleased (line {line})"),
         );
     }
-    let looked_for = match context.prp {
-        Some(prp) => format!(
-            "no mention of \"{}\" and no item under an Unreleased heading",
-            Feature::of(prp).title
-        ),
-        None => "no item under an Unreleased heading (no PRP was given)".to_owned(),
-    };
-    one_flag(METRIC, false, format!("{name} has {looked_for}"))
+    one_flag(
+        METRIC,
+        false,
+        format!("{name} has no item under an Unreleased heading (no PRP was given)"),
+    )
 }
 
 /// The line of the first list item inside an `Unreleased` section.
@@ -1395,6 +1399,13 @@ mod tests {
             detail,
             "CHANGELOG.md has an entry under Unreleased (line 7)"
         );
+
+        // With a PRP, an unrelated item under Unreleased is not an entry for the feature.
+        let (value, _) = figure(
+            &unreleased.run(Method::GrepChangelog, Some(&prp)),
+            "changelog_has_entry",
+        );
+        assert_eq!(value, MetricValue::Bool(false));
     }
 
     #[test]
@@ -1412,7 +1423,7 @@ mod tests {
         assert_eq!(value, MetricValue::Bool(false));
         assert_eq!(
             detail,
-            "CHANGELOG.md has no mention of \"Rate Limiter\" and no item under an Unreleased heading"
+            "CHANGELOG.md has no entry mentioning \"Rate Limiter\""
         );
         let (value, detail) = figure(
             &Repo::new().run(Method::GrepChangelog, None),

@@ -140,22 +140,15 @@ pub enum Aborted {
     Requested { run_id: String },
 }
 
-/// Aborts the current run.
-pub async fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFailure> {
+/// Aborts the current run. Needs no valid configuration or PRP: an abort must work even when
+/// what made the run fail is a broken file.
+pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFailure> {
     let session = SessionPaths::new(&options.repo);
     prepare(&session)?;
-    let record = current(&session, &options.repo, run, "abort")?;
-    if record.is_finished() {
-        return Err(SessionError::Finished {
-            run_id: record.run_id.clone(),
-            state: record.state().to_string(),
-            action: "abort",
-        }
-        .into());
-    }
     let lock = match SessionLock::acquire(&session.lock()) {
         Ok(lock) => lock,
         Err(LockError::Busy { .. }) => {
+            let record = current(&session, &options.repo, run, "abort")?;
             let path = session.abort_request();
             std::fs::write(&path, &record.run_id)
                 .map_err(|source| SessionFailure::Io { path, source })?;
@@ -166,13 +159,25 @@ pub async fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, Sess
         Err(error) => return Err(SessionError::from(error).into()),
     };
     stop_orphaned_agent(&session);
-    let context = context(options, &record.prp)?;
-    let mut driver = Driver::new(context, record);
-    driver.handle_event(&Event::HumanAbort)?;
-    driver.drive().await?;
+    let mut record = current(&session, &options.repo, run, "abort")?;
+    if record.is_finished() {
+        return Err(SessionError::Finished {
+            run_id: record.run_id.clone(),
+            state: record.state().to_string(),
+            action: "abort",
+        }
+        .into());
+    }
+    let effects = record.machine.handle(&Event::HumanAbort);
+    if !effects.is_empty() {
+        // The abort's only effect is the summary, written here; nothing is left to carry out.
+        record.pending.clear();
+        record.save(&session.state())?;
+        crate::driver::write_summary(&session, &record)?;
+    }
     drop(lock);
     Ok(Aborted::Now {
-        run_id: driver.record().run_id.clone(),
+        run_id: record.run_id,
     })
 }
 
