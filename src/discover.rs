@@ -100,6 +100,21 @@ impl CommandKind {
         }
     }
 
+    /// The Makefile targets or justfile recipes that stand for this kind, best first: its task
+    /// names, and for tests also `check` when there is no `test`.
+    fn make_task_names(self) -> impl Iterator<Item = &'static str> {
+        let fallback: &[&str] = match self {
+            CommandKind::Test => &["check"],
+            CommandKind::Lint
+            | CommandKind::Typecheck
+            | CommandKind::Build
+            | CommandKind::FormatCheck
+            | CommandKind::Complexity
+            | CommandKind::Duplication => &[],
+        };
+        self.task_names().iter().chain(fallback).copied()
+    }
+
     /// The names projects give a script, target or recipe of this kind, best first.
     fn task_names(self) -> &'static [&'static str] {
         match self {

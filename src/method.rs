@@ -18,6 +18,7 @@ use regex::Regex;
 
 use crate::metrics::Metrics;
 use crate::prp::Prp;
+use crate::stack::SKIPPED_DIRS;
 
 /// A built-in method named by a check's `metodo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -143,23 +144,6 @@ const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Walks stop after this many files, so a huge repository costs a bounded time.
 const MAX_WALKED_FILES: usize = 20_000;
 
-/// Folders that hold other people's code or build output.
-const VENDORED: &[&str] = &[
-    "node_modules",
-    "vendor",
-    "third_party",
-    "target",
-    "dist",
-    "build",
-    "out",
-    "coverage",
-    "venv",
-    "__pycache__",
-    "site-packages",
-    "bower_components",
-    "Pods",
-];
-
 fn measured(metrics: Metrics, detail: String) -> MethodOutcome {
     MethodOutcome::Measured { metrics, detail }
 }
@@ -213,7 +197,7 @@ pub(crate) fn walk(repo: &Path) -> Vec<PathBuf> {
     ignore::WalkBuilder::new(repo)
         .require_git(false)
         .sort_by_file_name(std::cmp::Ord::cmp)
-        .filter_entry(|entry| !VENDORED.contains(&entry.file_name().to_string_lossy().as_ref()))
+        .filter_entry(|entry| !SKIPPED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
         .build()
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))

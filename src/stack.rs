@@ -46,6 +46,7 @@ pub const SKIPPED_DIRS: &[&str] = &[
     "coverage",
     "_build",
     "deps",
+    "Pods",
 ];
 
 /// A stack found in the repository.

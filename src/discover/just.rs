@@ -41,16 +41,7 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
 fn candidates_from(recipes: &[Recipe], source: impl Fn(&str) -> String) -> Vec<Candidate> {
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
-        let fallback: &[&str] = match kind {
-            CommandKind::Test => &["check"],
-            CommandKind::Lint
-            | CommandKind::Typecheck
-            | CommandKind::Build
-            | CommandKind::FormatCheck
-            | CommandKind::Complexity
-            | CommandKind::Duplication => &[],
-        };
-        for name in kind.task_names().iter().chain(fallback) {
+        for name in kind.make_task_names() {
             let Some(recipe) = recipes.iter().find(|recipe| recipe.name == *name) else {
                 continue;
             };

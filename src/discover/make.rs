@@ -45,16 +45,7 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
 fn candidates_from(targets: &[Target], source: impl Fn(&str) -> String) -> Vec<Candidate> {
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
-        let fallback: &[&str] = match kind {
-            CommandKind::Test => &["check"],
-            CommandKind::Lint
-            | CommandKind::Typecheck
-            | CommandKind::Build
-            | CommandKind::FormatCheck
-            | CommandKind::Complexity
-            | CommandKind::Duplication => &[],
-        };
-        for name in kind.task_names().iter().chain(fallback) {
+        for name in kind.make_task_names() {
             let judged = recipe_text(targets, name);
             if !judged.trim().is_empty() {
                 candidates.push(Candidate::new(
