@@ -444,7 +444,7 @@ fn read_report(outcome: &Outcome, output: &str, timeout: Duration) -> AgentRepor
         .map_or(output, |result| result.text.as_str());
     let status = find_last(answer);
     let output_tail = match &claude {
-        Some(result) => last_lines(&result.text, TAIL_LINES),
+        Some(result) => crate::files::last_lines(&result.text, TAIL_LINES),
         None => outcome.tail.clone(),
     };
     let reported_error = claude.as_ref().is_some_and(|result| result.is_error);
@@ -575,7 +575,7 @@ fn failure_end(
 
 /// The last lines of a failed run's answer, with Claude's error list when there is one.
 fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
-    let mut text = last_lines(answer, FAILURE_LINES);
+    let mut text = crate::files::last_lines(answer, FAILURE_LINES);
     for error in claude.iter().flat_map(|result| &result.errors) {
         text.push('\n');
         text.push_str(error);
@@ -620,11 +620,6 @@ fn error_signature(failure_text: &str, note: &str) -> String {
     } else {
         normalise_error(&lines.join("\n"))
     }
-}
-
-fn last_lines(text: &str, count: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 fn one_line(text: &str) -> String {

@@ -13,6 +13,7 @@ use crate::config_file::{self, ConfigError};
 use crate::discover::{self, DetectError};
 use crate::driver::{DriveError, Output, Summary};
 use crate::exit::ExitCode;
+use crate::files;
 use crate::machine::State;
 use crate::paths::SessionPaths;
 use crate::prp::{self, PrpError};
@@ -106,10 +107,9 @@ pub struct QaArgs {
     pub report: Option<PathBuf>,
 }
 
+/// Options of the commands that drive a run.
 #[derive(Debug, Args)]
-pub struct RunArgs {
-    /// The PRP to run (a Markdown file inside the repository).
-    pub prp: PathBuf,
+pub struct DriveArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
     /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
@@ -118,6 +118,14 @@ pub struct RunArgs {
     /// Print only a final JSON summary instead of the status blocks.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The PRP to run (a Markdown file inside the repository).
+    pub prp: PathBuf,
+    #[command(flatten)]
+    pub drive: DriveArgs,
 }
 
 #[derive(Debug, Args)]
@@ -134,13 +142,7 @@ pub struct ResumeArgs {
     /// The run to resume (default: the current run).
     pub run: Option<String>,
     #[command(flatten)]
-    pub repo: RepoArgs,
-    /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print only a final JSON summary instead of the status blocks.
-    #[arg(long)]
-    pub json: bool,
+    pub drive: DriveArgs,
 }
 
 #[derive(Debug, Args)]
@@ -168,13 +170,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Detect(args) => detect(&args),
         Command::Qa(args) => qa(&args),
         Command::Run(args) => {
-            let options = session_options(&args.repo, args.config.clone(), args.json)?;
-            drive_in_foreground(args.json, session::run(&options, &args.prp))
+            let options =
+                session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
+            drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
         }
         Command::Status(args) => status(&args),
         Command::Resume(args) => {
-            let options = session_options(&args.repo, args.config.clone(), args.json)?;
-            drive_in_foreground(args.json, session::resume(&options, args.run.as_deref()))
+            let options =
+                session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
+            drive_in_foreground(
+                args.drive.json,
+                session::resume(&options, args.run.as_deref()),
+            )
         }
         Command::Abort(args) => abort(&args),
         Command::Demo(args) => demo(&args),
@@ -189,12 +196,17 @@ fn session_options(
     Ok(session::Options {
         repo: repo_dir(repo)?,
         config,
-        output: if json {
-            Output::Quiet
-        } else {
-            Output::StatusBlocks
-        },
+        output: output(json),
     })
+}
+
+/// Status blocks while the run goes, or only the final JSON summary.
+fn output(json: bool) -> Output {
+    if json {
+        Output::Quiet
+    } else {
+        Output::StatusBlocks
+    }
 }
 
 /// Drives a run until it stops or the process is asked to stop (Ctrl-C, SIGTERM): then the
@@ -367,11 +379,7 @@ fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let options = session::Options {
         repo: dir.clone(),
         config: None,
-        output: if args.json {
-            Output::Quiet
-        } else {
-            Output::StatusBlocks
-        },
+        output: output(args.json),
     };
     let prp = dir.join(crate::demo::PRP);
     let code = drive_in_foreground(args.json, session::run(&options, &prp))?;
@@ -473,7 +481,9 @@ fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.report {
         write_file(path, &markdown)?;
     }
-    append(&session.phase_status_log(), &block)?;
+    let status_log = session.phase_status_log();
+    files::append(&status_log, &block)
+        .with_context(|| format!("failed to append to {}", status_log.display()))?;
 
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -501,21 +511,8 @@ fn load_prp(repo: &Path, path: &Path) -> anyhow::Result<(PathBuf, prp::Prp)> {
 }
 
 fn write_file(path: &Path, contents: &str) -> anyhow::Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("failed to create {}", parent.display()))?;
-    }
-    std::fs::write(path, contents).with_context(|| format!("failed to write {}", path.display()))
-}
-
-fn append(path: &Path, text: &str) -> anyhow::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .with_context(|| format!("failed to open {}", path.display()))?;
-    file.write_all(text.as_bytes())
-        .with_context(|| format!("failed to append to {}", path.display()))
+    files::write_atomically(path, contents.as_bytes())
+        .with_context(|| format!("failed to write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -107,13 +107,7 @@ impl BreakerConfig {
     /// that states the defaults with one that leaves them out).
     #[cfg(test)]
     fn with_all_phases(mut self) -> BreakerConfig {
-        for phase in [
-            Phase::Red,
-            Phase::Green,
-            Phase::Refactor,
-            Phase::Document,
-            Phase::Qa,
-        ] {
+        for phase in Phase::ITERATING {
             let thresholds = self.thresholds(phase);
             self.thresholds.insert(phase, thresholds);
         }

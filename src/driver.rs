@@ -24,6 +24,7 @@ use crate::checklist::{Category, Checklist};
 use crate::config::Config;
 use crate::discover::{self, CommandKind, DetectError, Detection};
 use crate::escalation;
+use crate::files;
 use crate::gate::{self, Measured, Signal};
 use crate::guardrail;
 use crate::machine::{Effect, EscalationReason, Event, Phase, QaVerdict, State};
@@ -34,7 +35,7 @@ use crate::prompt::{self, PromptContext, PromptError};
 use crate::prp::Prp;
 use crate::qa::{self, CheckStatus, QaError, QaOutcome, QaRequest};
 use crate::report;
-use crate::run::{RunError, RunRecord, VerdictRecord, write_atomically};
+use crate::run::{RunError, RunRecord, VerdictRecord};
 use crate::status_block::{Found, StatusBlock, Value, Verdict};
 use crate::tools_mapping::ToolsMapping;
 
@@ -290,14 +291,8 @@ impl Driver {
                 self.record.qa_blockers.clear();
                 let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
                 let log_dir = self.run_dir().join("measure");
-                let probe = Probe {
-                    repo: &self.context.repo,
-                    detection: &detection,
-                    log_dir: &log_dir,
-                    timeout: self.context.config.qa.check_timeout,
-                    grace: self.context.config.qa.grace,
-                };
-                self.record.baseline.complexity_at_green_end = probe.complexity().await?;
+                self.record.baseline.complexity_at_green_end =
+                    self.probe(&detection, &log_dir).complexity().await?;
             }
             Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {}
         }
@@ -559,13 +554,7 @@ impl Driver {
         qa_outcome: Option<&QaOutcome>,
         mut observation: Observation,
     ) -> Result<Measurement, DriveError> {
-        let probe = Probe {
-            repo: &self.context.repo,
-            detection,
-            log_dir: iteration_dir,
-            timeout: self.context.config.qa.check_timeout,
-            grace: self.context.config.qa.grace,
-        };
+        let probe = self.probe(detection, iteration_dir);
         let mut evidence = Vec::new();
         let measured = match phase {
             Phase::Red => {
@@ -715,6 +704,17 @@ impl Driver {
         Ok(report)
     }
 
+    /// prpd's own measurement commands, run with the QA limits, logging into `log_dir`.
+    fn probe<'a>(&'a self, detection: &'a Detection, log_dir: &'a Path) -> Probe<'a> {
+        Probe {
+            repo: &self.context.repo,
+            detection,
+            log_dir,
+            timeout: self.context.config.qa.check_timeout,
+            grace: self.context.config.qa.grace,
+        }
+    }
+
     /// Runs the whole checklist for a QA iteration and writes its report.
     async fn qa_pass(
         &mut self,
@@ -841,12 +841,7 @@ impl Driver {
             let _ = write!(text, "# agent\n{block}");
         }
         let _ = write!(text, "# prpd\n{own}");
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut file| file.write_all(text.as_bytes()))
-            .map_err(|source| DriveError::Write { path, source })
+        files::append(&path, &text).map_err(|source| DriveError::Write { path, source })
     }
 
     fn print_iteration(
@@ -911,8 +906,6 @@ fn blocking_failures(outcome: &QaOutcome) -> Vec<String> {
 }
 
 fn test_evidence(tests: &measure::TestMeasurement) -> String {
-    let last: Vec<&str> = tests.tail.lines().rev().take(15).collect();
-    let last: Vec<&str> = last.into_iter().rev().collect();
     let names = if tests.failing.names.is_empty() {
         String::new()
     } else {
@@ -921,19 +914,16 @@ fn test_evidence(tests: &measure::TestMeasurement) -> String {
     format!(
         "{names}last lines of the test output ({}):\n{}",
         tests.log.display(),
-        last.join("\n")
+        files::last_lines(&tests.tail, 15)
     )
 }
 
+/// The `PRPD_FEEDBACK` file: the same list the prompt shows.
 fn feedback_text(phase: Phase, feedback: &[String]) -> String {
-    let mut text = format!("# Feedback for the next {phase} iteration\n\n");
-    if feedback.is_empty() {
-        text.push_str("None: this is the first iteration of the phase.\n");
-    }
-    for item in feedback {
-        let _ = writeln!(text, "- {item}");
-    }
-    text
+    format!(
+        "# Feedback for the next {phase} iteration\n\n{}\n",
+        prompt::feedback_list(feedback)
+    )
 }
 
 /// What prpd measured in one iteration.
@@ -1122,9 +1112,9 @@ pub(crate) fn unix_now() -> u64 {
 }
 
 fn write_text(path: &Path, text: &str) -> Result<(), DriveError> {
-    write_atomically(path, text.as_bytes()).map_err(|error| match error {
-        RunError::Write { path, source } => DriveError::Write { path, source },
-        other => DriveError::Record(other),
+    files::write_atomically(path, text.as_bytes()).map_err(|source| DriveError::Write {
+        path: path.to_path_buf(),
+        source,
     })
 }
 

@@ -17,6 +17,7 @@ pub mod driver;
 pub mod escalation;
 pub mod exit;
 pub mod failures;
+pub mod files;
 pub mod gate;
 pub mod guardrail;
 pub mod lock;

@@ -56,6 +56,16 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// The phases an agent iterates in (all but SHIP), in loop order: the phases with a
+    /// breaker, a gate and an agent.
+    pub const ITERATING: [Phase; 5] = [
+        Phase::Red,
+        Phase::Green,
+        Phase::Refactor,
+        Phase::Document,
+        Phase::Qa,
+    ];
+
     /// Every phase, in loop order.
     pub const ALL: [Phase; 6] = [
         Phase::Red,
@@ -1122,13 +1132,7 @@ mod tests {
     fn a_run_goes_from_red_to_shipped() {
         let (mut machine, _) = PhaseMachine::start();
         let mut seen = vec![machine.state().to_string()];
-        for phase in [
-            Phase::Red,
-            Phase::Green,
-            Phase::Refactor,
-            Phase::Document,
-            Phase::Qa,
-        ] {
+        for phase in Phase::ITERATING {
             machine.handle(&finished(phase, Ok(()), Ok(()), None));
             seen.push(machine.state().to_string());
         }

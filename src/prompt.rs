@@ -165,7 +165,7 @@ fn known_placeholders() -> String {
 }
 
 /// A Markdown bullet list; the continuation lines of a multi-line entry are indented under it.
-fn feedback_list(feedback: &[String]) -> String {
+pub(crate) fn feedback_list(feedback: &[String]) -> String {
     if feedback.is_empty() {
         return NO_FEEDBACK.to_owned();
     }

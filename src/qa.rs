@@ -378,7 +378,7 @@ async fn run_command(
                 return Ok(Finding::Fail(format!(
                     "`{}` failed (exit {exit_code}) before reporting any test result; last output: {}",
                     resolved.command,
-                    last_lines(&result.output_tail, 3)
+                    one_line_tail(&result.output_tail, 3)
                 )));
             }
             None => {
@@ -443,7 +443,7 @@ fn last_line(text: &str) -> Option<&str> {
 }
 
 /// The last `count` non-empty lines of `text`, joined with ` | ` for a one-line message.
-fn last_lines(text: &str, count: usize) -> String {
+fn one_line_tail(text: &str, count: usize) -> String {
     let mut lines: Vec<&str> = text
         .lines()
         .rev()

@@ -8,11 +8,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::machine::MAX_QA_ATTEMPTS;
 use crate::qa::{CheckResult, CheckStatus, QaOutcome};
 use crate::status_block::{StatusBlock, Value, Verdict};
-
-/// The number of QA attempts a run gets before a human is asked (DESIGN §3).
-pub const MAX_ATTEMPTS: u32 = 3;
 
 /// How many output lines of a failed check the Markdown report quotes.
 const QUOTED_LINES: usize = 20;
@@ -29,7 +27,11 @@ pub fn markdown(outcome: &QaOutcome) -> String {
     let _ = writeln!(out, "**Feature:** {}", outcome.feature);
     let _ = writeln!(out, "**PRP:** {prp}");
     let _ = writeln!(out, "**Timestamp:** {timestamp}");
-    let _ = writeln!(out, "**Attempt:** {} of {MAX_ATTEMPTS}\n", outcome.attempt);
+    let _ = writeln!(
+        out,
+        "**Attempt:** {} of {MAX_QA_ATTEMPTS}\n",
+        outcome.attempt
+    );
     let _ = writeln!(out, "---\n");
     let verdict = match outcome.verdict {
         Verdict::Approve => "✅ APPROVED",
@@ -179,7 +181,7 @@ fn write_issue_list(out: &mut String, checks: &[&CheckResult]) {
         if let Some(log) = &check.log {
             let _ = writeln!(out, "   - **Log:** `{}`", log.display());
         }
-        let tail = last_lines(&check.output_tail, QUOTED_LINES);
+        let tail = crate::files::last_lines(&check.output_tail, QUOTED_LINES);
         if !tail.trim().is_empty() {
             let _ = writeln!(out, "   - **Output (last lines):**\n");
             let _ = writeln!(out, "     ```text");
@@ -202,7 +204,7 @@ fn write_next_action(out: &mut String, outcome: &QaOutcome) {
             );
         }
         Verdict::Reject => {
-            let remaining = MAX_ATTEMPTS.saturating_sub(outcome.attempt);
+            let remaining = MAX_QA_ATTEMPTS.saturating_sub(outcome.attempt);
             let _ = writeln!(
                 out,
                 "**❌ Return to GREEN** - Fix {} blocking issues.",
@@ -210,7 +212,7 @@ fn write_next_action(out: &mut String, outcome: &QaOutcome) {
             );
             let _ = writeln!(
                 out,
-                "Attempt {}/{MAX_ATTEMPTS} - {remaining} attempts remaining before human escalation.",
+                "Attempt {}/{MAX_QA_ATTEMPTS} - {remaining} attempts remaining before human escalation.",
                 outcome.attempt
             );
         }
@@ -229,11 +231,6 @@ fn status_icon(check: &CheckResult) -> &'static str {
 /// Table cells may not hold newlines or pipes.
 fn cell(text: &str) -> String {
     text.replace('\n', " ").replace('|', "\\|")
-}
-
-fn last_lines(text: &str, count: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 /// The JSON report: `{"verdict","checks":[…],"blocking_failed","warnings"}`.

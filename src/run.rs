@@ -7,7 +7,6 @@
 //! be carried out again on resume (an interrupted iteration is run again with the same number).
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -123,9 +122,8 @@ impl RunRecord {
     /// A new run of `prp`, with the machine started and its first effects pending.
     pub fn new(run_id: String, prp: PathBuf, started_at: u64, breakers: &BreakerConfig) -> Self {
         let (machine, pending) = PhaseMachine::start();
-        let breakers = Phase::ALL
+        let breakers = Phase::ITERATING
             .into_iter()
-            .filter(|phase| *phase != Phase::Ship)
             .map(|phase| (phase, Breaker::new(phase, breakers.thresholds(phase))))
             .collect();
         RunRecord {
@@ -210,24 +208,11 @@ impl RunRecord {
             path: path.to_path_buf(),
             source: std::io::Error::other(error),
         })?;
-        write_atomically(path, json.as_bytes())
+        crate::files::write_atomically(path, json.as_bytes()).map_err(|source| RunError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
     }
-}
-
-/// Writes `contents` to `path` so that a reader sees the old file or the new one, never a mix:
-/// a temporary file in the same directory, fsync, rename.
-pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<(), RunError> {
-    let error = |source| RunError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let directory = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(directory).map_err(error)?;
-    let mut file = tempfile::NamedTempFile::new_in(directory).map_err(error)?;
-    file.write_all(contents).map_err(error)?;
-    file.as_file().sync_all().map_err(error)?;
-    file.persist(path).map_err(|persist| error(persist.error))?;
-    Ok(())
 }
 
 #[cfg(test)]
