@@ -347,11 +347,16 @@ impl Driver {
         let repo = self.context.repo.clone();
         let detection = discover::detect(&repo, &self.context.mapping)?;
 
-        let tree_before = measure::tree(&repo);
-        let mut qa_outcome = if phase == Phase::Qa {
-            Some(self.qa_pass(&detection, &iteration_dir).await?)
+        // QA's verdict is about the tree as it was measured; its fingerprint tells whether the
+        // QA agent changed it afterwards.
+        let (tree_before, mut qa_outcome) = if phase == Phase::Qa {
+            let before = measure::tree(&repo).hash;
+            (
+                Some(before),
+                Some(self.qa_pass(&detection, &iteration_dir).await?),
+            )
         } else {
-            None
+            (None, None)
         };
 
         let feedback_path = self.run_dir().join("feedback.md");
@@ -375,7 +380,7 @@ impl Driver {
         };
 
         let tree = measure::tree(&repo);
-        if qa_outcome.is_some() && tree.hash != tree_before.hash {
+        if tree_before.is_some_and(|before| before != tree.hash) {
             // The QA agent changed the tree its verdict was about: measure what will ship.
             tracing::warn!("the QA agent modified the working tree; running the checklist again");
             qa_outcome = Some(self.qa_pass(&detection, &iteration_dir).await?);
