@@ -5,17 +5,17 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::checklist::Checklist;
-use crate::config::Config;
-use crate::config_file::{self, ConfigError};
-use crate::discover::{self, CommandKind};
-use crate::driver::{Context, DriveError, Driver, Output};
-use crate::lock::{LockError, SessionLock};
-use crate::machine::Event;
-use crate::paths::SessionPaths;
+use crate::base::config::Config;
+use crate::base::config_file::{self, ConfigError};
+use crate::base::lock::{LockError, SessionLock};
+use crate::base::paths::SessionPaths;
 use crate::prp::{self, PrpError};
-use crate::run::{RunError, RunRecord};
-use crate::tools_mapping::ToolsMapping;
+use crate::qa::checklist::Checklist;
+use crate::qa::discover::{self, CommandKind};
+use crate::qa::tools_mapping::ToolsMapping;
+use crate::run::driver::{Context, DriveError, Driver, Output};
+use crate::run::machine::Event;
+use crate::run::record::{RunError, RunRecord};
 
 /// A request that cannot be carried out as asked (the user's to fix; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -95,7 +95,7 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
     let record = RunRecord::new(
         run_id,
         prp_relative,
-        crate::driver::unix_now(),
+        crate::run::driver::unix_now(),
         &context.config.breaker,
     );
     tracing::info!(run_id = %record.run_id, prp = %record.prp.display(), "run started");
@@ -173,7 +173,7 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
         // The abort's only effect is the summary, written here; nothing is left to carry out.
         record.pending.clear();
         record.save(&session.state())?;
-        crate::driver::write_summary(&session, &record)?;
+        crate::run::driver::write_summary(&session, &record)?;
     }
     drop(lock);
     Ok(Aborted::Now {
@@ -221,7 +221,7 @@ fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
 /// held.
 fn stop_orphaned_agent(session: &SessionPaths) {
     let _ = std::fs::remove_file(session.abort_request());
-    if let Some(pgid) = crate::process::stop_orphaned_group(&session.agent_group()) {
+    if let Some(pgid) = crate::base::process::stop_orphaned_group(&session.agent_group()) {
         tracing::warn!(
             pgid,
             "stopped an agent left running by a prpd that was killed"

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::process::{self, ProcessError, Spec};
+use crate::base::process::{self, ProcessError, Spec};
 
 /// The PRP the demo runs, relative to the demo repository.
 pub const PRP: &str = "PRPs/word-stats.md";
@@ -13,35 +13,35 @@ pub const PRP: &str = "PRPs/word-stats.md";
 pub const FILES: &[(&str, &str)] = &[
     (
         "package.json",
-        include_str!("../examples/demo/package.json"),
+        include_str!("../../examples/demo/package.json"),
     ),
-    ("README.md", include_str!("../examples/demo/README.md")),
+    ("README.md", include_str!("../../examples/demo/README.md")),
     (
         "CHANGELOG.md",
-        include_str!("../examples/demo/CHANGELOG.md"),
+        include_str!("../../examples/demo/CHANGELOG.md"),
     ),
     (
         "docs/adr/0001-no-runtime-dependencies.md",
-        include_str!("../examples/demo/docs/adr/0001-no-runtime-dependencies.md"),
+        include_str!("../../examples/demo/docs/adr/0001-no-runtime-dependencies.md"),
     ),
     (
         "src/textkit.js",
-        include_str!("../examples/demo/src/textkit.js"),
+        include_str!("../../examples/demo/src/textkit.js"),
     ),
     (
         "test/textkit.test.js",
-        include_str!("../examples/demo/test/textkit.test.js"),
+        include_str!("../../examples/demo/test/textkit.test.js"),
     ),
     (
         "scripts/lint.mjs",
-        include_str!("../examples/demo/scripts/lint.mjs"),
+        include_str!("../../examples/demo/scripts/lint.mjs"),
     ),
-    (PRP, include_str!("../examples/demo/PRPs/word-stats.md")),
+    (PRP, include_str!("../../examples/demo/PRPs/word-stats.md")),
     (
         ".prpd/agents/scripted-agent.mjs",
-        include_str!("../examples/agents/scripted-agent.mjs"),
+        include_str!("../../examples/agents/scripted-agent.mjs"),
     ),
-    ("prpd.toml", include_str!("../examples/agents/prpd.toml")),
+    ("prpd.toml", include_str!("../../examples/agents/prpd.toml")),
 ];
 
 /// The demo repository could not be created.

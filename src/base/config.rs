@@ -10,15 +10,15 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::breaker::Thresholds;
-use crate::config_file::{self, ConfigError};
-use crate::machine::Phase;
+use crate::base::config_file::{self, ConfigError};
+use crate::run::breaker::Thresholds;
+use crate::run::machine::Phase;
 
 /// The file name prpd looks for at the root of the target repository.
 pub const FILE_NAME: &str = "prpd.toml";
 
 /// The commented example configuration shipped in `config/prpd.toml`.
-pub const EXAMPLE: &str = include_str!("../config/prpd.toml");
+pub const EXAMPLE: &str = include_str!("../../config/prpd.toml");
 
 /// Validated configuration, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]

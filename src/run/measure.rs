@@ -2,20 +2,20 @@
 //! the agent's word (DESIGN §3): the working tree's fingerprint and its test files' hashes,
 //! `HEAD`, and runs of the project's own test, lint and complexity commands.
 //!
-//! Commands go through [`crate::process`] like every other child; their logs land in the
+//! Commands go through [`crate::base::process`] like every other child; their logs land in the
 //! iteration's directory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::breaker::TestCounts;
-use crate::discover::{CommandKind, Detection};
-use crate::failures::{self, FailingTests};
-use crate::gate::{FileHash, Lint, TestRun};
-use crate::method;
-use crate::metrics::{self, MetricValue, Metrics};
-use crate::process::{self, ProcessError, Spec};
+use crate::base::process::{self, ProcessError, Spec};
+use crate::qa::discover::{CommandKind, Detection};
+use crate::qa::failures::{self, FailingTests};
+use crate::qa::method;
+use crate::qa::metrics::{self, MetricValue, Metrics};
+use crate::run::breaker::TestCounts;
+use crate::run::gate::{FileHash, Lint, TestRun};
 
 /// The content of the working tree, as far as git would track it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +138,7 @@ impl TestMeasurement {
             || self.run.counts.is_some_and(|counts| counts.failing > 0);
         failed.then(|| {
             let last_lines: Vec<&str> = self.tail.lines().rev().take(5).collect();
-            crate::breaker::normalise_error(&format!(
+            crate::run::breaker::normalise_error(&format!(
                 "{} | {}",
                 self.failing.summary(),
                 last_lines.join(" ")
@@ -276,13 +276,13 @@ mod tests {
         }];
         let current = tree(repo.path()).hashes_of(&frozen);
         assert!(current.is_empty());
-        let measured = crate::gate::Measured::Green {
+        let measured = crate::run::gate::Measured::Green {
             runs: Vec::new(),
             frozen_tests: frozen,
             current_tests: current,
             tests_at_red_end: None,
         };
-        let gate = crate::gate::evaluate(&measured, crate::gate::Signal::default());
+        let gate = crate::run::gate::evaluate(&measured, crate::run::gate::Signal::default());
         let reasons = gate.gate1.expect_err("refused").join(" ");
         assert!(reasons.contains("test/gone.test.js (deleted)"), "{reasons}");
     }

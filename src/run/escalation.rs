@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::machine::EscalationReason;
-use crate::run::RunRecord;
+use crate::run::machine::EscalationReason;
+use crate::run::record::RunRecord;
 
 /// The Markdown escalation report of `record`, stopped for `reason`.
 pub fn render(
@@ -106,7 +106,7 @@ pub fn render(
 
 fn stopped_in(record: &RunRecord) -> String {
     match record.state() {
-        crate::machine::State::Escalated { from, .. } => from.to_string(),
+        crate::run::machine::State::Escalated { from, .. } => from.to_string(),
         other => other.to_string(),
     }
 }

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{Candidate, CommandKind, DetectError, Directory};
-use crate::config_file::ConfigError;
+use crate::base::config_file::ConfigError;
 
 /// A JavaScript package manager.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

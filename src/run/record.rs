@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::breaker::{Breaker, Observation};
-use crate::config::BreakerConfig;
-use crate::gate::FileHash;
-use crate::machine::{Effect, Phase, PhaseMachine, QaVerdict, State};
+use crate::base::config::BreakerConfig;
+use crate::run::breaker::{Breaker, Observation};
+use crate::run::gate::FileHash;
+use crate::run::machine::{Effect, Phase, PhaseMachine, QaVerdict, State};
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
 pub const RECORD_VERSION: u32 = 1;
@@ -208,9 +208,11 @@ impl RunRecord {
             path: path.to_path_buf(),
             source: std::io::Error::other(error),
         })?;
-        crate::files::write_atomically(path, json.as_bytes()).map_err(|source| RunError::Write {
-            path: path.to_path_buf(),
-            source,
+        crate::base::files::write_atomically(path, json.as_bytes()).map_err(|source| {
+            RunError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
         })
     }
 }
@@ -218,7 +220,7 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::base::config::Config;
 
     #[test]
     fn record_round_trips_through_its_file() {
@@ -240,20 +242,20 @@ mod tests {
 
     #[test]
     fn regression_a_record_saved_before_its_escalation_report_is_not_a_humans_turn() {
-        use crate::breaker::{Counter, Trip};
-        use crate::machine::Event;
+        use crate::run::breaker::{Counter, Trip};
+        use crate::run::machine::Event;
         let mut record = RunRecord::new(
             "run-1".to_owned(),
             PathBuf::from("PRPs/x.md"),
             7,
             &Config::default().breaker,
         );
-        let gate = crate::gate::evaluate(
-            &crate::gate::Measured::Red {
+        let gate = crate::run::gate::evaluate(
+            &crate::run::gate::Measured::Red {
                 tests: None,
                 changed_test_files: Vec::new(),
             },
-            crate::gate::Signal::default(),
+            crate::run::gate::Signal::default(),
         );
         let trip = Trip {
             phase: Phase::Red,

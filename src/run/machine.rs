@@ -31,8 +31,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use statig::prelude::*;
 
-use crate::breaker::Trip;
-use crate::gate::GateResult;
+use crate::run::breaker::Trip;
+use crate::run::gate::GateResult;
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;
@@ -631,7 +631,7 @@ impl fmt::Debug for PhaseMachine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::breaker::Counter;
+    use crate::run::breaker::Counter;
 
     const BLOCKER: &str = "blocking check failed: tests pass";
     const NO_SIGNAL: &str = "the agent's status block gave no EXIT_SIGNAL";

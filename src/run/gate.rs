@@ -9,8 +9,8 @@
 
 use std::path::PathBuf;
 
-use crate::breaker::TestCounts;
-use crate::machine::Phase;
+use crate::run::breaker::TestCounts;
+use crate::run::machine::Phase;
 
 /// One run of the test command.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::config::Guardrails;
-use crate::run::RunUsage;
+use crate::base::config::Guardrails;
+use crate::run::record::RunUsage;
 
 /// One hour, the window of the rate limit.
 const HOUR: u64 = 3600;
@@ -74,7 +74,7 @@ pub fn record_call(usage: &mut RunUsage, now: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::base::config::Config;
 
     fn limits() -> Guardrails {
         Guardrails {

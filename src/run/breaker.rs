@@ -31,7 +31,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::machine::Phase;
+use crate::run::machine::Phase;
 
 /// How the agent invocation of an iteration ended, as the agent module read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::{Candidate, CommandKind, DetectError, Directory, in_directory, logical_lines};
-use crate::tools_mapping::Ordered;
+use crate::qa::tools_mapping::Ordered;
 
 /// Where GitHub keeps workflows.
 const WORKFLOW_DIR: &str = ".github/workflows";

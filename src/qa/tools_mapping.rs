@@ -7,11 +7,11 @@
 //! it names replaces the built-in command of that kind, while the kinds it leaves out keep their
 //! built-in defaults. The stacks listed in the repository's `detection` section come first, in
 //! that order, followed by the built-in stacks it does not list; the order is the priority order
-//! of [`crate::stack::detect_stacks`]. Merging rather than replacing lets a project adjust one
+//! of [`crate::qa::stack::detect_stacks`]. Merging rather than replacing lets a project adjust one
 //! command without copying the whole file, and a stack can still be switched off with
 //! `markers: []`.
 //!
-//! Every default command must pass [`crate::discover::is_safe`], so a mapping cannot make QA
+//! Every default command must pass [`crate::qa::discover::is_safe`], so a mapping cannot make QA
 //! run `eslint --fix`.
 
 use std::collections::BTreeMap;
@@ -23,14 +23,14 @@ use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use crate::config_file::{ConfigError, parse_yaml, read};
-use crate::discover::{CommandKind, is_safe};
+use crate::base::config_file::{ConfigError, parse_yaml, read};
+use crate::qa::discover::{CommandKind, is_safe};
 
 /// The name of the mapping file, at the root of a target repository.
 pub const FILE_NAME: &str = "qa-tools-mapping.yml";
 
 /// The built-in mapping's text; see the file itself for the schema.
-const BUILTIN_TEXT: &str = include_str!("../qa-tools-mapping.yml");
+const BUILTIN_TEXT: &str = include_str!("../../qa-tools-mapping.yml");
 
 /// How the built-in mapping is named in error messages.
 const BUILTIN_NAME: &str = "qa-tools-mapping.yml (built-in)";

@@ -18,26 +18,26 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::agent::{self, AgentError, Invocation};
-use crate::breaker::{self, AgentEnd, Observation};
-use crate::checklist::{Category, Checklist};
-use crate::config::Config;
-use crate::discover::{self, CommandKind, DetectError, Detection};
-use crate::escalation;
-use crate::files;
-use crate::gate::{self, Measured, Signal};
-use crate::guardrail;
-use crate::machine::{Effect, EscalationReason, Event, Phase, QaVerdict, State};
-use crate::measure::{self, Probe};
-use crate::paths::SessionPaths;
-use crate::process::ProcessError;
-use crate::prompt::{self, PromptContext, PromptError};
+use crate::base::config::Config;
+use crate::base::files;
+use crate::base::paths::SessionPaths;
+use crate::base::process::ProcessError;
+use crate::base::status_block::{Found, StatusBlock, Value, Verdict};
 use crate::prp::Prp;
-use crate::qa::{self, CheckStatus, QaError, QaOutcome, QaRequest};
-use crate::report;
-use crate::run::{RunError, RunRecord, VerdictRecord};
-use crate::status_block::{Found, StatusBlock, Value, Verdict};
-use crate::tools_mapping::ToolsMapping;
+use crate::qa::checklist::{Category, Checklist};
+use crate::qa::discover::{self, CommandKind, DetectError, Detection};
+use crate::qa::report;
+use crate::qa::runner::{self, CheckStatus, QaError, QaOutcome, QaRequest};
+use crate::qa::tools_mapping::ToolsMapping;
+use crate::run::agent::{self, AgentError, Invocation};
+use crate::run::breaker::{self, AgentEnd, Observation};
+use crate::run::escalation;
+use crate::run::gate::{self, Measured, Signal};
+use crate::run::guardrail;
+use crate::run::machine::{Effect, EscalationReason, Event, Phase, QaVerdict, State};
+use crate::run::measure::{self, Probe};
+use crate::run::prompt::{self, PromptContext, PromptError};
+use crate::run::record::{RunError, RunRecord, VerdictRecord};
 
 /// How many recent status blocks an escalation report quotes.
 const QUOTED_BLOCKS: usize = 3;
@@ -751,7 +751,7 @@ impl Driver {
             run_dir: iteration_dir.to_path_buf(),
             attempt: self.record.machine.qa_attempt(),
         };
-        Ok(qa::run(&request, checklist, detection.clone()).await?)
+        Ok(runner::run(&request, checklist, detection.clone()).await?)
     }
 
     fn ship(&mut self) -> Result<Event, DriveError> {
@@ -1031,7 +1031,7 @@ fn last_blocks(log: &Path, count: usize) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(log) else {
         return Vec::new();
     };
-    let end = crate::status_block::END_DELIMITER;
+    let end = crate::base::status_block::END_DELIMITER;
     let mut blocks: Vec<String> = text
         .split_inclusive(&format!("{end}\n"))
         .filter(|block| block.contains(end))

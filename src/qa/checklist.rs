@@ -33,12 +33,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config_file::{ConfigError, parse_yaml, read};
-use crate::method::Method;
-use crate::metrics::{MetricValue, Metrics};
+use crate::base::config_file::{ConfigError, parse_yaml, read};
+use crate::qa::method::Method;
+use crate::qa::metrics::{MetricValue, Metrics};
 
 /// The built-in checklist's text, used when a repository has no `qa-checklist.yml`.
-pub const BUILTIN_TEXT: &str = include_str!("../qa-checklist.yml");
+pub const BUILTIN_TEXT: &str = include_str!("../../qa-checklist.yml");
 
 /// The file name a repository uses to replace the built-in checklist.
 pub const FILE_NAME: &str = "qa-checklist.yml";

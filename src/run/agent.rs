@@ -29,11 +29,11 @@ use regex::Regex;
 use serde_json::{Map, Value as Json};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use crate::breaker::{AgentEnd, normalise_error};
-use crate::config::{AgentConfig, PromptMode};
-use crate::machine::Phase;
-use crate::process::{self, EnvPolicy, Outcome, ProcessError, Spec, Termination};
-use crate::status_block::{Found, find_last};
+use crate::base::config::{AgentConfig, PromptMode};
+use crate::base::process::{self, EnvPolicy, Outcome, ProcessError, Spec, Termination};
+use crate::base::status_block::{Found, find_last};
+use crate::run::breaker::{AgentEnd, normalise_error};
+use crate::run::machine::Phase;
 
 /// The prompt as the agent received it.
 pub const PROMPT_FILE: &str = "prompt.md";
@@ -105,7 +105,7 @@ pub struct Invocation<'a> {
     /// More variables for the agent, e.g. `PRPD_QA_REPORT`; they override the `PRPD_*` ones.
     pub extra_env: &'a [(String, String)],
     /// Where the agent's process group is recorded while it runs (see
-    /// [`crate::process::stop_orphaned_group`]).
+    /// [`crate::base::process::stop_orphaned_group`]).
     pub group_file: Option<&'a Path>,
 }
 
@@ -444,7 +444,7 @@ fn read_report(outcome: &Outcome, output: &str, timeout: Duration) -> AgentRepor
         .map_or(output, |result| result.text.as_str());
     let status = find_last(answer);
     let output_tail = match &claude {
-        Some(result) => crate::files::last_lines(&result.text, TAIL_LINES),
+        Some(result) => crate::base::files::last_lines(&result.text, TAIL_LINES),
         None => outcome.tail.clone(),
     };
     let reported_error = claude.as_ref().is_some_and(|result| result.is_error);
@@ -575,7 +575,7 @@ fn failure_end(
 
 /// The last lines of a failed run's answer, with Claude's error list when there is one.
 fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
-    let mut text = crate::files::last_lines(answer, FAILURE_LINES);
+    let mut text = crate::base::files::last_lines(answer, FAILURE_LINES);
     for error in claude.iter().flat_map(|result| &result.errors) {
         text.push('\n');
         text.push_str(error);
@@ -633,7 +633,7 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status_block::StatusBlock;
+    use crate::base::status_block::StatusBlock;
 
     const BLOCK: &str = "---PRP_PHASE_STATUS---\nPHASE: GREEN\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_PRP_PHASE_STATUS---\n";
     const PROMPT: &str = "# GREEN\nMake the tests pass.\n";

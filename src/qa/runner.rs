@@ -3,8 +3,8 @@
 //!
 //! Theory of operation: the checklist names checks; a check is either a shell command (whose
 //! `{detected_<kind>_command}` placeholders are filled from command discovery) or a built-in
-//! method run in-process. Commands go through [`crate::process`] in parallel up to `jobs`; their
-//! full output lands in a log under the run directory and [`crate::metrics`] reads figures out
+//! method run in-process. Commands go through [`crate::base::process`] in parallel up to `jobs`; their
+//! full output lands in a log under the run directory and [`crate::qa::metrics`] reads figures out
 //! of it. Each check's validation expression is then evaluated against those figures.
 //!
 //! No vacuous approval: a placeholder that discovery could not fill, a tool that is not
@@ -21,14 +21,14 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
-use crate::discover::{CommandKind, Detection};
-use crate::failures;
-use crate::method::{self, Method, MethodContext, MethodOutcome};
-use crate::metrics::{self, Metrics};
-use crate::process::{self, Spec, Termination};
+use crate::base::process::{self, Spec, Termination};
+use crate::base::status_block::Verdict;
 use crate::prp::Prp;
-use crate::status_block::Verdict;
+use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
+use crate::qa::discover::{CommandKind, Detection};
+use crate::qa::failures;
+use crate::qa::method::{self, Method, MethodContext, MethodOutcome};
+use crate::qa::metrics::{self, Metrics};
 
 /// What to check and where to put the artifacts.
 #[derive(Debug, Clone)]

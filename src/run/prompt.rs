@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::machine::Phase;
-use crate::status_block::{StatusBlock, Value};
+use crate::base::status_block::{StatusBlock, Value};
+use crate::run::machine::Phase;
 
 /// Where a target repository keeps its template overrides, relative to its root.
 pub const OVERRIDE_DIR: &str = ".prpd/prompts";
@@ -105,11 +105,11 @@ pub fn render(repo: &Path, context: &PromptContext) -> Result<String, PromptErro
 /// The file name (without `.md`) and the built-in text of a phase's template.
 fn template(phase: Phase) -> Result<(&'static str, &'static str), PromptError> {
     match phase {
-        Phase::Red => Ok(("red", include_str!("../prompts/red.md"))),
-        Phase::Green => Ok(("green", include_str!("../prompts/green.md"))),
-        Phase::Refactor => Ok(("refactor", include_str!("../prompts/refactor.md"))),
-        Phase::Document => Ok(("document", include_str!("../prompts/document.md"))),
-        Phase::Qa => Ok(("qa", include_str!("../prompts/qa.md"))),
+        Phase::Red => Ok(("red", include_str!("../../prompts/red.md"))),
+        Phase::Green => Ok(("green", include_str!("../../prompts/green.md"))),
+        Phase::Refactor => Ok(("refactor", include_str!("../../prompts/refactor.md"))),
+        Phase::Document => Ok(("document", include_str!("../../prompts/document.md"))),
+        Phase::Qa => Ok(("qa", include_str!("../../prompts/qa.md"))),
         Phase::Ship => Err(PromptError::NoAgentPhase { phase }),
     }
 }
@@ -244,7 +244,7 @@ fn status_block_template(context: &PromptContext) -> StatusBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status_block::{Found, find_last};
+    use crate::base::status_block::{Found, find_last};
 
     const AGENT_PHASES: [Phase; 5] = [
         Phase::Red,

@@ -16,9 +16,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::metrics::Metrics;
 use crate::prp::Prp;
-use crate::stack::SKIPPED_DIRS;
+use crate::qa::metrics::Metrics;
+use crate::qa::stack::SKIPPED_DIRS;
 
 /// A built-in method named by a check's `metodo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -1172,7 +1172,7 @@ fn lua_body_end(lines: &[&str], start: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::MetricValue;
+    use crate::qa::metrics::MetricValue;
 
     #[test]
     fn test_paths_are_recognised_by_folder_or_name() {

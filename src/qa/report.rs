@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::machine::MAX_QA_ATTEMPTS;
-use crate::qa::{CheckResult, CheckStatus, QaOutcome};
-use crate::status_block::{StatusBlock, Value, Verdict};
+use crate::base::status_block::{StatusBlock, Value, Verdict};
+use crate::qa::runner::{CheckResult, CheckStatus, QaOutcome};
+use crate::run::machine::MAX_QA_ATTEMPTS;
 
 /// How many output lines of a failed check the Markdown report quotes.
 const QUOTED_LINES: usize = 20;
@@ -181,7 +181,7 @@ fn write_issue_list(out: &mut String, checks: &[&CheckResult]) {
         if let Some(log) = &check.log {
             let _ = writeln!(out, "   - **Log:** `{}`", log.display());
         }
-        let tail = crate::files::last_lines(&check.output_tail, QUOTED_LINES);
+        let tail = crate::base::files::last_lines(&check.output_tail, QUOTED_LINES);
         if !tail.trim().is_empty() {
             let _ = writeln!(out, "   - **Output (last lines):**\n");
             let _ = writeln!(out, "     ```text");

@@ -45,9 +45,9 @@ use serde::{Deserialize, Serialize};
 pub use package_json::PackageManager;
 pub use safety::{Unsafe, is_safe};
 
-use crate::config_file::ConfigError;
-use crate::stack::{Stack, detect_stacks};
-use crate::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
+use crate::base::config_file::ConfigError;
+use crate::qa::stack::{Stack, detect_stacks};
+use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
 
 /// The kinds of command QA needs, in the order reports list them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -1,28 +1,30 @@
 //! The command line: clap types, one `Args` struct per subcommand, and the dispatch that turns
 //! a parsed command into library calls and an [`ExitCode`].
 
+pub mod demo;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use crate::checklist::Checklist;
-use crate::config::Config;
-use crate::config_file::{self, ConfigError};
-use crate::discover::{self, DetectError};
-use crate::driver::{DriveError, Output, Summary};
-use crate::exit::ExitCode;
-use crate::files;
-use crate::machine::State;
-use crate::paths::SessionPaths;
+use crate::base::config::Config;
+use crate::base::config_file::{self, ConfigError};
+use crate::base::exit::ExitCode;
+use crate::base::files;
+use crate::base::paths::SessionPaths;
+use crate::base::status_block::Verdict;
 use crate::prp::{self, PrpError};
-use crate::qa::{self, QaRequest};
-use crate::report;
-use crate::run::RunRecord;
-use crate::session::{self, SessionError, SessionFailure};
-use crate::status_block::Verdict;
-use crate::tools_mapping::ToolsMapping;
+use crate::qa::checklist::Checklist;
+use crate::qa::discover::{self, DetectError};
+use crate::qa::report;
+use crate::qa::runner::{self, QaRequest};
+use crate::qa::tools_mapping::ToolsMapping;
+use crate::run::driver::{DriveError, Output, Summary};
+use crate::run::machine::State;
+use crate::run::record::RunRecord;
+use crate::run::session::{self, SessionError, SessionFailure};
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
 /// decides from its own measurements when each phase is done.
@@ -368,12 +370,12 @@ fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
             .keep(),
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    runtime.block_on(crate::demo::create(&dir))?;
+    runtime.block_on(crate::cli::demo::create(&dir))?;
     if !args.json {
         println!(
             "Demo repository: {}\nRunning {} with the scripted agents of examples/agents/.\n",
             dir.display(),
-            crate::demo::PRP
+            crate::cli::demo::PRP
         );
     }
     let options = session::Options {
@@ -381,7 +383,7 @@ fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         config: None,
         output: output(args.json),
     };
-    let prp = dir.join(crate::demo::PRP);
+    let prp = dir.join(crate::cli::demo::PRP);
     let code = drive_in_foreground(args.json, session::run(&options, &prp))?;
     if !args.json {
         let session = SessionPaths::new(&dir);
@@ -471,7 +473,7 @@ fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
         attempt: 1,
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    let outcome = runtime.block_on(qa::run(&request, &checklist, detection))?;
+    let outcome = runtime.block_on(runner::run(&request, &checklist, detection))?;
 
     let markdown = report::markdown(&outcome);
     let block = report::status_block(&outcome, 1).to_string();

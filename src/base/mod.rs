@@ -1,0 +1,20 @@
+//! The shared base: what every subsystem stands on and nothing in it knows about QA, PRPs or
+//! the loop.
+//!
+//! It owns process supervision ([`process`], the only place that starts processes), writing
+//! prpd's files ([`files`]), the `.prp-session/` layout ([`paths`]), the one-prpd-per-repository
+//! lock ([`lock`]), `prpd.toml` and the shared config-file reader ([`config`],
+//! [`config_file`]), the exit codes ([`exit`]), and the small vocabulary more than one
+//! subsystem speaks: the `PRP_PHASE_STATUS` block ([`status_block`]).
+//!
+//! May import: only the standard library and external crates — never `prp`, `qa`, `run` or
+//! `cli`.
+
+pub mod config;
+pub mod config_file;
+pub mod exit;
+pub mod files;
+pub mod lock;
+pub mod paths;
+pub mod process;
+pub mod status_block;

@@ -1,0 +1,22 @@
+//! The QA gate: given a repository (and optionally a PRP), find its stacks and quality
+//! commands, run the checklist's checks, and compute the verdict and the report.
+//!
+//! Theory of operation. [`discover`] finds the stacks ([`stack`], by the markers of
+//! [`tools_mapping`]) and the command of each kind. [`runner`] runs the checks of
+//! [`checklist`] — commands through `base::process` in parallel, built-in [`method`]s
+//! in-process — reads figures from their output ([`metrics`], [`failures`]) and evaluates each
+//! check's validation into a finding; a blocking failure is a REJECT. [`report`] renders the
+//! outcome as Markdown, JSON and the QA status block.
+//!
+//! Owns: `qa-checklist.yml`, `qa-tools-mapping.yml`, the QA report formats.
+//! May import: `base` and `prp`.
+
+pub mod checklist;
+pub mod discover;
+pub mod failures;
+pub mod method;
+pub mod metrics;
+pub mod report;
+pub mod runner;
+pub mod stack;
+pub mod tools_mapping;
