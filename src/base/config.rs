@@ -8,11 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::base::config_file::{self, ConfigError};
-use crate::run::breaker::Thresholds;
-use crate::run::machine::Phase;
+use crate::base::phase::Phase;
 
 /// The file name prpd looks for at the root of the target repository.
 pub const FILE_NAME: &str = "prpd.toml";
@@ -473,6 +472,39 @@ pub(crate) fn duration(
             })
         })
         .transpose()
+}
+
+/// When a breaker moves. All values count iterations; all are configurable (prpd.toml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Iterations without progress (no progress, malformed, timeout, crash) that open the breaker.
+    pub no_progress: u32,
+    /// Iterations ending on the same error that open the breaker.
+    pub same_error: u32,
+    /// Permission denials that open the breaker.
+    pub permission_denied: u32,
+    /// Iterations in a row without progress that move `CLOSED` to `HALF_OPEN`.
+    pub half_open_after: u32,
+}
+
+impl Thresholds {
+    /// The seed's defaults (seed 004 Appendix B): no-progress / same-error RED 3/5, GREEN 2/3,
+    /// REFACTOR 5/5, DOCUMENT 3/5, QA 3/3; permission denied 2; `HALF_OPEN` after 2. SHIP runs no
+    /// agent iterations, so its values (QA's) only keep this function total.
+    pub fn default_for(phase: Phase) -> Thresholds {
+        let (no_progress, same_error) = match phase {
+            Phase::Red | Phase::Document => (3, 5),
+            Phase::Green => (2, 3),
+            Phase::Refactor => (5, 5),
+            Phase::Qa | Phase::Ship => (3, 3),
+        };
+        Thresholds {
+            no_progress,
+            same_error,
+            permission_denied: 2,
+            half_open_after: 2,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,5 +16,6 @@ pub mod exit;
 pub mod files;
 pub mod lock;
 pub mod paths;
+pub mod phase;
 pub mod process;
 pub mod status_block;

@@ -34,108 +34,20 @@ mod just;
 mod make;
 mod package_json;
 mod python;
-mod safety;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use package_json::PackageManager;
-pub use safety::{Unsafe, is_safe};
 
 use crate::base::config_file::ConfigError;
+use crate::qa::command::CommandKind;
+use crate::qa::safety::{Unsafe, is_safe};
 use crate::qa::stack::{Stack, detect_stacks};
 use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
-
-/// The kinds of command QA needs, in the order reports list them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CommandKind {
-    Test,
-    Lint,
-    Typecheck,
-    Build,
-    FormatCheck,
-    Complexity,
-    Duplication,
-}
-
-impl CommandKind {
-    /// Every kind, in report order.
-    pub const ALL: [CommandKind; 7] = [
-        CommandKind::Test,
-        CommandKind::Lint,
-        CommandKind::Typecheck,
-        CommandKind::Build,
-        CommandKind::FormatCheck,
-        CommandKind::Complexity,
-        CommandKind::Duplication,
-    ];
-
-    /// The kind's name in files and JSON (`format_check`).
-    pub fn name(self) -> &'static str {
-        match self {
-            CommandKind::Test => "test",
-            CommandKind::Lint => "lint",
-            CommandKind::Typecheck => "typecheck",
-            CommandKind::Build => "build",
-            CommandKind::FormatCheck => "format_check",
-            CommandKind::Complexity => "complexity",
-            CommandKind::Duplication => "duplication",
-        }
-    }
-
-    /// The kind's label in the human table, as in the seed's "Quality Commands" table.
-    pub fn label(self) -> &'static str {
-        match self {
-            CommandKind::Test => "Test",
-            CommandKind::Lint => "Lint",
-            CommandKind::Typecheck => "TypeCheck",
-            CommandKind::Build => "Build",
-            CommandKind::FormatCheck => "FormatCheck",
-            CommandKind::Complexity => "Complexity",
-            CommandKind::Duplication => "Duplication",
-        }
-    }
-
-    /// The Makefile targets or justfile recipes that stand for this kind, best first: its task
-    /// names, and for tests also `check` when there is no `test`.
-    fn make_task_names(self) -> impl Iterator<Item = &'static str> {
-        let fallback: &[&str] = match self {
-            CommandKind::Test => &["check"],
-            CommandKind::Lint
-            | CommandKind::Typecheck
-            | CommandKind::Build
-            | CommandKind::FormatCheck
-            | CommandKind::Complexity
-            | CommandKind::Duplication => &[],
-        };
-        self.task_names().iter().chain(fallback).copied()
-    }
-
-    /// The names projects give a script, target or recipe of this kind, best first.
-    fn task_names(self) -> &'static [&'static str] {
-        match self {
-            CommandKind::Test => &["test", "tests"],
-            CommandKind::Lint => &["lint"],
-            CommandKind::Typecheck => &["typecheck", "type-check", "check-types", "tsc"],
-            CommandKind::Build => &["build"],
-            CommandKind::FormatCheck => &[
-                "format:check",
-                "fmt:check",
-                "prettier:check",
-                "check-format",
-                "format-check",
-                "fmt-check",
-                "check-fmt",
-            ],
-            CommandKind::Complexity => &["complexity"],
-            CommandKind::Duplication => &["duplication", "jscpd"],
-        }
-    }
-}
 
 /// A discovered command and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

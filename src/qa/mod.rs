@@ -12,11 +12,13 @@
 //! May import: `base` and `prp`.
 
 pub mod checklist;
+pub mod command;
 pub mod discover;
 pub mod failures;
 pub mod method;
 pub mod metrics;
 pub mod report;
 pub mod runner;
+pub mod safety;
 pub mod stack;
 pub mod tools_mapping;

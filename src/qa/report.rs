@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::base::status_block::{StatusBlock, Value, Verdict};
+use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::qa::runner::{CheckResult, CheckStatus, QaOutcome};
-use crate::run::machine::MAX_QA_ATTEMPTS;
 
 /// How many output lines of a failed check the Markdown report quotes.
 const QUOTED_LINES: usize = 20;

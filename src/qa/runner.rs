@@ -25,10 +25,14 @@ use crate::base::process::{self, Spec, Termination};
 use crate::base::status_block::Verdict;
 use crate::prp::Prp;
 use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
-use crate::qa::discover::{CommandKind, Detection};
+use crate::qa::command::CommandKind;
+use crate::qa::discover::Detection;
 use crate::qa::failures;
 use crate::qa::method::{self, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
+
+/// How many QA REJECTs a run takes before it escalates.
+pub const MAX_QA_ATTEMPTS: u32 = 3;
 
 /// What to check and where to put the artifacts.
 #[derive(Debug, Clone)]

@@ -7,11 +7,11 @@
 //! it names replaces the built-in command of that kind, while the kinds it leaves out keep their
 //! built-in defaults. The stacks listed in the repository's `detection` section come first, in
 //! that order, followed by the built-in stacks it does not list; the order is the priority order
-//! of [`crate::qa::stack::detect_stacks`]. Merging rather than replacing lets a project adjust one
+//! of stack detection (`stack::detect_stacks`). Merging rather than replacing lets a project adjust one
 //! command without copying the whole file, and a stack can still be switched off with
 //! `markers: []`.
 //!
-//! Every default command must pass [`crate::qa::discover::is_safe`], so a mapping cannot make QA
+//! Every default command must pass [`crate::qa::safety::is_safe`], so a mapping cannot make QA
 //! run `eslint --fix`.
 
 use std::collections::BTreeMap;
@@ -24,7 +24,8 @@ use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
 use crate::base::config_file::{ConfigError, parse_yaml, read};
-use crate::qa::discover::{CommandKind, is_safe};
+use crate::qa::command::CommandKind;
+use crate::qa::safety::is_safe;
 
 /// The name of the mapping file, at the root of a target repository.
 pub const FILE_NAME: &str = "qa-tools-mapping.yml";

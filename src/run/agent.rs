@@ -30,10 +30,10 @@ use serde_json::{Map, Value as Json};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use crate::base::config::{AgentConfig, PromptMode};
+use crate::base::phase::Phase;
 use crate::base::process::{self, EnvPolicy, Outcome, ProcessError, Spec, Termination};
 use crate::base::status_block::{Found, find_last};
 use crate::run::breaker::{AgentEnd, normalise_error};
-use crate::run::machine::Phase;
 
 /// The prompt as the agent received it.
 pub const PROMPT_FILE: &str = "prompt.md";

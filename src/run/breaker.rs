@@ -31,7 +31,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use crate::run::machine::Phase;
+use crate::base::config::Thresholds;
+use crate::base::phase::Phase;
+use crate::run::gate::TestCounts;
 
 /// How the agent invocation of an iteration ended, as the agent module read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,15 +51,6 @@ pub enum AgentEnd {
     TimedOut,
     /// The agent exited abnormally (non-zero without a recognised cause, or by a signal).
     Crashed,
-}
-
-/// Passing and failing test counts parsed from the test command's output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TestCounts {
-    /// Tests that passed.
-    pub passing: u32,
-    /// Tests that failed.
-    pub failing: u32,
 }
 
 /// What prpd measured in the target repo after one iteration. Figures that were not measured in
@@ -274,39 +267,6 @@ impl fmt::Display for BreakerState {
             BreakerState::HalfOpen => "HALF_OPEN",
             BreakerState::Open => "OPEN",
         })
-    }
-}
-
-/// When a breaker moves. All values count iterations; all are configurable (prpd.toml).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Thresholds {
-    /// Iterations without progress (no progress, malformed, timeout, crash) that open the breaker.
-    pub no_progress: u32,
-    /// Iterations ending on the same error that open the breaker.
-    pub same_error: u32,
-    /// Permission denials that open the breaker.
-    pub permission_denied: u32,
-    /// Iterations in a row without progress that move `CLOSED` to `HALF_OPEN`.
-    pub half_open_after: u32,
-}
-
-impl Thresholds {
-    /// The seed's defaults (seed 004 Appendix B): no-progress / same-error RED 3/5, GREEN 2/3,
-    /// REFACTOR 5/5, DOCUMENT 3/5, QA 3/3; permission denied 2; `HALF_OPEN` after 2. SHIP runs no
-    /// agent iterations, so its values (QA's) only keep this function total.
-    pub fn default_for(phase: Phase) -> Thresholds {
-        let (no_progress, same_error) = match phase {
-            Phase::Red | Phase::Document => (3, 5),
-            Phase::Green => (2, 3),
-            Phase::Refactor => (5, 5),
-            Phase::Qa | Phase::Ship => (3, 3),
-        };
-        Thresholds {
-            no_progress,
-            same_error,
-            permission_denied: 2,
-            half_open_after: 2,
-        }
     }
 }
 

@@ -9,8 +9,18 @@
 
 use std::path::PathBuf;
 
-use crate::run::breaker::TestCounts;
-use crate::run::machine::Phase;
+use serde::{Deserialize, Serialize};
+
+use crate::base::phase::Phase;
+
+/// Passing and failing test counts parsed from the test command's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    /// Tests that passed.
+    pub passing: u32,
+    /// Tests that failed.
+    pub failing: u32,
+}
 
 /// One run of the test command.
 #[derive(Debug, Clone, PartialEq, Eq)]

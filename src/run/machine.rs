@@ -31,64 +31,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use statig::prelude::*;
 
+use crate::base::phase::Phase;
+use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::run::breaker::Trip;
 use crate::run::gate::GateResult;
-
-/// How many QA REJECTs a run takes before it escalates.
-pub const MAX_QA_ATTEMPTS: u32 = 3;
-
-/// A phase of the loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum Phase {
-    /// Write failing tests for the PRP.
-    Red,
-    /// Make the tests pass without changing them.
-    Green,
-    /// Improve the code while the tests keep passing.
-    Refactor,
-    /// Update README, ADRs and CHANGELOG.
-    Document,
-    /// Run the QA checklist and decide APPROVE or REJECT.
-    Qa,
-    /// Push the branch and open the pull request.
-    Ship,
-}
-
-impl Phase {
-    /// The phases an agent iterates in (all but SHIP), in loop order: the phases with a
-    /// breaker, a gate and an agent.
-    pub const ITERATING: [Phase; 5] = [
-        Phase::Red,
-        Phase::Green,
-        Phase::Refactor,
-        Phase::Document,
-        Phase::Qa,
-    ];
-
-    /// Every phase, in loop order.
-    pub const ALL: [Phase; 6] = [
-        Phase::Red,
-        Phase::Green,
-        Phase::Refactor,
-        Phase::Document,
-        Phase::Qa,
-        Phase::Ship,
-    ];
-}
-
-impl fmt::Display for Phase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Phase::Red => "RED",
-            Phase::Green => "GREEN",
-            Phase::Refactor => "REFACTOR",
-            Phase::Document => "DOCUMENT",
-            Phase::Qa => "QA",
-            Phase::Ship => "SHIP",
-        })
-    }
-}
 
 /// Why a run stopped and waits for a human. Display says what happened and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::base::process::{self, ProcessError, Spec};
-use crate::qa::discover::{CommandKind, Detection};
+use crate::qa::command::CommandKind;
+use crate::qa::discover::Detection;
 use crate::qa::failures::{self, FailingTests};
 use crate::qa::method;
 use crate::qa::metrics::{self, MetricValue, Metrics};
-use crate::run::breaker::TestCounts;
+use crate::run::gate::TestCounts;
 use crate::run::gate::{FileHash, Lint, TestRun};
 
 /// The content of the working tree, as far as git would track it.

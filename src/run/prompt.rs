@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::base::phase::Phase;
 use crate::base::status_block::{StatusBlock, Value};
-use crate::run::machine::Phase;
 
 /// Where a target repository keeps its template overrides, relative to its root.
 pub const OVERRIDE_DIR: &str = ".prpd/prompts";

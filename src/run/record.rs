@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::base::config::BreakerConfig;
+use crate::base::phase::Phase;
 use crate::run::breaker::{Breaker, Observation};
 use crate::run::gate::FileHash;
-use crate::run::machine::{Effect, Phase, PhaseMachine, QaVerdict, State};
+use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
 pub const RECORD_VERSION: u32 = 1;

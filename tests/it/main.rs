@@ -3,6 +3,7 @@
 
 mod config_errors;
 mod detect;
+mod layout;
 mod process;
 mod qa;
 mod run;

@@ -1,0 +1,93 @@
+//! The kinds of quality command QA needs (test, lint, type-check, build, format check,
+//! complexity, duplication) and the task names projects give them. Discovery, the tools
+//! mapping and the loop all speak of commands by kind.
+
+use serde::{Deserialize, Serialize};
+
+/// The kinds of command QA needs, in the order reports list them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CommandKind {
+    Test,
+    Lint,
+    Typecheck,
+    Build,
+    FormatCheck,
+    Complexity,
+    Duplication,
+}
+
+impl CommandKind {
+    /// Every kind, in report order.
+    pub const ALL: [CommandKind; 7] = [
+        CommandKind::Test,
+        CommandKind::Lint,
+        CommandKind::Typecheck,
+        CommandKind::Build,
+        CommandKind::FormatCheck,
+        CommandKind::Complexity,
+        CommandKind::Duplication,
+    ];
+
+    /// The kind's name in files and JSON (`format_check`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CommandKind::Test => "test",
+            CommandKind::Lint => "lint",
+            CommandKind::Typecheck => "typecheck",
+            CommandKind::Build => "build",
+            CommandKind::FormatCheck => "format_check",
+            CommandKind::Complexity => "complexity",
+            CommandKind::Duplication => "duplication",
+        }
+    }
+
+    /// The kind's label in the human table, as in the seed's "Quality Commands" table.
+    pub fn label(self) -> &'static str {
+        match self {
+            CommandKind::Test => "Test",
+            CommandKind::Lint => "Lint",
+            CommandKind::Typecheck => "TypeCheck",
+            CommandKind::Build => "Build",
+            CommandKind::FormatCheck => "FormatCheck",
+            CommandKind::Complexity => "Complexity",
+            CommandKind::Duplication => "Duplication",
+        }
+    }
+
+    /// The Makefile targets or justfile recipes that stand for this kind, best first: its task
+    /// names, and for tests also `check` when there is no `test`.
+    pub(crate) fn make_task_names(self) -> impl Iterator<Item = &'static str> {
+        let fallback: &[&str] = match self {
+            CommandKind::Test => &["check"],
+            CommandKind::Lint
+            | CommandKind::Typecheck
+            | CommandKind::Build
+            | CommandKind::FormatCheck
+            | CommandKind::Complexity
+            | CommandKind::Duplication => &[],
+        };
+        self.task_names().iter().chain(fallback).copied()
+    }
+
+    /// The names projects give a script, target or recipe of this kind, best first.
+    pub(crate) fn task_names(self) -> &'static [&'static str] {
+        match self {
+            CommandKind::Test => &["test", "tests"],
+            CommandKind::Lint => &["lint"],
+            CommandKind::Typecheck => &["typecheck", "type-check", "check-types", "tsc"],
+            CommandKind::Build => &["build"],
+            CommandKind::FormatCheck => &[
+                "format:check",
+                "fmt:check",
+                "prettier:check",
+                "check-format",
+                "format-check",
+                "fmt-check",
+                "check-fmt",
+            ],
+            CommandKind::Complexity => &["complexity"],
+            CommandKind::Duplication => &["duplication", "jscpd"],
+        }
+    }
+}
