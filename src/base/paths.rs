@@ -109,6 +109,14 @@ fn git_dir(repo: &Path) -> Option<PathBuf> {
     Some(repo.join(target))
 }
 
+/// An id that sorts by time: `<kind>-<UTC timestamp>-<pid>` (`run-…`, `qa-…`).
+pub fn new_run_id(kind: &str) -> String {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace([':', '-'], "");
+    format!("{kind}-{stamp}-{}", std::process::id())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,22 +4,18 @@
 pub mod demo;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use crate::base::config::Config;
-use crate::base::config_file::{self, ConfigError};
+use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
-use crate::base::files;
 use crate::base::paths::SessionPaths;
 use crate::base::status_block::Verdict;
-use crate::prp::{self, PrpError};
-use crate::qa::checklist::Checklist;
+use crate::prp::PrpError;
 use crate::qa::discover::{self, DetectError};
-use crate::qa::report;
-use crate::qa::runner::{self, QaRequest};
+use crate::qa::standalone::{self, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, Output, Summary};
 use crate::run::machine::State;
@@ -447,74 +443,23 @@ fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
-    let repo = repo_dir(&args.repo)?;
-    let config = Config::load(&repo, args.config.as_deref())?;
-    let checklist = Checklist::load(&repo)?;
-    let mapping = ToolsMapping::load(&repo)?;
-    let prp = args
-        .prp
-        .as_deref()
-        .map(|path| load_prp(&repo, path))
-        .transpose()?;
-    let detection = discover::detect(&repo, &mapping)?;
-    let session = SessionPaths::new(&repo);
-    session
-        .ensure()
-        .with_context(|| format!("failed to create {}", session.root().display()))?;
-    let run_dir = session.run_dir(&session::run_id("qa"));
-    let request = QaRequest {
-        repo: repo.clone(),
-        prp_path: prp.as_ref().map(|(path, _)| path.clone()),
-        prp: prp.map(|(_, prp)| prp),
-        jobs: args.jobs.map_or(config.qa.jobs, usize::from),
-        check_timeout: config.qa.check_timeout,
-        grace: config.qa.grace,
-        run_dir: run_dir.clone(),
-        attempt: 1,
-    };
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    let outcome = runtime.block_on(runner::run(&request, &checklist, detection))?;
-
-    let markdown = report::markdown(&outcome);
-    let block = report::status_block(&outcome, 1).to_string();
-    let json = serde_json::to_string_pretty(&report::json(&outcome))?;
-    write_file(&run_dir.join("qa-report.md"), &markdown)?;
-    write_file(&run_dir.join("qa-report.json"), &json)?;
-    if let Some(path) = &args.report {
-        write_file(path, &markdown)?;
-    }
-    let status_log = session.phase_status_log();
-    files::append(&status_log, &block)
-        .with_context(|| format!("failed to append to {}", status_log.display()))?;
-
+    let result = standalone::check(&StandaloneRequest {
+        repo: repo_dir(&args.repo)?,
+        config: args.config.clone(),
+        prp: args.prp.clone(),
+        jobs: args.jobs,
+        report: args.report.clone(),
+    })?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        writeln!(stdout, "{json}")?;
+        writeln!(stdout, "{}", result.json)?;
     } else {
-        write!(stdout, "{markdown}\n{block}")?;
+        write!(stdout, "{}\n{}", result.markdown, result.status_block)?;
     }
-    tracing::info!(run_dir = %run_dir.display(), "QA artifacts written");
-    Ok(match outcome.verdict {
+    Ok(match result.outcome.verdict {
         Verdict::Approve => ExitCode::Success,
         Verdict::Reject => ExitCode::NotShipped,
     })
-}
-
-/// Reads and parses the PRP at `path` (as given, or relative to the repository).
-fn load_prp(repo: &Path, path: &Path) -> anyhow::Result<(PathBuf, prp::Prp)> {
-    let path = if path.exists() {
-        path.to_path_buf()
-    } else {
-        repo.join(path)
-    };
-    let text = config_file::read(&path)?;
-    let prp = prp::parse(&path, &text)?;
-    Ok((path, prp))
-}
-
-fn write_file(path: &Path, contents: &str) -> anyhow::Result<()> {
-    files::write_atomically(path, contents.as_bytes())
-        .with_context(|| format!("failed to write {}", path.display()))
 }
 
 #[cfg(test)]

@@ -21,4 +21,5 @@ pub mod report;
 pub mod runner;
 pub mod safety;
 pub mod stack;
+pub mod standalone;
 pub mod tools_mapping;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::base::config::Config;
 use crate::base::config_file::{self, ConfigError};
 use crate::base::lock::{LockError, SessionLock};
-use crate::base::paths::SessionPaths;
+use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, PrpError};
 use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
@@ -92,7 +92,7 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
     }
     let prp_relative = relative_prp(&options.repo, prp)?;
     let context = context(options, &prp_relative)?;
-    let run_id = run_id("run");
+    let run_id = new_run_id("run");
     let record = RunRecord::new(
         run_id,
         prp_relative,
@@ -278,12 +278,4 @@ fn relative_prp(repo: &Path, prp: &Path) -> Result<PathBuf, SessionFailure> {
             }
             .into()
         })
-}
-
-/// An id that sorts by time: `<kind>-<UTC timestamp>-<pid>` (`run-…`, `qa-…`).
-pub fn run_id(kind: &str) -> String {
-    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-        .to_string()
-        .replace([':', '-'], "");
-    format!("{kind}-{stamp}-{}", std::process::id())
 }

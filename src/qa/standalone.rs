@@ -1,0 +1,118 @@
+//! `prpd qa`: the QA gate on its own, outside any run. One entry point loads what the gate needs
+//! from the repository (config, checklist, tools mapping, the PRP if named), detects the
+//! commands, runs the checks, and writes the artifacts every QA leaves behind, so the command
+//! line only parses and prints.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::base::config::Config;
+use crate::base::config_file;
+use crate::base::files;
+use crate::base::paths::{SessionPaths, new_run_id};
+use crate::prp::{self, Prp};
+use crate::qa::checklist::Checklist;
+use crate::qa::discover;
+use crate::qa::report;
+use crate::qa::runner::{self, QaOutcome, QaRequest};
+use crate::qa::tools_mapping::ToolsMapping;
+
+/// What `prpd qa` was asked.
+#[derive(Debug, Clone)]
+pub struct StandaloneRequest {
+    /// The repository to check (canonical).
+    pub repo: PathBuf,
+    /// `--config`: a `prpd.toml` other than the repository's.
+    pub config: Option<PathBuf>,
+    /// `--prp`: the PRP the work implements, as given or relative to the repository.
+    pub prp: Option<PathBuf>,
+    /// `--jobs`: checks at once, instead of the config's.
+    pub jobs: Option<u16>,
+    /// `--report`: a copy of the Markdown report goes here too.
+    pub report: Option<PathBuf>,
+}
+
+/// The outcome and its renderings, as written to the run directory.
+#[derive(Debug)]
+pub struct StandaloneResult {
+    /// The computed outcome and verdict.
+    pub outcome: QaOutcome,
+    /// The Markdown report.
+    pub markdown: String,
+    /// The QA status block.
+    pub status_block: String,
+    /// The JSON report.
+    pub json: String,
+    /// Where the artifacts were written.
+    pub run_dir: PathBuf,
+}
+
+/// Runs the QA gate once against `request.repo` and writes `qa-report.md`, `qa-report.json` and
+/// the status block (appended to `phase-status.log`).
+pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
+    let repo = &request.repo;
+    let config = Config::load(repo, request.config.as_deref())?;
+    let checklist = Checklist::load(repo)?;
+    let mapping = ToolsMapping::load(repo)?;
+    let prp = request
+        .prp
+        .as_deref()
+        .map(|path| load_prp(repo, path))
+        .transpose()?;
+    let detection = discover::detect(repo, &mapping)?;
+    let session = SessionPaths::new(repo);
+    session
+        .ensure()
+        .with_context(|| format!("failed to create {}", session.root().display()))?;
+    let run_dir = session.run_dir(&new_run_id("qa"));
+    let qa_request = QaRequest {
+        repo: repo.clone(),
+        prp_path: prp.as_ref().map(|(path, _)| path.clone()),
+        prp: prp.map(|(_, prp)| prp),
+        jobs: request.jobs.map_or(config.qa.jobs, usize::from),
+        check_timeout: config.qa.check_timeout,
+        grace: config.qa.grace,
+        run_dir: run_dir.clone(),
+        attempt: 1,
+    };
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;
+
+    let markdown = report::markdown(&outcome);
+    let status_block = report::status_block(&outcome, 1).to_string();
+    let json = serde_json::to_string_pretty(&report::json(&outcome))?;
+    write_file(&run_dir.join("qa-report.md"), &markdown)?;
+    write_file(&run_dir.join("qa-report.json"), &json)?;
+    if let Some(path) = &request.report {
+        write_file(path, &markdown)?;
+    }
+    let status_log = session.phase_status_log();
+    files::append(&status_log, &status_block)
+        .with_context(|| format!("failed to append to {}", status_log.display()))?;
+    tracing::info!(run_dir = %run_dir.display(), "QA artifacts written");
+    Ok(StandaloneResult {
+        outcome,
+        markdown,
+        status_block,
+        json,
+        run_dir,
+    })
+}
+
+/// Reads and parses the PRP at `path` (as given, or relative to the repository).
+fn load_prp(repo: &Path, path: &Path) -> anyhow::Result<(PathBuf, Prp)> {
+    let path = if path.exists() {
+        path.to_path_buf()
+    } else {
+        repo.join(path)
+    };
+    let text = config_file::read(&path)?;
+    let prp = prp::parse(&path, &text)?;
+    Ok((path, prp))
+}
+
+fn write_file(path: &Path, contents: &str) -> anyhow::Result<()> {
+    files::write_atomically(path, contents.as_bytes())
+        .with_context(|| format!("failed to write {}", path.display()))
+}
