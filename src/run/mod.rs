@@ -22,3 +22,4 @@ pub mod measure;
 pub mod prompt;
 pub mod record;
 pub mod session;
+pub mod snapshot;

@@ -1,0 +1,430 @@
+//! Git-native snapshots of the working tree: after each iteration prpd records the tree as a
+//! commit on a private ref `refs/prpd/<run-id>/<n>`, so every measurement, freeze and restore
+//! is about an exact, content-addressed tree rather than a walk prpd did itself.
+//!
+//! Theory of operation. A snapshot is built through the run's own index file
+//! (`.prp-session/runs/<id>/snapshot.index`), never the repository's: `add_all` + `update_all`
+//! over the working tree, which honours `.gitignore` (and `.git/info/exclude`, where prpd keeps
+//! `.prp-session/` out), then `write_tree` and a commit whose parent is the previous snapshot
+//! (the first one's parent is `HEAD`). The run's index keeps git's stat cache between
+//! iterations, and the first one starts from a copy of the repository's index, so a file that
+//! did not change is not read again: the cost grows with the changed files, not with all files,
+//! and there is no file cap at any size. The tree id is the fingerprint; a file's blob id is its
+//! content hash, so frozen-file checks compare ids.
+//!
+//! The user's own index, branches and `HEAD` are never touched. The refs go when the run ends
+//! unless `[run] keep_snapshots = true`; the objects are left to git's garbage collection.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use git2::{IndexAddOption, Oid, Repository, Signature};
+use serde::{Deserialize, Serialize};
+
+/// The namespace of prpd's private refs.
+const REF_PREFIX: &str = "refs/prpd";
+
+/// One recorded tree: the commit on the private ref and its tree (the fingerprint).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The snapshot commit, hex.
+    pub commit: String,
+    /// The commit's tree, hex: equal trees are equal working trees.
+    pub tree: String,
+}
+
+/// A file's state in a snapshot: its blob id, or absent.
+pub type BlobId = Option<String>;
+
+/// How one file differs between two snapshots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// Something git could not do.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("{} is not a git repository (prpd records its snapshots in git)", path.display())]
+    NotARepository {
+        path: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("failed to {action} in {}", repo.display())]
+    Git {
+        action: &'static str,
+        repo: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
+    #[error("failed to restore {} from snapshot {commit}", path.display())]
+    Restore {
+        path: PathBuf,
+        commit: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The snapshots of one run in one repository.
+pub struct Snapshots {
+    repo: Repository,
+    workdir: PathBuf,
+    run_id: String,
+    index_path: PathBuf,
+}
+
+impl std::fmt::Debug for Snapshots {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Snapshots")
+            .field("workdir", &self.workdir)
+            .field("run_id", &self.run_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Snapshots {
+    /// Opens the repository at `workdir` for the snapshots of `run_id`, keeping the run's index
+    /// at `index_path`.
+    pub fn open(workdir: &Path, run_id: &str, index_path: &Path) -> Result<Snapshots, SnapshotError> {
+        let repo = Repository::open(workdir).map_err(|source| SnapshotError::NotARepository {
+            path: workdir.to_path_buf(),
+            source,
+        })?;
+        Ok(Snapshots {
+            repo,
+            workdir: workdir.to_path_buf(),
+            run_id: run_id.to_owned(),
+            index_path: index_path.to_path_buf(),
+        })
+    }
+
+    fn git<T>(&self, action: &'static str, result: Result<T, git2::Error>) -> Result<T, SnapshotError> {
+        result.map_err(|source| SnapshotError::Git {
+            action,
+            repo: self.workdir.clone(),
+            source,
+        })
+    }
+
+    /// The private ref of snapshot `number`.
+    pub fn ref_name(&self, number: u32) -> String {
+        format!("{REF_PREFIX}/{}/{number}", self.run_id)
+    }
+
+    /// Records the working tree as snapshot `number`, with `parent` (the previous snapshot) or
+    /// `HEAD` as its parent.
+    pub fn record(
+        &self,
+        number: u32,
+        parent: Option<&Snapshot>,
+        message: &str,
+    ) -> Result<Snapshot, SnapshotError> {
+        if !self.index_path.exists() {
+            if let Some(parent_dir) = self.index_path.parent() {
+                std::fs::create_dir_all(parent_dir).map_err(|source| SnapshotError::Restore {
+                    path: parent_dir.to_path_buf(),
+                    commit: String::new(),
+                    source,
+                })?;
+            }
+            // Starting from the repository's own index gives the first snapshot git's stat cache
+            // too; a missing one (a repository without commits) just starts empty.
+            let _ = std::fs::copy(self.repo.path().join("index"), &self.index_path);
+        }
+        let mut index = self.git("open the snapshot index", git2::Index::open(&self.index_path))?;
+        self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
+        self.git(
+            "add the working tree to the snapshot index",
+            index.add_all(["*"].iter(), IndexAddOption::DEFAULT, None),
+        )?;
+        self.git(
+            "update the snapshot index",
+            index.update_all(["*"].iter(), None),
+        )?;
+        self.git("write the snapshot index", index.write())?;
+        let tree_id = self.git("write the snapshot tree", index.write_tree())?;
+        let tree = self.git("find the snapshot tree", self.repo.find_tree(tree_id))?;
+        let parent_commit = match parent {
+            Some(parent) => Some(self.commit_of(&parent.commit)?),
+            None => self
+                .repo
+                .head()
+                .ok()
+                .and_then(|head| head.peel_to_commit().ok()),
+        };
+        let signature = self.git(
+            "make the snapshot signature",
+            Signature::now("prpd", "prpd@localhost"),
+        )?;
+        let parents: Vec<&git2::Commit<'_>> = parent_commit.iter().collect();
+        let commit = self.git(
+            "commit the snapshot",
+            self.repo
+                .commit(None, &signature, &signature, message, &tree, &parents),
+        )?;
+        self.git(
+            "write the snapshot ref",
+            self.repo
+                .reference(&self.ref_name(number), commit, true, message),
+        )?;
+        Ok(Snapshot {
+            commit: commit.to_string(),
+            tree: tree_id.to_string(),
+        })
+    }
+
+    fn commit_of(&self, hex: &str) -> Result<git2::Commit<'_>, SnapshotError> {
+        let oid = self.git("read a snapshot id", Oid::from_str(hex))?;
+        self.git("find a snapshot commit", self.repo.find_commit(oid))
+    }
+
+    fn tree_of(&self, snapshot: &Snapshot) -> Result<git2::Tree<'_>, SnapshotError> {
+        let oid = self.git("read a snapshot tree id", Oid::from_str(&snapshot.tree))?;
+        self.git("find a snapshot tree", self.repo.find_tree(oid))
+    }
+
+    /// Every file of `snapshot` with its blob id, by path relative to the repository.
+    pub fn files(&self, snapshot: &Snapshot) -> Result<BTreeMap<PathBuf, String>, SnapshotError> {
+        let tree = self.tree_of(snapshot)?;
+        let mut files = BTreeMap::new();
+        self.git(
+            "list a snapshot",
+            tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
+                if entry.kind() == Some(git2::ObjectType::Blob)
+                    && let Ok(name) = entry.name()
+                {
+                    files.insert(PathBuf::from(format!("{root}{name}")), entry.id().to_string());
+                }
+                git2::TreeWalkResult::Ok
+            }),
+        )?;
+        Ok(files)
+    }
+
+    /// The files that differ between `from` and `to`.
+    pub fn changes(
+        &self,
+        from: &Snapshot,
+        to: &Snapshot,
+    ) -> Result<BTreeMap<PathBuf, Change>, SnapshotError> {
+        let old = self.tree_of(from)?;
+        let new = self.tree_of(to)?;
+        let diff = self.git(
+            "compare two snapshots",
+            self.repo.diff_tree_to_tree(Some(&old), Some(&new), None),
+        )?;
+        let mut changes = BTreeMap::new();
+        for delta in diff.deltas() {
+            let change = match delta.status() {
+                git2::Delta::Added | git2::Delta::Copied | git2::Delta::Untracked => Change::Added,
+                git2::Delta::Deleted => Change::Deleted,
+                git2::Delta::Modified
+                | git2::Delta::Renamed
+                | git2::Delta::Typechange
+                | git2::Delta::Unmodified
+                | git2::Delta::Ignored
+                | git2::Delta::Unreadable
+                | git2::Delta::Conflicted => Change::Modified,
+            };
+            let path = delta.new_file().path().or_else(|| delta.old_file().path());
+            if let Some(path) = path {
+                changes.insert(path.to_path_buf(), change);
+            }
+        }
+        Ok(changes)
+    }
+
+    /// A unified diff of what changed between `from` and `to`, as `git diff` prints it.
+    pub fn patch(&self, from: &Snapshot, to: &Snapshot) -> Result<String, SnapshotError> {
+        let old = self.tree_of(from)?;
+        let new = self.tree_of(to)?;
+        let diff = self.git(
+            "compare two snapshots",
+            self.repo.diff_tree_to_tree(Some(&old), Some(&new), None),
+        )?;
+        let mut text = String::new();
+        self.git(
+            "print a snapshot diff",
+            diff.print(git2::DiffFormat::Patch, |_, _, line| {
+                if matches!(line.origin(), '+' | '-' | ' ') {
+                    text.push(line.origin());
+                }
+                text.push_str(&String::from_utf8_lossy(line.content()));
+                true
+            }),
+        )?;
+        Ok(text)
+    }
+
+    /// Puts `path` back as it is in `snapshot`: its content and executable bit, or removes it
+    /// when the snapshot has no such file.
+    pub fn restore(&self, snapshot: &Snapshot, path: &Path) -> Result<(), SnapshotError> {
+        let tree = self.tree_of(snapshot)?;
+        let target = self.workdir.join(path);
+        let io_error = |source| SnapshotError::Restore {
+            path: path.to_path_buf(),
+            commit: snapshot.commit.clone(),
+            source,
+        };
+        match tree.get_path(path) {
+            Ok(entry) => {
+                let blob = self.git("read a frozen file", self.repo.find_blob(entry.id()))?;
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent).map_err(io_error)?;
+                }
+                if target.is_dir() {
+                    std::fs::remove_dir_all(&target).map_err(io_error)?;
+                }
+                std::fs::write(&target, blob.content()).map_err(io_error)?;
+                set_executable(&target, entry.filemode() == 0o100_755).map_err(io_error)?;
+            }
+            Err(_) => match std::fs::remove_file(&target) {
+                Ok(()) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(io_error(error)),
+            },
+        }
+        Ok(())
+    }
+
+    /// The text of `path` in `snapshot`, if the file is there and is UTF-8.
+    pub fn read(&self, snapshot: &Snapshot, path: &Path) -> Result<Option<String>, SnapshotError> {
+        let tree = self.tree_of(snapshot)?;
+        let Ok(entry) = tree.get_path(path) else {
+            return Ok(None);
+        };
+        let blob = self.git("read a snapshot file", self.repo.find_blob(entry.id()))?;
+        Ok(std::str::from_utf8(blob.content()).ok().map(str::to_owned))
+    }
+
+    /// Removes every ref of this run.
+    pub fn remove_refs(&self) -> Result<usize, SnapshotError> {
+        let pattern = format!("{REF_PREFIX}/{}/*", self.run_id);
+        let mut names = Vec::new();
+        for reference in self.git("list the snapshot refs", self.repo.references_glob(&pattern))? {
+            let reference = self.git("read a snapshot ref", reference)?;
+            if let Ok(name) = reference.name() {
+                names.push(name.to_owned());
+            }
+        }
+        for name in &names {
+            let mut reference = self.git("find a snapshot ref", self.repo.find_reference(name))?;
+            self.git("delete a snapshot ref", reference.delete())?;
+        }
+        Ok(names.len())
+    }
+}
+
+fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut permissions = std::fs::metadata(path)?.permissions();
+    let mode = permissions.mode();
+    let wanted = if executable { mode | 0o111 } else { mode & !0o111 };
+    if wanted != mode {
+        permissions.set_mode(wanted);
+        std::fs::set_permissions(path, permissions)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repository::init(dir.path()).expect("init");
+        for (path, text) in files {
+            let target = dir.path().join(path);
+            std::fs::create_dir_all(target.parent().expect("parent")).expect("mkdir");
+            std::fs::write(target, text).expect("write");
+        }
+        let mut index = repo.index().expect("index");
+        index
+            .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
+            .expect("add");
+        index.write().expect("write index");
+        let tree = repo.find_tree(index.write_tree().expect("tree")).expect("tree");
+        let signature = Signature::now("t", "t@example.com").expect("sig");
+        repo.commit(Some("HEAD"), &signature, &signature, "base", &tree, &[])
+            .expect("commit");
+        dir
+    }
+
+    fn snapshots(dir: &Path) -> Snapshots {
+        Snapshots::open(dir, "run-1", &dir.join(".prp-session/snapshot.index")).expect("open")
+    }
+
+    #[test]
+    fn an_unchanged_tree_has_the_same_tree_id_and_a_change_shows_by_path() {
+        let dir = repo_with(&[("src/a.py", "a\n"), ("tests/test_a.py", "t\n")]);
+        std::fs::write(dir.path().join(".gitignore"), "build/\n.prp-session/\n").expect("write");
+        let snaps = snapshots(dir.path());
+        let first = snaps.record(0, None, "base").expect("record");
+        let again = snaps.record(1, Some(&first), "same").expect("record");
+        assert_eq!(first.tree, again.tree);
+
+        std::fs::create_dir_all(dir.path().join("build")).expect("mkdir");
+        std::fs::write(dir.path().join("build/out.o"), "ignored").expect("write");
+        std::fs::write(dir.path().join("src/a.py"), "changed\n").expect("write");
+        std::fs::write(dir.path().join("src/b.py"), "new\n").expect("write");
+        std::fs::remove_file(dir.path().join("tests/test_a.py")).expect("rm");
+        let second = snaps.record(2, Some(&again), "edit").expect("record");
+        let changes = snaps.changes(&again, &second).expect("changes");
+        assert_eq!(
+            changes,
+            BTreeMap::from([
+                (PathBuf::from("src/a.py"), Change::Modified),
+                (PathBuf::from("src/b.py"), Change::Added),
+                (PathBuf::from("tests/test_a.py"), Change::Deleted),
+            ])
+        );
+        assert!(snaps.patch(&again, &second).expect("patch").contains("+changed"));
+    }
+
+    #[test]
+    fn restore_puts_back_content_and_removes_files_the_snapshot_lacks() {
+        let dir = repo_with(&[("run_tests.py", "real\n")]);
+        let snaps = snapshots(dir.path());
+        let frozen = snaps.record(0, None, "frozen").expect("record");
+        std::fs::write(dir.path().join("run_tests.py"), "print('3 passed, 0 failed')\n")
+            .expect("write");
+        std::fs::write(dir.path().join("conftest.py"), "cheat\n").expect("write");
+        snaps
+            .restore(&frozen, Path::new("run_tests.py"))
+            .expect("restore");
+        snaps
+            .restore(&frozen, Path::new("conftest.py"))
+            .expect("restore");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("run_tests.py")).expect("read"),
+            "real\n"
+        );
+        assert!(!dir.path().join("conftest.py").exists());
+    }
+
+    #[test]
+    fn refs_are_private_and_removed_with_the_run() {
+        let dir = repo_with(&[("a.txt", "a\n")]);
+        let snaps = snapshots(dir.path());
+        let first = snaps.record(0, None, "base").expect("record");
+        snaps.record(1, Some(&first), "next").expect("record");
+        let repo = Repository::open(dir.path()).expect("open");
+        assert!(repo.find_reference("refs/prpd/run-1/1").is_ok());
+        let head = repo.head().expect("head");
+        assert!(head.is_branch(), "HEAD stays on the user's branch");
+        assert_eq!(
+            head.peel_to_commit().expect("commit").message(),
+            Ok("base"),
+            "snapshots never move the user's branch"
+        );
+        assert_eq!(snaps.remove_refs().expect("remove"), 2);
+        assert!(repo.find_reference("refs/prpd/run-1/0").is_err());
+    }
+}
