@@ -15,6 +15,7 @@ pub mod agent;
 pub mod breaker;
 pub mod driver;
 pub mod escalation;
+pub mod frozen;
 pub mod gate;
 pub mod guardrail;
 pub mod machine;

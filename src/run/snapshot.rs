@@ -91,7 +91,11 @@ impl std::fmt::Debug for Snapshots {
 impl Snapshots {
     /// Opens the repository at `workdir` for the snapshots of `run_id`, keeping the run's index
     /// at `index_path`.
-    pub fn open(workdir: &Path, run_id: &str, index_path: &Path) -> Result<Snapshots, SnapshotError> {
+    pub fn open(
+        workdir: &Path,
+        run_id: &str,
+        index_path: &Path,
+    ) -> Result<Snapshots, SnapshotError> {
         let repo = Repository::open(workdir).map_err(|source| SnapshotError::NotARepository {
             path: workdir.to_path_buf(),
             source,
@@ -104,7 +108,11 @@ impl Snapshots {
         })
     }
 
-    fn git<T>(&self, action: &'static str, result: Result<T, git2::Error>) -> Result<T, SnapshotError> {
+    fn git<T>(
+        &self,
+        action: &'static str,
+        result: Result<T, git2::Error>,
+    ) -> Result<T, SnapshotError> {
         result.map_err(|source| SnapshotError::Git {
             action,
             repo: self.workdir.clone(),
@@ -137,7 +145,10 @@ impl Snapshots {
             // too; a missing one (a repository without commits) just starts empty.
             let _ = std::fs::copy(self.repo.path().join("index"), &self.index_path);
         }
-        let mut index = self.git("open the snapshot index", git2::Index::open(&self.index_path))?;
+        let mut index = self.git(
+            "open the snapshot index",
+            git2::Index::open(&self.index_path),
+        )?;
         self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
         self.git(
             "add the working tree to the snapshot index",
@@ -199,7 +210,10 @@ impl Snapshots {
                 if entry.kind() == Some(git2::ObjectType::Blob)
                     && let Ok(name) = entry.name()
                 {
-                    files.insert(PathBuf::from(format!("{root}{name}")), entry.id().to_string());
+                    files.insert(
+                        PathBuf::from(format!("{root}{name}")),
+                        entry.id().to_string(),
+                    );
                 }
                 git2::TreeWalkResult::Ok
             }),
@@ -307,7 +321,10 @@ impl Snapshots {
     pub fn remove_refs(&self) -> Result<usize, SnapshotError> {
         let pattern = format!("{REF_PREFIX}/{}/*", self.run_id);
         let mut names = Vec::new();
-        for reference in self.git("list the snapshot refs", self.repo.references_glob(&pattern))? {
+        for reference in self.git(
+            "list the snapshot refs",
+            self.repo.references_glob(&pattern),
+        )? {
             let reference = self.git("read a snapshot ref", reference)?;
             if let Ok(name) = reference.name() {
                 names.push(name.to_owned());
@@ -325,7 +342,11 @@ fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     let mut permissions = std::fs::metadata(path)?.permissions();
     let mode = permissions.mode();
-    let wanted = if executable { mode | 0o111 } else { mode & !0o111 };
+    let wanted = if executable {
+        mode | 0o111
+    } else {
+        mode & !0o111
+    };
     if wanted != mode {
         permissions.set_mode(wanted);
         std::fs::set_permissions(path, permissions)?;
@@ -350,7 +371,9 @@ mod tests {
             .add_all(["*"].iter(), IndexAddOption::DEFAULT, None)
             .expect("add");
         index.write().expect("write index");
-        let tree = repo.find_tree(index.write_tree().expect("tree")).expect("tree");
+        let tree = repo
+            .find_tree(index.write_tree().expect("tree"))
+            .expect("tree");
         let signature = Signature::now("t", "t@example.com").expect("sig");
         repo.commit(Some("HEAD"), &signature, &signature, "base", &tree, &[])
             .expect("commit");
@@ -385,7 +408,12 @@ mod tests {
                 (PathBuf::from("tests/test_a.py"), Change::Deleted),
             ])
         );
-        assert!(snaps.patch(&again, &second).expect("patch").contains("+changed"));
+        assert!(
+            snaps
+                .patch(&again, &second)
+                .expect("patch")
+                .contains("+changed")
+        );
     }
 
     #[test]
@@ -393,8 +421,11 @@ mod tests {
         let dir = repo_with(&[("run_tests.py", "real\n")]);
         let snaps = snapshots(dir.path());
         let frozen = snaps.record(0, None, "frozen").expect("record");
-        std::fs::write(dir.path().join("run_tests.py"), "print('3 passed, 0 failed')\n")
-            .expect("write");
+        std::fs::write(
+            dir.path().join("run_tests.py"),
+            "print('3 passed, 0 failed')\n",
+        )
+        .expect("write");
         std::fs::write(dir.path().join("conftest.py"), "cheat\n").expect("write");
         snaps
             .restore(&frozen, Path::new("run_tests.py"))

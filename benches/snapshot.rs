@@ -1,0 +1,117 @@
+//! Figures for the per-iteration measurement cost: recording a git-native snapshot of generated
+//! repositories of 1k, 100k and 300k files (first snapshot, an unchanged one, and one after 100
+//! files changed), then the frozen-file comparison (listing the snapshot's blob ids). Target:
+//! an unchanged 100k-file tree in under 100 ms, and a cost that grows with the changed files,
+//! not all files. Prints peak RSS at the end. Run with `cargo bench --bench snapshot`
+//! (optionally `-- 1000 100000` to pick sizes).
+
+use std::path::Path;
+use std::time::Instant;
+
+use prpd::run::snapshot::Snapshots;
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark builds its fixture repositories with the real git, as a user has them"
+)]
+fn git(dir: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("run git");
+    assert!(status.success(), "git {args:?} failed");
+}
+
+/// A committed repository of `count` small files, 100 to a directory.
+fn generated_repo(count: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for index in 0..count {
+        let folder = dir.path().join(format!("src/d{}", index / 100));
+        if index % 100 == 0 {
+            std::fs::create_dir_all(&folder).expect("mkdir");
+        }
+        std::fs::write(
+            folder.join(format!("f{index}.py")),
+            format!("value = {index}\n"),
+        )
+        .expect("write");
+    }
+    std::fs::write(dir.path().join(".gitignore"), "/.prp-session/\n").expect("write");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@b",
+            "commit",
+            "-qm",
+            "base",
+        ],
+    );
+    dir
+}
+
+fn timed<T>(label: &str, count: usize, work: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let value = work();
+    println!(
+        "{count:>7} files  {label:<34} {:>9.1} ms",
+        start.elapsed().as_secs_f64() * 1000.0
+    );
+    value
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|arg| arg.parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![1_000, 100_000, 300_000]
+    } else {
+        sizes
+    };
+    for count in sizes {
+        let repo = generated_repo(count);
+        let index = repo.path().join(".prp-session/snapshot.index");
+        let snapshots = Snapshots::open(repo.path(), "bench", &index).expect("open");
+        let first = timed("first snapshot", count, || {
+            snapshots.record(0, None, "first").expect("record")
+        });
+        let unchanged = timed("unchanged snapshot", count, || {
+            snapshots
+                .record(1, Some(&first), "unchanged")
+                .expect("record")
+        });
+        assert_eq!(first.tree, unchanged.tree);
+        for index in 0..100.min(count) {
+            let path = repo
+                .path()
+                .join(format!("src/d{}/f{index}.py", index / 100));
+            std::fs::write(path, format!("value = {index} + 1\n")).expect("write");
+        }
+        let changed = timed("snapshot after 100 changed files", count, || {
+            snapshots
+                .record(2, Some(&unchanged), "changed")
+                .expect("record")
+        });
+        timed("frozen-file comparison (blob ids)", count, || {
+            snapshots.files(&changed).expect("files").len()
+        });
+        snapshots.remove_refs().expect("remove refs");
+    }
+    if let Some(peak) = peak_rss_kib() {
+        println!("peak RSS {:.1} MiB", peak as f64 / 1024.0);
+    }
+}

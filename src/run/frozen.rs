@@ -1,0 +1,458 @@
+//! The frozen measurement: what decides a verdict, which no agent may change once it is fixed
+//! (DESIGN §3, "The frozen measurement").
+//!
+//! Two families freeze at two moments. prpd's own inputs (`prpd.toml`, `qa-checklist.yml`,
+//! `qa-tools-mapping.yml`, everything under `.prpd/`) freeze when the run starts: an agent never
+//! configures the loop that judges it. The test harness freezes at the end of RED: every file
+//! under the test paths (RED's tests and those that were there before), the files the test
+//! command runs through (a Makefile or justfile recipe, a script it names, runner configuration,
+//! `conftest.py`, `sitecustomize.py`, `*.pth`), and the test sections of files that also hold
+//! other things (`package.json` scripts and runner keys, `pyproject.toml` `[tool.pytest]`,
+//! `setup.cfg` `[tool:pytest]`), so that GREEN may still add a dependency there.
+//!
+//! Everything here is pure: files come in as a snapshot's blob ids, and a file's text through a
+//! reader the caller gives. A change is reported as a [`Violation`] naming the file; the driver
+//! restores it from the last accepted snapshot and fails the iteration's gate with it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::qa::method;
+
+/// What a freeze covers, by family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// prpd's configuration and prompt overrides, frozen from the start of the run.
+    PrpdInputs,
+    /// The test files and the files the test command runs through, frozen from the end of RED.
+    Harness,
+}
+
+impl Family {
+    fn describe(self) -> &'static str {
+        match self {
+            Family::PrpdInputs => "one of prpd's own inputs, frozen for the whole run",
+            Family::Harness => "part of the test harness, frozen since the end of RED",
+        }
+    }
+}
+
+/// One frozen file: its whole content, or one part of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Frozen {
+    /// The file's blob id.
+    Whole { blob: String },
+    /// A part of a file that holds other things too, as canonical text (`None`: the part is
+    /// absent, and must stay so).
+    Part { part: Part, text: Option<String> },
+}
+
+/// The parts of shared files that decide how tests run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// `package.json`: `scripts` and the runners' own keys (`jest`, `mocha`, `ava`, `c8`, `nyc`).
+    PackageJsonTesting,
+    /// `pyproject.toml`: `[tool.pytest]` and `[tool.pytest.ini_options]`.
+    PyprojectPytest,
+    /// `setup.cfg`: the `[tool:pytest]` section.
+    SetupCfgPytest,
+}
+
+impl Part {
+    fn of(path: &Path) -> Option<Part> {
+        match path.to_str()? {
+            "package.json" => Some(Part::PackageJsonTesting),
+            "pyproject.toml" => Some(Part::PyprojectPytest),
+            "setup.cfg" => Some(Part::SetupCfgPytest),
+            _ => None,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Part::PackageJsonTesting => "its `scripts` or test-runner settings",
+            Part::PyprojectPytest => "its `[tool.pytest]` settings",
+            Part::SetupCfgPytest => "its `[tool:pytest]` section",
+        }
+    }
+
+    /// The part of `text` that is frozen, in a canonical form.
+    fn extract(self, text: &str) -> Option<String> {
+        match self {
+            Part::PackageJsonTesting => {
+                let value: serde_json::Value = serde_json::from_str(text).ok()?;
+                let object = value.as_object()?;
+                let kept: serde_json::Map<String, serde_json::Value> =
+                    ["scripts", "jest", "mocha", "ava", "c8", "nyc"]
+                        .iter()
+                        .filter_map(|key| Some(((*key).to_owned(), object.get(*key)?.clone())))
+                        .collect();
+                (!kept.is_empty()).then(|| serde_json::Value::Object(kept).to_string())
+            }
+            Part::PyprojectPytest => {
+                let value: toml::Table = toml::from_str(text).ok()?;
+                let pytest = value.get("tool")?.get("pytest")?;
+                Some(pytest.to_string())
+            }
+            Part::SetupCfgPytest => {
+                let mut section = None::<String>;
+                let mut inside = false;
+                for line in text.lines() {
+                    let trimmed = line.trim();
+                    if trimmed.starts_with('[') {
+                        inside = trimmed == "[tool:pytest]";
+                        if inside {
+                            section.get_or_insert_with(String::new);
+                        }
+                        continue;
+                    }
+                    if inside && let Some(section) = section.as_mut() {
+                        section.push_str(trimmed);
+                        section.push('\n');
+                    }
+                }
+                section
+            }
+        }
+    }
+}
+
+/// Everything frozen so far in a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Freeze {
+    /// The families in force: a new file of a frozen family is refused too.
+    pub families: BTreeSet<Family>,
+    /// The frozen files and parts, with the family that froze them.
+    pub entries: BTreeMap<PathBuf, (Family, Frozen)>,
+}
+
+/// A change to something frozen, with the sentence that goes into the gate's feedback.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// The file, relative to the repository.
+    pub path: PathBuf,
+    /// What happened to it, and why it is not allowed.
+    pub message: String,
+}
+
+/// Whether `path` is one of prpd's own inputs.
+pub fn is_prpd_input(path: &Path) -> bool {
+    path.starts_with(".prpd")
+        || matches!(
+            path.to_str(),
+            Some("prpd.toml" | "qa-checklist.yml" | "qa-tools-mapping.yml")
+        )
+}
+
+/// Whether `path` is a file that shapes how tests run wherever it sits (runner configuration,
+/// Python start-up hooks), or a test file.
+pub fn is_harness_file(path: &Path) -> bool {
+    if method::is_test_path(path) {
+        return true;
+    }
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+        return false;
+    };
+    let stem_is = |stems: &[&str]| {
+        stems
+            .iter()
+            .any(|stem| name.starts_with(&format!("{stem}.")) || name == *stem)
+    };
+    matches!(
+        name,
+        "conftest.py"
+            | "sitecustomize.py"
+            | "usercustomize.py"
+            | "pytest.ini"
+            | "tox.ini"
+            | "noxfile.py"
+            | ".rspec"
+            | "phpunit.xml"
+            | "phpunit.xml.dist"
+    ) || name.ends_with(".pth")
+        || stem_is(&[
+            "jest.config",
+            "vitest.config",
+            "vitest.workspace",
+            ".mocharc",
+            "karma.conf",
+            "ava.config",
+            "babel.config",
+            ".babelrc",
+        ])
+}
+
+/// Files the test command runs through besides the harness files: the task runner's file when
+/// it goes through `make` or `just`, and every word of the command that names a file of the
+/// repository (`python3 run_tests.py`, `bash scripts/test.sh`).
+pub fn command_files(command: &str, files: &BTreeMap<PathBuf, String>) -> BTreeSet<PathBuf> {
+    let mut named = BTreeSet::new();
+    for segment in command.split(['&', ';', '|', '(', ')']) {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        let runner_files: &[&str] = match *first {
+            "make" | "gmake" => &["Makefile", "makefile", "GNUmakefile"],
+            "just" => &["justfile", "Justfile", ".justfile"],
+            _ => &[],
+        };
+        named.extend(
+            runner_files
+                .iter()
+                .map(PathBuf::from)
+                .filter(|path| files.contains_key(path)),
+        );
+        for word in &words {
+            let word = word
+                .trim_matches(|character| matches!(character, '"' | '\''))
+                .trim_start_matches("./");
+            let path = PathBuf::from(word);
+            if !word.is_empty() && files.contains_key(&path) {
+                named.insert(path);
+            }
+        }
+    }
+    named
+}
+
+impl Freeze {
+    /// Adds prpd's own inputs as they are in `files` (the run's base snapshot).
+    pub fn prpd_inputs(&mut self, files: &BTreeMap<PathBuf, String>) {
+        self.families.insert(Family::PrpdInputs);
+        for (path, blob) in files {
+            if is_prpd_input(path) {
+                self.entries.insert(
+                    path.clone(),
+                    (Family::PrpdInputs, Frozen::Whole { blob: blob.clone() }),
+                );
+            }
+        }
+    }
+
+    /// Adds the test harness as it is in `files` (the snapshot at the end of RED); `read` gives
+    /// the text of a file of that snapshot.
+    pub fn harness(
+        &mut self,
+        files: &BTreeMap<PathBuf, String>,
+        test_command: Option<&str>,
+        read: impl Fn(&Path) -> Option<String>,
+    ) {
+        self.families.insert(Family::Harness);
+        let named =
+            test_command.map_or_else(BTreeSet::new, |command| command_files(command, files));
+        for (path, blob) in files {
+            if is_prpd_input(path) {
+                continue;
+            }
+            if let Some(part) = Part::of(path) {
+                let text = read(path).and_then(|text| part.extract(&text));
+                self.entries
+                    .insert(path.clone(), (Family::Harness, Frozen::Part { part, text }));
+            } else if is_harness_file(path) || named.contains(path) {
+                self.entries.insert(
+                    path.clone(),
+                    (Family::Harness, Frozen::Whole { blob: blob.clone() }),
+                );
+            }
+        }
+    }
+
+    /// What in `files` (a later snapshot) differs from the freeze, by path.
+    pub fn violations(
+        &self,
+        files: &BTreeMap<PathBuf, String>,
+        read: impl Fn(&Path) -> Option<String>,
+    ) -> Vec<Violation> {
+        let mut violations = Vec::new();
+        for (path, (family, frozen)) in &self.entries {
+            let what = match frozen {
+                Frozen::Whole { blob } => match files.get(path) {
+                    None => Some("deleted".to_owned()),
+                    Some(current) if current != blob => Some("changed".to_owned()),
+                    Some(_) => None,
+                },
+                Frozen::Part { part, text } => {
+                    let current = files
+                        .contains_key(path)
+                        .then(|| read(path))
+                        .flatten()
+                        .and_then(|current| part.extract(&current));
+                    (current != *text).then(|| format!("changed {}", part.describe()))
+                }
+            };
+            if let Some(what) = what {
+                violations.push(Violation {
+                    path: path.clone(),
+                    message: format!(
+                        "`{}` was {what}: it is {}; prpd restored it",
+                        path.display(),
+                        family.describe()
+                    ),
+                });
+            }
+        }
+        for path in files.keys() {
+            if self.entries.contains_key(path) {
+                continue;
+            }
+            let family = if is_prpd_input(path) {
+                Family::PrpdInputs
+            } else if is_harness_file(path) || Part::of(path).is_some() {
+                Family::Harness
+            } else {
+                continue;
+            };
+            if self.families.contains(&family) {
+                violations.push(Violation {
+                    path: path.clone(),
+                    message: format!(
+                        "`{}` is new: it would be {}; prpd removed it",
+                        path.display(),
+                        family.describe()
+                    ),
+                });
+            }
+        }
+        violations
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(entries: &[(&str, &str)]) -> BTreeMap<PathBuf, String> {
+        entries
+            .iter()
+            .map(|(path, blob)| (PathBuf::from(path), (*blob).to_owned()))
+            .collect()
+    }
+
+    fn no_text(_: &Path) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn the_test_command_names_its_runner_file_and_scripts() {
+        let repo = files(&[("Makefile", "m"), ("run_tests.py", "r"), ("calc.py", "c")]);
+        assert_eq!(
+            command_files("make test", &repo),
+            BTreeSet::from([PathBuf::from("Makefile")])
+        );
+        assert_eq!(
+            command_files("cd . && python3 ./run_tests.py -v", &repo),
+            BTreeSet::from([PathBuf::from("run_tests.py")])
+        );
+    }
+
+    #[test]
+    fn a_frozen_file_changed_deleted_or_a_new_harness_file_is_a_violation() {
+        let at_red_end = files(&[
+            ("Makefile", "m1"),
+            ("run_tests.py", "r1"),
+            ("tests/test_calc.py", "t1"),
+            ("tests/__init__.py", "i1"),
+            ("calc.py", "c1"),
+        ]);
+        let mut freeze = Freeze::default();
+        freeze.harness(&at_red_end, Some("make test"), no_text);
+        let honest = files(&[
+            ("Makefile", "m1"),
+            ("run_tests.py", "r1"),
+            ("tests/test_calc.py", "t1"),
+            ("tests/__init__.py", "i1"),
+            ("calc.py", "c2"),
+            ("calc_helpers.py", "h"),
+        ]);
+        assert_eq!(freeze.violations(&honest, no_text), Vec::new());
+
+        let cheating = files(&[
+            ("Makefile", "m2"),
+            ("tests/test_calc.py", "t1"),
+            ("tests/__init__.py", "i2"),
+            ("tests/test_padding.py", "p"),
+            ("sitecustomize.py", "s"),
+            ("calc.py", "c1"),
+        ]);
+        let paths: Vec<String> = freeze
+            .violations(&cheating, no_text)
+            .iter()
+            .map(|violation| violation.path.display().to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "Makefile",
+                "run_tests.py",
+                "tests/__init__.py",
+                "sitecustomize.py",
+                "tests/test_padding.py"
+            ]
+        );
+    }
+
+    #[test]
+    fn prpd_inputs_are_frozen_from_the_start_including_new_ones() {
+        let mut freeze = Freeze::default();
+        freeze.prpd_inputs(&files(&[("prpd.toml", "p1"), ("src/a.rs", "a")]));
+        let edited = files(&[
+            ("prpd.toml", "p2"),
+            ("qa-checklist.yml", "q"),
+            (".prpd/prompts/qa.md", "x"),
+            ("src/a.rs", "b"),
+            ("tests/new_test.rs", "t"),
+        ]);
+        let messages: Vec<String> = freeze
+            .violations(&edited, no_text)
+            .into_iter()
+            .map(|violation| violation.message)
+            .collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(messages[0].starts_with("`prpd.toml` was changed: it is one of prpd's own inputs"));
+        assert!(
+            messages
+                .iter()
+                .all(|message| !message.contains("tests/new_test.rs"))
+        );
+    }
+
+    #[test]
+    fn package_json_freezes_its_scripts_not_its_dependencies() {
+        let before = r#"{"scripts":{"test":"node --test"},"dependencies":{}}"#;
+        let more_deps = r#"{"dependencies":{"left-pad":"1"},"scripts":{"test":"node --test"}}"#;
+        let new_script = r#"{"scripts":{"test":"echo '3 passed, 0 failed'"}}"#;
+        let at = |text: &'static str| move |_: &Path| Some(text.to_owned());
+        let repo = files(&[("package.json", "x")]);
+        let mut freeze = Freeze::default();
+        freeze.harness(&repo, Some("npm test"), at(before));
+        assert!(freeze.violations(&repo, at(more_deps)).is_empty());
+        let violations = freeze.violations(&repo, at(new_script));
+        assert_eq!(violations.len(), 1);
+        assert!(
+            violations[0]
+                .message
+                .contains("`scripts` or test-runner settings")
+        );
+    }
+
+    #[test]
+    fn pytest_sections_are_frozen_in_pyproject_and_setup_cfg() {
+        assert_eq!(
+            Part::PyprojectPytest
+                .extract("[project]\nname='x'\n[tool.pytest.ini_options]\naddopts='-q'\n"),
+            Part::PyprojectPytest
+                .extract("[tool.pytest.ini_options]\naddopts='-q'\n[project]\nname='y'\n")
+        );
+        assert_eq!(
+            Part::SetupCfgPytest.extract("[metadata]\nname=x\n[tool:pytest]\naddopts = -q\n"),
+            Some("addopts = -q\n".to_owned())
+        );
+        assert_eq!(Part::SetupCfgPytest.extract("[metadata]\nname=x\n"), None);
+    }
+}
