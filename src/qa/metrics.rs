@@ -10,6 +10,17 @@
 //! no summary line of the same kind was seen, because tools such as ruff print both. A figure
 //! that was never seen is absent, not zero: the checklist treats a missing figure as
 //! "prpd could not measure this", never as a pass.
+//!
+//! Each family of output has its own child module, holding the small parsers for the tools of
+//! that family and the tests that feed them real output: `test_runners`, `lint`, `complexity`
+//! and `duplication`. This file keeps what they share: the figures ([`Metrics`]), the
+//! streaming read, what one line can say (`Finding`), the order the parsers are tried in, and
+//! the running sums.
+
+mod complexity;
+mod duplication;
+mod lint;
+mod test_runners;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -178,7 +189,7 @@ fn strip_ansi(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Compiles one of this file's fixed patterns; they are covered by the tests below.
+/// Compiles one of the fixed patterns of this module and its children; their tests cover them.
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("metrics patterns are valid")
 }
@@ -399,29 +410,29 @@ impl Tally {
 fn classify(line: &str) -> Option<Finding> {
     type Parser = fn(&str) -> Option<Finding>;
     const PARSERS: &[(&str, Parser)] = &[
-        ("test result: ", cargo_test),
-        ("Summary [", nextest),
-        ("Tests:", jest),
-        ("Tests ", vitest),
-        ("", node_test),
-        (" / ", busted),
-        (" in ", pytest),
-        ("", go_test),
-        (" passed, ", plain_counts),
-        ("✖", eslint),
-        ("", ruff),
-        ("Total: ", luacheck),
-        (" issue", golangci_lint),
-        ("`", clippy),
-        (": ", flake8_item),
-        (" - ", radon),
-        (".go:", gocyclo),
-        ("has a complexity of", eslint_complexity),
-        ("cyclomatic complexity of", luacheck_complexity),
-        ("@", lizard),
-        ("max_complexity", generic_complexity),
-        ("", jscpd),
-        ("Found total", dupl),
+        ("test result: ", test_runners::cargo_test),
+        ("Summary [", test_runners::nextest),
+        ("Tests:", test_runners::jest),
+        ("Tests ", test_runners::vitest),
+        ("", test_runners::node_test),
+        (" / ", test_runners::busted),
+        (" in ", test_runners::pytest),
+        ("", test_runners::go_test),
+        (" passed, ", test_runners::plain_counts),
+        ("✖", lint::eslint),
+        ("", lint::ruff),
+        ("Total: ", lint::luacheck),
+        (" issue", lint::golangci_lint),
+        ("`", lint::clippy),
+        (": ", lint::flake8_item),
+        (" - ", complexity::radon),
+        (".go:", complexity::gocyclo),
+        ("has a complexity of", complexity::eslint_complexity),
+        ("cyclomatic complexity of", complexity::luacheck_complexity),
+        ("@", complexity::lizard),
+        ("max_complexity", complexity::generic_complexity),
+        ("", duplication::jscpd),
+        ("Found total", duplication::dupl),
     ];
     PARSERS
         .iter()
@@ -437,375 +448,15 @@ fn float(text: &str) -> Option<f64> {
     text.parse().ok()
 }
 
-/// Reads `N word` items (`3 passed`, `1 failed`) into a summary with the given vocabulary.
-fn count_items<'a>(items: impl Iterator<Item = (u32, &'a str)>) -> TestSummary {
-    let mut summary = TestSummary::default();
-    for (count, word) in items {
-        match word.to_ascii_lowercase().as_str() {
-            "passed" | "pass" | "passing" | "xpassed" | "successes" | "success" => {
-                summary.passed = summary.passed.saturating_add(count);
-            }
-            "failed" | "fail" | "failing" | "failures" | "failure" | "errors" | "error"
-            | "cancelled" | "timed" => summary.failed = summary.failed.saturating_add(count),
-            "skipped" | "skip" | "pending" | "ignored" | "xfailed" | "todo" => {
-                summary.skipped = summary.skipped.saturating_add(count);
-            }
-            "total" | "tests" => summary.total = Some(count),
-            _ => {}
-        }
-    }
-    summary
-}
-
-/// `test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s`
-fn cargo_test(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        regex(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored;")
-    });
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Tests(TestSummary {
-        passed: number(&captures[1]),
-        failed: number(&captures[2]),
-        skipped: number(&captures[3]),
-        total: None,
-    }))
-}
-
-/// `     Summary [   0.015s] 3 tests run: 2 passed, 1 failed, 1 skipped`
-fn nextest(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Summary \[[^\]]*\] (\d+) tests? run: (.*)$"));
-    static ITEM: LazyLock<Regex> = LazyLock::new(|| regex(r"(\d+) ([a-z]+)"));
-    let captures = PATTERN.captures(line.trim())?;
-    let mut summary = count_items(ITEM.captures_iter(&captures[2]).map(|item| {
-        (
-            number(&item[1]),
-            item.get(2).map_or("", |word| word.as_str()),
-        )
-    }));
-    let run = number(&captures[1]);
-    summary.total = Some(run.saturating_add(summary.skipped));
-    Some(Finding::Tests(summary))
-}
-
-/// `Tests:       1 failed, 2 skipped, 3 passed, 6 total`
-fn jest(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Tests:\s+(\d+ [a-z]+(?:, \d+ [a-z]+)*)$"));
-    static ITEM: LazyLock<Regex> = LazyLock::new(|| regex(r"(\d+) ([a-z]+)"));
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Tests(count_items(
-        ITEM.captures_iter(&captures[1]).map(|item| {
-            (
-                number(&item[1]),
-                item.get(2).map_or("", |word| word.as_str()),
-            )
-        }),
-    )))
-}
-
-/// `      Tests  1 failed | 2 passed (3)`
-fn vitest(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Tests\s+(\d+ [a-z]+(?: \| \d+ [a-z]+)*) \((\d+)\)"));
-    static ITEM: LazyLock<Regex> = LazyLock::new(|| regex(r"(\d+) ([a-z]+)"));
-    let captures = PATTERN.captures(line.trim())?;
-    let mut summary = count_items(ITEM.captures_iter(&captures[1]).map(|item| {
-        (
-            number(&item[1]),
-            item.get(2).map_or("", |word| word.as_str()),
-        )
-    }));
-    summary.total = Some(number(&captures[2]));
-    Some(Finding::Tests(summary))
-}
-
-/// node --test: TAP `# pass 3` and the spec reporter's `ℹ pass 3`, one figure per line.
-fn node_test(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^(?:#|ℹ) (tests|pass|fail|cancelled|skipped|skip|todo)\s+(\d+)$"));
-    let line = line.trim();
-    if !line.starts_with("# ") && !line.starts_with("ℹ ") {
-        return None;
-    }
-    let captures = PATTERN.captures(line)?;
-    let count = number(&captures[2]);
-    let mut summary = count_items(std::iter::once((count, &captures[1])));
-    if summary.total.is_none() {
-        summary.total = Some(0);
-    }
-    Some(Finding::Tests(summary))
-}
-
-/// `3 successes / 0 failures / 1 errors / 0 pending : 0.012 seconds`
-fn busted(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        regex(r"^(\d+) successes? / (\d+) failures? / (\d+) errors? / (\d+) pending")
-    });
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Tests(TestSummary {
-        passed: number(&captures[1]),
-        failed: number(&captures[2]).saturating_add(number(&captures[3])),
-        skipped: number(&captures[4]),
-        total: None,
-    }))
-}
-
-/// `==== 3 passed, 1 failed, 2 skipped, 1 warning in 0.12s ====`, `3 passed in 0.01s` (`-q`)
-/// and `==== no tests ran in 0.01s ====`.
-fn pytest(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        regex(r"^=*\s*(\d+ [a-z]+(?:, \d+ [a-z]+)*|no tests ran) in [\d.]+m?s(?: \([^)]*\))?\s*=*$")
-    });
-    static ITEM: LazyLock<Regex> = LazyLock::new(|| regex(r"(\d+) ([a-z]+)"));
-    let captures = PATTERN.captures(line.trim())?;
-    if &captures[1] == "no tests ran" {
-        return Some(Finding::Tests(TestSummary::default()));
-    }
-    Some(Finding::Tests(count_items(
-        ITEM.captures_iter(&captures[1]).map(|item| {
-            (
-                number(&item[1]),
-                item.get(2).map_or("", |word| word.as_str()),
-            )
-        }),
-    )))
-}
-
-/// go test: top-level `--- PASS: TestX (0.00s)` lines (sub-tests are indented and not
-/// counted) and the package lines `ok  \tpkg\t0.01s`, `FAIL\tpkg\t0.01s`, `?   \tpkg\t[no test files]`.
-fn go_test(line: &str) -> Option<Finding> {
-    static PACKAGE: LazyLock<Regex> = LazyLock::new(|| regex(r"^(ok|FAIL|\?)\s+\S+(?:\s+(.*))?$"));
-    if let Some(rest) = line.strip_prefix("--- ") {
-        let result = match rest.split(':').next()? {
-            "PASS" => GoResult::Pass,
-            "FAIL" => GoResult::Fail,
-            "SKIP" => GoResult::Skip,
-            _ => return None,
-        };
-        return Some(Finding::GoTest(result));
-    }
-    if !line.contains('\t') {
-        return None;
-    }
-    let captures = PACKAGE.captures(line)?;
-    let rest = captures.get(2).map_or("", |rest| rest.as_str());
-    let package = match &captures[1] {
-        _ if rest.contains("[no test files]") || rest.contains("[no tests to run]") => {
-            GoPackage::NoTests
-        }
-        "ok" => GoPackage::Ok,
-        "FAIL" => GoPackage::Fail,
-        _ => return None,
-    };
-    Some(Finding::GoPackage(package))
-}
-
-/// The plain `N passed, N failed` line (optionally `, N skipped`, optionally `word:` before),
-/// which small hand-written runners print.
-fn plain_counts(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        regex(r"^(?:[A-Za-z][\w-]*:\s*)?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\.?$")
-    });
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Tests(TestSummary {
-        passed: number(&captures[1]),
-        failed: number(&captures[2]),
-        skipped: captures
-            .get(3)
-            .map_or(0, |skipped| number(skipped.as_str())),
-        total: None,
-    }))
-}
-
-/// `✖ 5 problems (3 errors, 2 warnings)`
-fn eslint(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^✖ \d+ problems? \((\d+) errors?, (\d+) warnings?\)"));
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Lint(LintSummary {
-        errors: number(&captures[1]),
-        warnings: number(&captures[2]),
-    }))
-}
-
-/// ruff `Found 3 errors.` (mypy's `Found 3 errors in 2 files` reads the same) and
-/// `All checks passed!`.
-fn ruff(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| regex(r"^Found (\d+) errors?\b"));
-    let line = line.trim();
-    if line == "All checks passed!" {
-        return Some(Finding::LintClean);
-    }
-    let captures = PATTERN.captures(line)?;
-    Some(Finding::Lint(LintSummary {
-        errors: number(&captures[1]),
-        warnings: 0,
-    }))
-}
-
-/// `Total: 2 warnings / 1 error in 3 files`
-fn luacheck(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Total: (\d+) warnings? / (\d+) errors? in \d+ files?"));
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Lint(LintSummary {
-        errors: number(&captures[2]),
-        warnings: number(&captures[1]),
-    }))
-}
-
-/// golangci-lint `3 issues:` (followed by per-linter counts) and `0 issues.`
-fn golangci_lint(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| regex(r"^(\d+) issues?[:.]$"));
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Lint(LintSummary {
-        errors: number(&captures[1]),
-        warnings: 0,
-    }))
-}
-
-/// cargo clippy: ``error: could not compile `app` (lib) due to 3 previous errors; 2 warnings
-/// emitted`` and ``warning: `app` (lib) generated 4 warnings``.
-fn clippy(line: &str) -> Option<Finding> {
-    static FAILED: LazyLock<Regex> = LazyLock::new(|| {
-        regex(
-            r"^error: could not compile `[^`]+`(?: \([^)]*\))?(?: due to (\d+) previous errors?)?(?:; (\d+) warnings? emitted)?",
-        )
-    });
-    static WARNED: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^warning: `[^`]+`(?: \([^)]*\))? generated (\d+) warnings?"));
-    let line = line.trim();
-    if let Some(captures) = FAILED.captures(line) {
-        return Some(Finding::Lint(LintSummary {
-            errors: captures.get(1).map_or(1, |errors| number(errors.as_str())),
-            warnings: captures
-                .get(2)
-                .map_or(0, |warnings| number(warnings.as_str())),
-        }));
-    }
-    let captures = WARNED.captures(line)?;
-    Some(Finding::Lint(LintSummary {
-        errors: 0,
-        warnings: number(&captures[1]),
-    }))
-}
-
-/// flake8 (and pycodestyle) items: `app/main.py:3:1: E302 expected 2 blank lines, found 1`.
-fn flake8_item(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^[^\s:][^:]*:\d+:\d+: ([A-Z]+)\d+ "));
-    let captures = PATTERN.captures(line)?;
-    Some(Finding::LintItem {
-        warning: &captures[1] == "W",
-    })
-}
-
-/// radon `cc -s`: `    F 12:0 handle_request - B (7)`. Without `-s` radon prints only the
-/// rank (`M 40:4 Router.route - C`); the rank's lowest score stands in for the score, so a
-/// listed C-ranked function counts as at least 11.
-fn radon(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^[FMC] \d+:\d+ \S+ - ([A-F])(?: \((\d+)\))?$"));
-    let captures = PATTERN.captures(line.trim())?;
-    if let Some(score) = captures.get(2) {
-        return float(score.as_str()).map(Finding::Complexity);
-    }
-    let lowest = match &captures[1] {
-        "A" => 1.0,
-        "B" => 6.0,
-        "C" => 11.0,
-        "D" => 21.0,
-        "E" => 31.0,
-        _ => 41.0,
-    };
-    Some(Finding::Complexity(lowest))
-}
-
-/// gocyclo: `12 main (*Server).handle server.go:40:1`
-fn gocyclo(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| regex(r"^(\d+) \S+ \S+ \S+\.go:\d+:\d+$"));
-    let captures = PATTERN.captures(line.trim())?;
-    float(&captures[1]).map(Finding::Complexity)
-}
-
-/// eslint's complexity rule: `Function 'parse' has a complexity of 12. Maximum allowed is 10.`
-fn eslint_complexity(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> = LazyLock::new(|| regex(r"has a complexity of (\d+)"));
-    let captures = PATTERN.captures(line)?;
-    float(&captures[1]).map(Finding::Complexity)
-}
-
-/// luacheck with `--max-cyclomatic-complexity`:
-/// `src/app.lua:3:1: cyclomatic complexity of function 'parse' is too high (12 > 10)`
-fn luacheck_complexity(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"cyclomatic complexity of .* is too high \((\d+) > \d+\)"));
-    let captures = PATTERN.captures(line)?;
-    float(&captures[1]).map(Finding::Complexity)
-}
-
-/// A lizard function row: `      12      4     80      2      14 parse@3-16@src/app.py`
-/// (NLOC, CCN, token, PARAM, length, location).
-fn lizard(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^\d+\s+(\d+)\s+\d+\s+\d+\s+\d+\s+\S+@\d+-\d+@\S+"));
-    let captures = PATTERN.captures(line.trim())?;
-    float(&captures[1]).map(Finding::Complexity)
-}
-
-/// `max_complexity: 7` (or `= 7`), for project scripts that compute the figure themselves.
-fn generic_complexity(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^max_complexity\s*[:=]\s*(\d+(?:\.\d+)?)$"));
-    let captures = PATTERN.captures(line.trim())?;
-    float(&captures[1]).map(Finding::Complexity)
-}
-
-/// jscpd: the console table's `Total:` row (duplicated lines come first), the older
-/// `… duplicated lines … (3.2%)` sentence, the threshold error, and `Found N clones.`
-fn jscpd(line: &str) -> Option<Finding> {
-    static PERCENT: LazyLock<Regex> = LazyLock::new(|| regex(r"\((\d+(?:\.\d+)?)%\)"));
-    static CLONES: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Found (\d+) (?:exact )?clones?\.?$"));
-    static TOO_MANY: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"too many duplicates \((\d+(?:\.\d+)?)%\)"));
-    let trimmed = line.trim();
-    if let Some(captures) = CLONES.captures(trimmed) {
-        return Some(Finding::DuplicationClones(number(&captures[1])));
-    }
-    if trimmed.contains("too many duplicates")
-        && let Some(captures) = TOO_MANY.captures(trimmed)
-    {
-        return float(&captures[1]).map(Finding::DuplicationPercentage);
-    }
-    let is_total_row = trimmed
-        .trim_start_matches(['│', '|', ' '])
-        .starts_with("Total:");
-    if is_total_row || trimmed.contains("duplicated lines") {
-        let captures = PERCENT.captures(trimmed)?;
-        return float(&captures[1]).map(Finding::DuplicationPercentage);
-    }
-    None
-}
-
-/// dupl: `Found total 3 clone groups.`
-fn dupl(line: &str) -> Option<Finding> {
-    static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Found total (\d+) clone groups?\.?$"));
-    let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::DuplicationClones(number(&captures[1])))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Metrics {
+    pub(super) fn parse(text: &str) -> Metrics {
         parse_output(text.as_bytes())
     }
 
-    fn number_of(metrics: &Metrics, name: &str) -> Option<f64> {
+    pub(super) fn number_of(metrics: &Metrics, name: &str) -> Option<f64> {
         match metrics.get(name)? {
             MetricValue::Number(number) => Some(number),
             MetricValue::Bool(_) => None,
@@ -813,7 +464,7 @@ mod tests {
     }
 
     /// `(passed, failed, skipped, total)` or None when no test figure was seen.
-    fn tests(text: &str) -> Option<(f64, f64, f64, f64)> {
+    pub(super) fn tests(text: &str) -> Option<(f64, f64, f64, f64)> {
         let metrics = parse(text);
         Some((
             number_of(&metrics, "tests_passed")?,
@@ -823,173 +474,10 @@ mod tests {
         ))
     }
 
-    fn lint(text: &str) -> Option<(f64, f64)> {
-        let metrics = parse(text);
-        Some((
-            number_of(&metrics, "lint_errors")?,
-            number_of(&metrics, "lint_warnings")?,
-        ))
-    }
-
     #[test]
     fn regression_a_run_that_only_skipped_tests_ran_none() {
         let metrics = parse_output("===== 5 skipped in 0.01s =====\n".as_bytes());
         assert_eq!(metrics.tests_ran(), Some(0));
-    }
-
-    #[test]
-    fn cargo_test_sums_every_binary() {
-        let output = "\
-running 2 tests
-test parse::tests::empty ... ok
-test parse::tests::full ... FAILED
-
-test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
-
-running 3 tests
-test it::a ... ok
-test it::b ... ignored
-test it::c ... ok
-
-test result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s
-
-   Doc-tests app
-
-running 0 tests
-
-test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
-";
-        assert_eq!(tests(output), Some((3.0, 1.0, 1.0, 5.0)));
-    }
-
-    #[test]
-    fn nextest_summary() {
-        let output = "\
-    Starting 4 tests across 2 binaries (1 test skipped)
-        PASS [   0.004s] app tests::a
-        FAIL [   0.005s] app tests::b
-------------
-     Summary [   0.015s] 3 tests run: 2 passed, 1 failed, 1 skipped
-        FAIL [   0.005s] app tests::b
-error: test run failed
-";
-        assert_eq!(tests(output), Some((2.0, 1.0, 1.0, 4.0)));
-    }
-
-    #[test]
-    fn pytest_summaries() {
-        let banner = "\
-============================= test session starts ==============================
-collected 6 items
-
-tests/test_app.py ...F.s                                                 [100%]
-=================== 3 passed, 1 failed, 2 skipped, 1 warning in 0.12s ===================
-";
-        assert_eq!(tests(banner), Some((3.0, 1.0, 2.0, 6.0)));
-        assert_eq!(tests("5 passed in 0.03s\n"), Some((5.0, 0.0, 0.0, 5.0)));
-        assert_eq!(
-            tests(
-                "============================ no tests ran in 0.01s =============================\n"
-            ),
-            Some((0.0, 0.0, 0.0, 0.0))
-        );
-        assert_eq!(
-            tests("==== 1 failed, 2 passed, 1 error in 1.50s ====\n"),
-            Some((2.0, 2.0, 0.0, 4.0))
-        );
-    }
-
-    #[test]
-    fn go_test_verbose_counts_top_level_results() {
-        let output = "\
-=== RUN   TestAdd
---- PASS: TestAdd (0.00s)
-=== RUN   TestTable
-=== RUN   TestTable/zero
-    --- FAIL: TestTable/zero (0.00s)
---- FAIL: TestTable (0.00s)
-=== RUN   TestSlow
-    slow_test.go:9: short mode
---- SKIP: TestSlow (0.00s)
-FAIL
-FAIL\texample.com/calc\t0.004s
-?   \texample.com/calc/cmd\t[no test files]
-FAIL
-";
-        assert_eq!(tests(output), Some((1.0, 1.0, 1.0, 3.0)));
-    }
-
-    #[test]
-    fn go_test_without_verbose_counts_packages() {
-        let output = "\
-ok  \texample.com/calc\t0.004s
-ok  \texample.com/calc/internal\t(cached)
-?   \texample.com/calc/cmd\t[no test files]
-";
-        assert_eq!(tests(output), Some((2.0, 0.0, 0.0, 2.0)));
-    }
-
-    #[test]
-    fn go_test_with_only_no_test_files_ran_nothing() {
-        let metrics = parse("?   \texample.com/calc\t[no test files]\n");
-        assert_eq!(metrics.tests_ran(), Some(0));
-    }
-
-    #[test]
-    fn jest_tests_line() {
-        let output = "\
-Test Suites: 1 failed, 1 passed, 2 total
-Tests:       1 failed, 3 passed, 4 total
-Snapshots:   0 total
-Time:        1.2 s
-";
-        assert_eq!(tests(output), Some((3.0, 1.0, 0.0, 4.0)));
-    }
-
-    #[test]
-    fn vitest_tests_line() {
-        let passing =
-            " Test Files  1 passed (1)\n      Tests  3 passed (3)\n   Start at  10:00:00\n";
-        assert_eq!(tests(passing), Some((3.0, 0.0, 0.0, 3.0)));
-        let failing = " Test Files  1 failed (1)\n      Tests  1 failed | 2 passed (3)\n";
-        assert_eq!(tests(failing), Some((2.0, 1.0, 0.0, 3.0)));
-    }
-
-    #[test]
-    fn node_test_tap_and_spec_reporters() {
-        let tap = "\
-TAP version 13
-ok 1 - adds
-ok 2 - subtracts
-not ok 3 - divides
-1..3
-# tests 3
-# suites 0
-# pass 2
-# fail 1
-# cancelled 0
-# skipped 0
-# todo 0
-# duration_ms 41.2
-";
-        assert_eq!(tests(tap), Some((2.0, 1.0, 0.0, 3.0)));
-        let spec = "✔ adds (0.5ms)\nℹ tests 3\nℹ suites 0\nℹ pass 3\nℹ fail 0\nℹ skipped 0\n";
-        assert_eq!(tests(spec), Some((3.0, 0.0, 0.0, 3.0)));
-    }
-
-    #[test]
-    fn busted_summary() {
-        let output = "●●◼\n2 successes / 1 failure / 0 errors / 1 pending : 0.012 seconds\n";
-        assert_eq!(tests(output), Some((2.0, 1.0, 1.0, 4.0)));
-    }
-
-    #[test]
-    fn plain_counts_line() {
-        assert_eq!(tests("4 passed, 0 failed\n"), Some((4.0, 0.0, 0.0, 4.0)));
-        assert_eq!(
-            tests("Results: 4 passed, 1 failed, 2 skipped\n"),
-            Some((4.0, 1.0, 2.0, 7.0))
-        );
     }
 
     #[test]
@@ -1003,124 +491,6 @@ not ok 3 - divides
         let metrics = parse("building...\ndone\n");
         assert!(metrics.is_empty());
         assert_eq!(metrics.tests_ran(), None);
-    }
-
-    #[test]
-    fn eslint_problems() {
-        let output = "\
-/repo/src/app.js
-  1:10  error    'x' is defined but never used  no-unused-vars
-  3:1   warning  Unexpected console statement   no-console
-
-✖ 5 problems (3 errors, 2 warnings)
-  1 error and 0 warnings potentially fixable with the `--fix` option.
-";
-        assert_eq!(lint(output), Some((3.0, 2.0)));
-    }
-
-    #[test]
-    fn ruff_found_and_clean() {
-        let output = "app.py:1:8: F401 [*] `os` imported but unused\napp.py:4:1: E402 Module level import not at top of file\nFound 2 errors.\n[*] 1 fixable with the `--fix` option.\n";
-        assert_eq!(
-            lint(output),
-            Some((2.0, 0.0)),
-            "summary wins over item lines"
-        );
-        assert_eq!(lint("All checks passed!\n"), Some((0.0, 0.0)));
-    }
-
-    #[test]
-    fn luacheck_total() {
-        let output = "Checking src/app.lua                          2 warnings\n\n    src/app.lua:3:7: unused variable x\n\nTotal: 2 warnings / 1 error in 3 files\n";
-        assert_eq!(lint(output), Some((1.0, 2.0)));
-    }
-
-    #[test]
-    fn golangci_lint_issue_count() {
-        let output = "main.go:5:2: Error return value is not checked (errcheck)\n\tos.Remove(\"x\")\n\t^\n3 issues:\n* errcheck: 2\n* unused: 1\n";
-        assert_eq!(lint(output), Some((3.0, 0.0)));
-        assert_eq!(lint("0 issues.\n"), Some((0.0, 0.0)));
-    }
-
-    #[test]
-    fn clippy_errors_and_warnings() {
-        let failed = "\
-    Checking app v0.1.0 (/repo)
-error: this looks like you are trying to swap `a` and `b`
-warning: unused variable: `x`
-error: could not compile `app` (lib) due to 3 previous errors; 2 warnings emitted
-";
-        assert_eq!(lint(failed), Some((3.0, 2.0)));
-        let warned = "warning: `app` (lib) generated 4 warnings (run `cargo clippy --fix --lib -p app` to apply 1 suggestion)\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.51s\n";
-        assert_eq!(lint(warned), Some((0.0, 4.0)));
-    }
-
-    #[test]
-    fn flake8_items_are_counted_without_a_summary() {
-        let output = "app/main.py:3:1: E302 expected 2 blank lines, found 1\napp/main.py:9:80: E501 line too long (88 > 79 characters)\napp/util.py:1:1: W391 blank line at end of file\n";
-        assert_eq!(lint(output), Some((2.0, 1.0)));
-    }
-
-    #[test]
-    fn complexity_parsers() {
-        let radon = "app/server.py\n    F 12:0 handle_request - B (7)\n    M 40:4 Router.route - C (12)\n    C 30:0 Router - A (4)\n";
-        assert_eq!(number_of(&parse(radon), "max_complexity"), Some(12.0));
-        let radon_ranks = "app/server.py\n    M 40:4 Router.route - C\n    F 90:0 legacy - D\n2 blocks (classes, functions, methods) analyzed.\nAverage complexity: C (17.5)\n";
-        assert_eq!(number_of(&parse(radon_ranks), "max_complexity"), Some(21.0));
-        let gocyclo = "14 main (*Server).handle server.go:40:1\n3 main main main.go:5:1\n";
-        assert_eq!(number_of(&parse(gocyclo), "max_complexity"), Some(14.0));
-        let eslint = "/repo/src/a.js\n  3:1  error  Function 'parse' has a complexity of 12. Maximum allowed is 10  complexity\n  9:1  error  Arrow function has a complexity of 11. Maximum allowed is 10  complexity\n";
-        assert_eq!(number_of(&parse(eslint), "max_complexity"), Some(12.0));
-        let luacheck = "Checking src/app.lua                              1 warning\n\n    src/app.lua:3:1: cyclomatic complexity of function 'parse' is too high (12 > 10)\n\nTotal: 1 warning / 0 errors in 1 file\n";
-        assert_eq!(number_of(&parse(luacheck), "max_complexity"), Some(12.0));
-        let lizard = "\
-================================================
-  NLOC    CCN   token  PARAM  length  location
-------------------------------------------------
-       3      1     13      0       3 main@1-3@./a.c
-      18      6     90      2      20 parse@5-24@./a.c
-2 file analyzed.
-";
-        assert_eq!(number_of(&parse(lizard), "max_complexity"), Some(6.0));
-        assert_eq!(
-            number_of(&parse("max_complexity: 9\n"), "max_complexity"),
-            Some(9.0)
-        );
-    }
-
-    #[test]
-    fn jscpd_total_row_and_sentences() {
-        let table = "\
-Clone found (javascript):
- - src/a.js [1:1 - 20:2] (19 lines, 120 tokens)
-   src/b.js [1:1 - 20:2]
-
-┌────────────┬────────────────┬─────────────┬──────────────┬──────────────┬──────────────────┬───────────────────┐
-│ Format     │ Files analyzed │ Total lines │ Total tokens │ Clones found │ Duplicated lines │ Duplicated tokens │
-├────────────┼────────────────┼─────────────┼──────────────┼──────────────┼──────────────────┼───────────────────┤
-│ javascript │ 2              │ 40          │ 240          │ 1            │ 19 (47.5%)       │ 120 (50%)         │
-├────────────┼────────────────┼─────────────┼──────────────┼──────────────┼──────────────────┼───────────────────┤
-│ Total:     │ 2              │ 40          │ 240          │ 1            │ 19 (47.5%)       │ 120 (50%)         │
-└────────────┴────────────────┴─────────────┴──────────────┴──────────────┴──────────────────┴───────────────────┘
-Found 1 clones.
-";
-        let metrics = parse(table);
-        assert_eq!(number_of(&metrics, "duplication_percentage"), Some(47.5));
-        assert_eq!(number_of(&metrics, "duplication_clones"), Some(1.0));
-        let old = "Found 3 exact clones with 25(3.2%) duplicated lines in 10 (1 formats) files.\n";
-        assert_eq!(number_of(&parse(old), "duplication_percentage"), Some(3.2));
-        let none = parse("Found 0 clones.\n");
-        assert_eq!(number_of(&none, "duplication_percentage"), Some(0.0));
-    }
-
-    #[test]
-    fn dupl_clone_groups() {
-        let some =
-            parse("found 2 clones:\n  a.go:3,20\n  b.go:5,22\nFound total 1 clone groups.\n");
-        assert_eq!(number_of(&some, "duplication_clones"), Some(1.0));
-        assert_eq!(number_of(&some, "duplication_percentage"), None);
-        let none = parse("Found total 0 clone groups.\n");
-        assert_eq!(number_of(&none, "duplication_percentage"), Some(0.0));
     }
 
     #[test]
