@@ -16,23 +16,27 @@
 //! `clippy.toml` forbids `Command::new` everywhere else; the one `#[expect]` is in
 //! [`new_command`].
 
-use std::collections::VecDeque;
+mod env;
+mod group;
+mod output;
+
 use std::fmt;
-use std::fs::File;
-use std::io::{PipeReader, PipeWriter, Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use nix::errno::Errno;
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
-use tokio::sync::watch;
 use tokio::task::AbortHandle;
+
+pub use env::{EnvPolicy, is_secret_name};
+pub use group::stop_orphaned_group;
+
+use group::{Cleanup, record_group, signal_group};
+use output::{Output, create_log, lock};
 
 /// Default [`Spec::timeout`].
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
@@ -42,12 +46,6 @@ const DEFAULT_GRACE: Duration = Duration::from_secs(5);
 const DEFAULT_TAIL_LINES: usize = 50;
 /// Default [`Spec::max_log_bytes`].
 const DEFAULT_MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
-/// Longest line kept in the tail; the rest of a longer line is dropped and marked.
-const LINE_CAP: usize = 4 * 1024;
-/// Marks a tail line cut at [`LINE_CAP`].
-const LINE_CUT_MARK: &str = "…";
-/// One read from the pipe; a Linux pipe holds 64 KiB by default.
-const READ_CHUNK: usize = 64 * 1024;
 /// How long processes left behind by an exited child may keep the output pipe open.
 const LEFTOVER_WAIT: Duration = Duration::from_secs(2);
 /// How long to wait for the group to die and the pipe to close after the final SIGKILL.
@@ -69,17 +67,6 @@ impl fmt::Display for Program {
             Program::Argv(argv) => write!(formatter, "{}", argv.join(" ")),
         }
     }
-}
-
-/// Which of prpd's environment variables the child sees.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EnvPolicy {
-    /// All of them except those whose names mark them as secrets ([`is_secret_name`]): the
-    /// project's own commands (tests, linters) need the environment, but a test that prints it
-    /// must not carry a token into a report, a prompt or a pull request.
-    WithoutSecrets,
-    /// Only these names, plus `PATH` and `HOME`, which every tool expects.
-    AllowList(Vec<String>),
 }
 
 /// How to run one process.
@@ -362,58 +349,9 @@ fn build_command(
         }
     };
     command.current_dir(cwd).process_group(0);
-    match env_policy {
-        EnvPolicy::WithoutSecrets => {
-            for (name, _) in std::env::vars_os() {
-                if is_secret_name(&name.to_string_lossy()) {
-                    command.env_remove(name);
-                }
-            }
-        }
-        EnvPolicy::AllowList(names) => {
-            command.env_clear();
-            for name in names.iter().map(String::as_str).chain(["PATH", "HOME"]) {
-                if let Some(value) = std::env::var_os(name) {
-                    command.env(name, value);
-                }
-            }
-        }
-    }
+    env_policy.apply_to(&mut command);
     command.envs(env.iter().map(|(name, value)| (name, value)));
     Ok(command)
-}
-
-/// Words that mark an environment variable as a secret (matched in its upper-cased name).
-const SECRET_WORDS: &[&str] = &[
-    "TOKEN",
-    "SECRET",
-    "PASSWORD",
-    "PASSWD",
-    "API_KEY",
-    "APIKEY",
-    "PRIVATE_KEY",
-    "ACCESS_KEY",
-    "CREDENTIAL",
-];
-
-/// Whether an environment variable's name marks it as a secret: `GITHUB_TOKEN`,
-/// `ANTHROPIC_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, anything ending in `_KEY`.
-pub fn is_secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    upper.ends_with("_KEY") || SECRET_WORDS.iter().any(|word| upper.contains(word))
-}
-
-fn create_log(path: &Path) -> Result<File, ProcessError> {
-    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|source| ProcessError::LogDir {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
-    File::create(path).map_err(|source| ProcessError::LogFile {
-        path: path.to_path_buf(),
-        source,
-    })
 }
 
 fn termination_of(status: ExitStatus) -> Termination {
@@ -421,36 +359,6 @@ fn termination_of(status: ExitStatus) -> Termination {
         Some(code) => Termination::Exited(code),
         // `wait` reports only ended children, and one that did not exit was ended by a signal.
         None => Termination::Signaled(status.signal().unwrap_or_default()),
-    }
-}
-
-fn signal_group(pgid: Pid, signal: Signal) {
-    match killpg(pgid, signal) {
-        // ESRCH: the whole group has already gone, which is what we wanted.
-        Ok(()) | Err(Errno::ESRCH) => {}
-        Err(errno) => {
-            tracing::warn!(pgid = pgid.as_raw(), ?signal, %errno, "failed to signal process group");
-        }
-    }
-}
-
-/// Kills the group and stops the stdin writer when a run ends, including by being dropped.
-struct Cleanup {
-    /// `None` once the group has had its SIGKILL.
-    group: Option<Pid>,
-    stdin_writer: Option<AbortHandle>,
-    /// Where the group is recorded (removed once the group is killed).
-    group_file: Option<PathBuf>,
-}
-
-impl Cleanup {
-    fn kill_group(&mut self) {
-        if let Some(pgid) = self.group.take() {
-            signal_group(pgid, Signal::SIGKILL);
-            if let Some(path) = &self.group_file {
-                let _ = std::fs::remove_file(path);
-            }
-        }
     }
 }
 
@@ -469,335 +377,9 @@ fn write_stdin(input: Option<Vec<u8>>, child: &mut tokio::process::Child) -> Opt
     Some(writer.abort_handle())
 }
 
-/// Writes `<pgid> <start time>` to `path`; the start time tells a reused pid from ours. Best
-/// effort: failing to record only weakens the cleanup after a kill -9 of prpd.
-fn record_group(path: &Path, pgid: Pid) {
-    let Some(start) = process_start_time(pgid.as_raw()) else {
-        return;
-    };
-    if let Err(error) = std::fs::write(path, format!("{} {start}", pgid.as_raw())) {
-        tracing::warn!(path = %path.display(), %error, "cannot record the child's process group");
-    }
-}
-
-/// The start time (field 22 of `/proc/<pid>/stat`, in clock ticks since boot) of `pid`.
-fn process_start_time(pid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may hold spaces and parentheses: fields resume after the last `)`.
-    let (_, rest) = stat.rsplit_once(") ")?;
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
-
-/// Stops the process group recorded in `group_file` by a prpd that was killed before it could
-/// (kill -9), if that group still runs; returns its id. The file is removed either way.
-pub fn stop_orphaned_group(group_file: &Path) -> Option<i32> {
-    let recorded = std::fs::read_to_string(group_file).ok()?;
-    let _ = std::fs::remove_file(group_file);
-    let mut fields = recorded.split_whitespace();
-    let pgid: i32 = fields.next()?.parse().ok()?;
-    let start: u64 = fields.next()?.parse().ok()?;
-    if process_start_time(pgid) != Some(start) {
-        return None;
-    }
-    signal_group(Pid::from_raw(pgid), Signal::SIGKILL);
-    Some(pgid)
-}
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        self.kill_group();
-        if let Some(stdin_writer) = self.stdin_writer.take() {
-            stdin_writer.abort();
-        }
-    }
-}
-
-/// What the drain thread has read so far; `run` takes a snapshot when it ends.
-struct Capture {
-    tail: Tail,
-    output_bytes: u64,
-    log_truncated: bool,
-}
-
-impl Capture {
-    fn new(tail_lines: usize) -> Capture {
-        Capture {
-            tail: Tail::new(tail_lines),
-            output_bytes: 0,
-            log_truncated: false,
-        }
-    }
-}
-
-/// The reading side of the output pipe, as seen from `run`.
-struct Output {
-    capture: Arc<Mutex<Capture>>,
-    /// Becomes `true` when the drain thread has seen EOF.
-    closed: watch::Receiver<bool>,
-}
-
-impl Output {
-    /// Creates the pipe and starts the thread that drains it; returns the write end for the child.
-    fn start(
-        log: File,
-        max_log_bytes: u64,
-        tail_lines: usize,
-    ) -> std::io::Result<(Output, PipeWriter)> {
-        let (pipe_reader, pipe_writer) = std::io::pipe()?;
-        let capture = Arc::new(Mutex::new(Capture::new(tail_lines)));
-        let (closed_sender, closed) = watch::channel(false);
-        let drain = Drain {
-            pipe: pipe_reader,
-            log: Some(log),
-            max_log_bytes,
-            capture: Arc::clone(&capture),
-            closed: closed_sender,
-        };
-        std::thread::Builder::new()
-            .name("prpd-output".to_owned())
-            .spawn(move || drain.run())?;
-        Ok((Output { capture, closed }, pipe_writer))
-    }
-
-    /// Resolves once the drain thread has seen EOF (or died, which closes the pipe as well).
-    async fn closed(&self) {
-        let _ = self.closed.clone().wait_for(|closed| *closed).await;
-    }
-}
-
-/// A panicking drain thread leaves consistent counters behind, so a poisoned lock is still usable.
-fn lock(capture: &Mutex<Capture>) -> MutexGuard<'_, Capture> {
-    capture.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// The body of the thread that drains the output pipe. It is a plain thread, not
-/// `spawn_blocking`, because a process that escaped its group can hold the pipe open forever
-/// and the runtime waits for blocking tasks when it shuts down.
-struct Drain {
-    pipe: PipeReader,
-    /// `None` after a write error: the rest of the output is counted but not logged.
-    log: Option<File>,
-    max_log_bytes: u64,
-    capture: Arc<Mutex<Capture>>,
-    closed: watch::Sender<bool>,
-}
-
-impl Drain {
-    fn run(mut self) {
-        let mut buffer = vec![0_u8; READ_CHUNK];
-        let mut logged: u64 = 0;
-        loop {
-            let count = match self.pipe.read(&mut buffer) {
-                Ok(0) => break,
-                Ok(count) => count,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(error) => {
-                    tracing::warn!(%error, "failed to read process output");
-                    break;
-                }
-            };
-            let chunk = &buffer[..count];
-            let mut capture = lock(&self.capture);
-            capture.output_bytes += count as u64;
-            capture.tail.push(chunk);
-            let room =
-                usize::try_from(self.max_log_bytes.saturating_sub(logged)).unwrap_or(usize::MAX);
-            let kept = &chunk[..count.min(room)];
-            if kept.len() < count {
-                capture.log_truncated = true;
-            }
-            if let Some(log) = &mut self.log
-                && !kept.is_empty()
-            {
-                if let Err(error) = log.write_all(kept) {
-                    tracing::warn!(%error, "failed to write process log; the rest is not logged");
-                    self.log = None;
-                    capture.log_truncated = true;
-                }
-                logged += kept.len() as u64;
-            }
-        }
-        let capture = lock(&self.capture);
-        if let Some(log) = &mut self.log
-            && capture.log_truncated
-        {
-            let note = format!(
-                "\n[prpd: log truncated: kept {logged} of {} bytes]\n",
-                capture.output_bytes
-            );
-            if let Err(error) = log.write_all(note.as_bytes()) {
-                tracing::warn!(%error, "failed to write process log");
-            }
-        }
-        drop(capture);
-        self.closed.send_replace(true);
-    }
-}
-
-/// The last lines of a byte stream, with bounded memory: at most `capacity` lines of at most
-/// [`LINE_CAP`] bytes each, plus the unfinished line.
-struct Tail {
-    capacity: usize,
-    lines: VecDeque<Vec<u8>>,
-    /// The line still being written, cut at [`LINE_CAP`].
-    partial: Vec<u8>,
-    partial_cut: bool,
-}
-
-impl Tail {
-    fn new(capacity: usize) -> Tail {
-        Tail {
-            capacity,
-            lines: VecDeque::with_capacity(capacity),
-            partial: Vec::new(),
-            partial_cut: false,
-        }
-    }
-
-    fn push(&mut self, chunk: &[u8]) {
-        if self.capacity == 0 {
-            return;
-        }
-        // A chunk that ends with more than `capacity` complete lines replaces everything before
-        // them, so skip to them instead of copying lines that would be dropped at once.
-        let start = match nth_newline_from_end(chunk, self.capacity + 1) {
-            Some(position) => {
-                self.lines.clear();
-                self.partial.clear();
-                self.partial_cut = false;
-                position + 1
-            }
-            None => 0,
-        };
-        let mut segments = chunk[start..].split(|byte| *byte == b'\n').peekable();
-        while let Some(segment) = segments.next() {
-            let room = LINE_CAP - self.partial.len();
-            self.partial
-                .extend_from_slice(&segment[..segment.len().min(room)]);
-            self.partial_cut |= segment.len() > room;
-            if segments.peek().is_some() {
-                self.finish_line();
-            }
-        }
-    }
-
-    fn finish_line(&mut self) {
-        let mut line = std::mem::take(&mut self.partial);
-        if std::mem::take(&mut self.partial_cut) {
-            line.extend_from_slice(LINE_CUT_MARK.as_bytes());
-        }
-        if self.lines.len() == self.capacity {
-            self.lines.pop_front();
-        }
-        self.lines.push_back(line);
-    }
-
-    /// The last `capacity` lines, the unfinished one counting as a line.
-    fn render(&self) -> String {
-        let unfinished = !self.partial.is_empty();
-        let skip = usize::from(unfinished && self.lines.len() == self.capacity);
-        let mut rendered: Vec<String> = self
-            .lines
-            .iter()
-            .skip(skip)
-            .map(|line| String::from_utf8_lossy(line).into_owned())
-            .collect();
-        if unfinished {
-            let mut last = String::from_utf8_lossy(&self.partial).into_owned();
-            if self.partial_cut {
-                last.push_str(LINE_CUT_MARK);
-            }
-            rendered.push(last);
-        }
-        rendered.join("\n")
-    }
-}
-
-/// The position of the `n`th `\n` counted from the end of `bytes`, if it has that many.
-fn nth_newline_from_end(bytes: &[u8], n: usize) -> Option<usize> {
-    let mut end = bytes.len();
-    let mut position = None;
-    for _ in 0..n {
-        let found = bytes[..end].iter().rposition(|byte| *byte == b'\n')?;
-        position = Some(found);
-        end = found;
-    }
-    position
-}
-
-#[cfg(test)]
-mod secret_tests {
-    use super::is_secret_name;
-
-    #[test]
-    fn secret_names_are_recognised() {
-        for name in [
-            "GITHUB_TOKEN",
-            "ANTHROPIC_API_KEY",
-            "openai_api_key",
-            "AWS_SECRET_ACCESS_KEY",
-            "DB_PASSWORD",
-            "NPM_TOKEN",
-            "SIGNING_KEY",
-            "GOOGLE_APPLICATION_CREDENTIALS",
-        ] {
-            assert!(is_secret_name(name), "{name}");
-        }
-        for name in [
-            "PATH",
-            "HOME",
-            "CI",
-            "NODE_ENV",
-            "KEYBOARD",
-            "PRPD_PHASE",
-            "TOKENIZERS_X",
-        ] {
-            assert_eq!(is_secret_name(name), name.contains("TOKEN"), "{name}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod group_file_tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn orphaned_group_is_stopped_from_its_record() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let group_file = dir.path().join("agent.pgid");
-        let mut spec = Spec::shell("sleep 30", dir.path(), &dir.path().join("log"));
-        spec.group_file = Some(group_file.clone());
-        let running = tokio::spawn(run(spec));
-        for _ in 0..100 {
-            if group_file.exists() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let pgid = stop_orphaned_group(&group_file).expect("the recorded group runs");
-        let outcome = running.await.expect("join").expect("run");
-        assert_eq!(outcome.termination, Termination::Signaled(9));
-        assert!(!group_file.exists());
-        assert_eq!(
-            stop_orphaned_group(&group_file),
-            None,
-            "nothing recorded any more"
-        );
-        assert!(pgid > 0);
-    }
-
-    #[test]
-    fn a_record_of_another_process_is_ignored() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let group_file = dir.path().join("agent.pgid");
-        std::fs::write(&group_file, format!("{} 1", std::process::id())).expect("write");
-        assert_eq!(stop_orphaned_group(&group_file), None);
-        assert!(!group_file.exists());
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::output::{LINE_CAP, LINE_CUT_MARK};
     use super::*;
 
     fn temp() -> tempfile::TempDir {
@@ -904,41 +486,6 @@ mod tests {
         assert_eq!(outcome.tail, "line98\nline99\nline100\nunfinished");
         let log = std::fs::read_to_string(dir.path().join("out.log")).expect("log");
         assert_eq!(log.lines().count(), 101);
-    }
-
-    #[test]
-    fn tail_is_the_same_however_the_stream_is_chunked() {
-        let texts = [
-            "",
-            "a",
-            "a\n",
-            "\n\n\n",
-            "one\ntwo\nthree\nfour\nfive\n",
-            "one\ntwo\nthree\nfour\nfive",
-            "x\ny\n\nz\n\n",
-        ];
-        for text in texts {
-            for capacity in 1..=4 {
-                let mut lines: Vec<&str> = text.split('\n').collect();
-                if lines.last() == Some(&"") {
-                    lines.pop();
-                }
-                let expected = lines[lines.len().saturating_sub(capacity)..].join("\n");
-                for first in 0..=text.len() {
-                    for second in first..=text.len() {
-                        let mut tail = Tail::new(capacity);
-                        tail.push(&text.as_bytes()[..first]);
-                        tail.push(&text.as_bytes()[first..second]);
-                        tail.push(&text.as_bytes()[second..]);
-                        assert_eq!(
-                            tail.render(),
-                            expected,
-                            "{text:?} capacity {capacity} split at {first}, {second}"
-                        );
-                    }
-                }
-            }
-        }
     }
 
     #[tokio::test]

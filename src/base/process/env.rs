@@ -1,0 +1,92 @@
+//! Which of prpd's environment variables a child sees. The policy lives apart from the code
+//! that starts processes because it is a rule about secrets, not about processes: the project's
+//! own commands get the environment without anything that looks like a token, and agents get
+//! only what their configuration allows.
+
+use tokio::process::Command;
+
+/// Which of prpd's environment variables the child sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvPolicy {
+    /// All of them except those whose names mark them as secrets ([`is_secret_name`]): the
+    /// project's own commands (tests, linters) need the environment, but a test that prints it
+    /// must not carry a token into a report, a prompt or a pull request.
+    WithoutSecrets,
+    /// Only these names, plus `PATH` and `HOME`, which every tool expects.
+    AllowList(Vec<String>),
+}
+
+impl EnvPolicy {
+    /// Removes from `command`'s environment what this policy hides from the child.
+    pub(super) fn apply_to(&self, command: &mut Command) {
+        match self {
+            EnvPolicy::WithoutSecrets => {
+                for (name, _) in std::env::vars_os() {
+                    if is_secret_name(&name.to_string_lossy()) {
+                        command.env_remove(name);
+                    }
+                }
+            }
+            EnvPolicy::AllowList(names) => {
+                command.env_clear();
+                for name in names.iter().map(String::as_str).chain(["PATH", "HOME"]) {
+                    if let Some(value) = std::env::var_os(name) {
+                        command.env(name, value);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Words that mark an environment variable as a secret (matched in its upper-cased name).
+const SECRET_WORDS: &[&str] = &[
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "API_KEY",
+    "APIKEY",
+    "PRIVATE_KEY",
+    "ACCESS_KEY",
+    "CREDENTIAL",
+];
+
+/// Whether an environment variable's name marks it as a secret: `GITHUB_TOKEN`,
+/// `ANTHROPIC_API_KEY`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, anything ending in `_KEY`.
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("_KEY") || SECRET_WORDS.iter().any(|word| upper.contains(word))
+}
+
+#[cfg(test)]
+mod secret_tests {
+    use super::is_secret_name;
+
+    #[test]
+    fn secret_names_are_recognised() {
+        for name in [
+            "GITHUB_TOKEN",
+            "ANTHROPIC_API_KEY",
+            "openai_api_key",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+            "NPM_TOKEN",
+            "SIGNING_KEY",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+        ] {
+            assert!(is_secret_name(name), "{name}");
+        }
+        for name in [
+            "PATH",
+            "HOME",
+            "CI",
+            "NODE_ENV",
+            "KEYBOARD",
+            "PRPD_PHASE",
+            "TOKENIZERS_X",
+        ] {
+            assert_eq!(is_secret_name(name), name.contains("TOKEN"), "{name}");
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! How an agent run ended, read from its outcome and its output: the [`AgentEnd`] the circuit
+//! breaker counts, the note for logs and feedback, and the error signature that tells a stuck
+//! agent from one making progress. It stands apart from reading the output because the rules
+//! here (which words name a quota, when a status block excuses nothing) are prpd's policy, not
+//! any agent's format.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+
+use crate::base::process::{Outcome, Termination};
+use crate::base::status_block::{Found, find_last};
+use crate::run::breaker::{AgentEnd, normalise_error};
+
+use super::output::{ClaudeResult, find_claude_result};
+use super::{AgentReport, TAIL_LINES};
+
+/// The last lines of a failed run that are searched for its cause.
+const FAILURE_LINES: usize = 20;
+/// Longest [`AgentReport::note`].
+const NOTE_CAP: usize = 240;
+
+/// Case-insensitive patterns naming the cause of a failed run, tried in order; the first that
+/// matches one of the run's last lines wins. Quota comes first: a usage limit explains any
+/// refusal that follows it.
+pub(super) const FAILURE_PATTERNS: &[(AgentEnd, &str)] = &[
+    // Claude Code "Claude AI usage limit reached|<epoch>", Codex "usage_limit_reached".
+    (AgentEnd::Quota, r"usage[ _-]?limit"),
+    // "rate limit", Anthropic's "rate_limit_error", "rate-limited".
+    (AgentEnd::Quota, r"rate[ _-]?limit"),
+    // HTTP 429 when named as a status, not any 429 (a line number in a stack trace).
+    (
+        AgentEnd::Quota,
+        r"(?:http|status|code|error)\W{0,3}429\b|too many requests",
+    ),
+    // OpenAI "insufficient_quota", "You exceeded your current quota".
+    (AgentEnd::Quota, r"quota"),
+    // Anthropic's 529 "overloaded_error".
+    (AgentEnd::Quota, r"overloaded"),
+    (AgentEnd::PermissionDenied, r"permission denied"),
+    // Claude Code "Claude requested permissions to use Bash, but you haven't granted it yet."
+    (
+        AgentEnd::PermissionDenied,
+        r"haven't granted|requires? (?:your )?approval|approval required",
+    ),
+    (
+        AgentEnd::PermissionDenied,
+        r"not allowed to (?:use|run|execute|edit|write)|(?:tool|command) is not allowed",
+    ),
+];
+
+/// Lines that look like an error; they make up the error signature of a failed run.
+const ERROR_LINE_PATTERN: &str =
+    r"(?i)error|fatal|panic|exception|traceback|fail|denied|limit|quota|overloaded";
+
+/// Classifies a finished run from its outcome and the end of its output.
+pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) -> AgentReport {
+    let claude = find_claude_result(output);
+    let answer = claude
+        .as_ref()
+        .map_or(output, |result| result.text.as_str());
+    let status = find_last(answer);
+    let output_tail = match &claude {
+        Some(result) => crate::base::files::last_lines(&result.text, TAIL_LINES),
+        None => outcome.tail.clone(),
+    };
+    let reported_error = claude.as_ref().is_some_and(|result| result.is_error);
+
+    let (end, note) = match outcome.termination {
+        Termination::TimedOut => (
+            AgentEnd::TimedOut,
+            format!(
+                "stopped at its timeout of {}",
+                humantime::format_duration(timeout)
+            ),
+        ),
+        Termination::Exited(0) if !reported_error && matches!(status, Found::Block(_)) => {
+            (AgentEnd::Ok, ok_note(&status))
+        }
+        Termination::Exited(_) | Termination::Signaled(_) => {
+            failure_end(outcome.termination, claude.as_ref(), answer, &status)
+        }
+    };
+    let error_signature = match end {
+        AgentEnd::Ok => None,
+        AgentEnd::Malformed
+        | AgentEnd::PermissionDenied
+        | AgentEnd::Quota
+        | AgentEnd::TimedOut
+        | AgentEnd::Crashed => Some(error_signature(
+            &failure_text(claude.as_ref(), answer),
+            &note,
+        )),
+    };
+    AgentReport {
+        end,
+        status,
+        usage: claude.as_ref().and_then(|result| result.usage),
+        exit_code: outcome.exit_code(),
+        duration: outcome.duration,
+        output_tail,
+        log_path: outcome.log_path.clone(),
+        error_signature,
+        note: one_line(&note),
+    }
+}
+
+fn ok_note(status: &Found) -> String {
+    let exit_signal = match status {
+        Found::Block(block) => match block.exit_signal() {
+            Some(true) => "true",
+            Some(false) => "false",
+            None => "missing",
+        },
+        Found::None | Found::Malformed(_) => "missing",
+    };
+    format!("exited 0 with a status block (EXIT_SIGNAL: {exit_signal})")
+}
+
+/// The end of a run that did not succeed: a recognised cause, else a crash or malformed output.
+fn failure_end(
+    termination: Termination,
+    claude: Option<&ClaudeResult>,
+    answer: &str,
+    status: &Found,
+) -> (AgentEnd, String) {
+    let failure_text = failure_text(claude, answer);
+    let how = match termination {
+        Termination::Exited(code) => format!("exited {code}"),
+        Termination::Signaled(signal) => format!("was killed by signal {signal}"),
+        Termination::TimedOut => "timed out".to_owned(),
+    };
+    // Words in the output only explain a run that failed: a successful agent building a rate
+    // limiter may well print "rate limit" and "quota".
+    let crashed = !matches!(termination, Termination::Exited(0))
+        || claude.is_some_and(|result| result.is_error);
+    let status_code = claude.and_then(|result| result.api_error_status);
+    if matches!(status_code, Some(429 | 529)) {
+        return (
+            AgentEnd::Quota,
+            format!(
+                "rate limited or overloaded (API status {})",
+                status_code.unwrap_or_default()
+            ),
+        );
+    }
+    let cause = failure_cause(&failure_text).filter(|_| crashed);
+    if let Some((AgentEnd::Quota, line)) = cause {
+        return (AgentEnd::Quota, format!("usage or rate limit: {line}"));
+    }
+    // Claude's own record of refused tools is more reliable than matching words.
+    match claude.and_then(|result| result.permission_denials.as_ref()) {
+        Some(denied) if !denied.is_empty() => {
+            return (
+                AgentEnd::PermissionDenied,
+                format!("permission denied for {}", denied.join(", ")),
+            );
+        }
+        Some(_) => {}
+        None => {
+            if let Some((AgentEnd::PermissionDenied, line)) = cause {
+                return (
+                    AgentEnd::PermissionDenied,
+                    format!("permission denied: {line}"),
+                );
+            }
+        }
+    }
+    let last_error = error_lines(&failure_text)
+        .last()
+        .copied()
+        .unwrap_or_default();
+    if crashed {
+        let reported = if claude.is_some_and(|result| result.is_error) {
+            " and reported an error"
+        } else {
+            ""
+        };
+        return (AgentEnd::Crashed, format!("{how}{reported}: {last_error}"));
+    }
+    match status {
+        Found::Malformed(error) => (
+            AgentEnd::Malformed,
+            format!("exited 0 but its status block does not parse: {error}"),
+        ),
+        Found::None | Found::Block(_) => (
+            AgentEnd::Malformed,
+            "exited 0 without a status block".to_owned(),
+        ),
+    }
+}
+
+/// The last lines of a failed run's answer, with Claude's error list when there is one.
+fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
+    let mut text = crate::base::files::last_lines(answer, FAILURE_LINES);
+    for error in claude.iter().flat_map(|result| &result.errors) {
+        text.push('\n');
+        text.push_str(error);
+    }
+    text
+}
+
+/// The first [`FAILURE_PATTERNS`] entry that matches a line of `text`, with that line.
+fn failure_cause(text: &str) -> Option<(AgentEnd, &str)> {
+    static PATTERNS: LazyLock<Vec<(AgentEnd, Regex)>> = LazyLock::new(|| {
+        FAILURE_PATTERNS
+            .iter()
+            .map(|(end, pattern)| {
+                let regex = Regex::new(&format!("(?i){pattern}"))
+                    .expect("the failure patterns are valid regexes");
+                (*end, regex)
+            })
+            .collect()
+    });
+    PATTERNS.iter().find_map(|(end, regex)| {
+        text.lines()
+            .find(|line| regex.is_match(line))
+            .map(|line| (*end, line.trim()))
+    })
+}
+
+fn error_lines(text: &str) -> Vec<&str> {
+    static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(ERROR_LINE_PATTERN).expect("the error line pattern is a valid regex")
+    });
+    text.lines()
+        .map(str::trim)
+        .filter(|line| ERROR_LINE.is_match(line))
+        .collect()
+}
+
+/// The normalised error lines of the failure, or of the note when the agent printed none.
+fn error_signature(failure_text: &str, note: &str) -> String {
+    let lines = error_lines(failure_text);
+    if lines.is_empty() {
+        normalise_error(note)
+    } else {
+        normalise_error(&lines.join("\n"))
+    }
+}
+
+fn one_line(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(NOTE_CAP) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_patterns_name_quota_and_permission_causes_only() {
+        let cases = [
+            (
+                "Claude AI usage limit reached|1760000000",
+                Some(AgentEnd::Quota),
+            ),
+            (
+                r#"API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}}"#,
+                Some(AgentEnd::Quota),
+            ),
+            ("HTTP 429 Too Many Requests", Some(AgentEnd::Quota)),
+            ("You exceeded your current quota", Some(AgentEnd::Quota)),
+            (r#"{"type":"overloaded_error"}"#, Some(AgentEnd::Quota)),
+            (
+                "Claude requested permissions to use Bash, but you haven't granted it yet.",
+                Some(AgentEnd::PermissionDenied),
+            ),
+            (
+                "sh: ./run.sh: Permission denied",
+                Some(AgentEnd::PermissionDenied),
+            ),
+            (
+                "this command requires approval",
+                Some(AgentEnd::PermissionDenied),
+            ),
+            (
+                "the agent is not allowed to run git push",
+                Some(AgentEnd::PermissionDenied),
+            ),
+            ("thread 'main' panicked at src/main.rs:429:5", None),
+            ("error[E0308]: mismatched types", None),
+            ("test result: FAILED. 3 passed; 1 failed", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(failure_cause(text).map(|(end, _)| end), expected, "{text}");
+        }
+        assert_eq!(
+            failure_cause("compiling\nrate limit exceeded, retry later\n"),
+            Some((AgentEnd::Quota, "rate limit exceeded, retry later"))
+        );
+    }
+}

@@ -1,0 +1,139 @@
+//! What the run hands to humans when it ends: the pull request text of a dry-run ship, the
+//! escalation report quoting the last status blocks, and the final summary that
+//! `runs/<id>/summary.json` and `prpd run --json` show. It stands apart because these are the
+//! run's results, written once, while the rest of the driver works on the run in progress.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::base::paths::SessionPaths;
+use crate::base::phase::Phase;
+use crate::run::escalation;
+use crate::run::machine::{EscalationReason, Event, State};
+use crate::run::record::{RunRecord, VerdictRecord};
+
+use super::{DriveError, Driver, write_json, write_text};
+
+/// How many recent status blocks an escalation report quotes.
+const QUOTED_BLOCKS: usize = 3;
+
+impl Driver {
+    pub(super) fn ship(&mut self) -> Result<Event, DriveError> {
+        let title = format!("feat: {}", self.context.prp.title);
+        let body = self
+            .record
+            .last_qa_report
+            .as_ref()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .unwrap_or_else(|| "QA report not found.".to_owned());
+        let pr = format!(
+            "# {title}\n\nImplements `{}` (prpd run `{}`).\n\n{body}",
+            self.record.prp.display(),
+            self.record.run_id
+        );
+        let path = self.run_dir().join("pr.md");
+        write_text(&path, &pr)?;
+        tracing::info!(path = %path.display(), "dry run: the pull request title and body were written");
+        Ok(Event::Shipped)
+    }
+
+    pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<(), DriveError> {
+        let blocks = last_blocks(&self.context.session.phase_status_log(), QUOTED_BLOCKS);
+        let text = escalation::render(&self.record, reason, &self.context.repo, &blocks);
+        let path = self.run_dir().join("escalation.md");
+        write_text(&path, &text)?;
+        self.record.escalation_report = Some(path);
+        self.write_summary()
+    }
+
+    pub(super) fn write_summary(&self) -> Result<(), DriveError> {
+        write_json(
+            &self.run_dir().join("summary.json"),
+            &Summary::of(&self.record),
+        )
+    }
+}
+
+/// The last `count` blocks of the status log, oldest first.
+fn last_blocks(log: &Path, count: usize) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(log) else {
+        return Vec::new();
+    };
+    let end = crate::base::status_block::END_DELIMITER;
+    let mut blocks: Vec<String> = text
+        .split_inclusive(&format!("{end}\n"))
+        .filter(|block| block.contains(end))
+        .map(str::to_owned)
+        .collect();
+    let keep = blocks.len().saturating_sub(count);
+    blocks.drain(..keep);
+    blocks
+}
+
+/// Writes `runs/<id>/summary.json` of `record`.
+pub fn write_summary(session: &SessionPaths, record: &RunRecord) -> Result<(), DriveError> {
+    write_json(
+        &session.run_dir(&record.run_id).join("summary.json"),
+        &Summary::of(record),
+    )
+}
+
+/// The final summary of a run: `runs/<id>/summary.json` and `prpd run --json`.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub run_id: String,
+    pub state: String,
+    pub phase: Option<Phase>,
+    pub attempt: u32,
+    pub iterations: u32,
+    pub iterations_per_phase: BTreeMap<Phase, u32>,
+    pub agent_invocations: u32,
+    pub verdicts: Vec<VerdictRecord>,
+    pub breakers: BTreeMap<Phase, serde_json::Value>,
+    pub guardrail: Option<String>,
+    pub escalation_reason: Option<String>,
+    pub escalation_report: Option<PathBuf>,
+    pub tokens: u64,
+    pub cost_usd: f64,
+}
+
+impl Summary {
+    pub fn of(record: &RunRecord) -> Summary {
+        let (phase, escalation_reason) = match record.state() {
+            State::Escalated { from, reason } => (Some(*from), Some(reason.to_string())),
+            other => (other.phase(), None),
+        };
+        Summary {
+            run_id: record.run_id.clone(),
+            state: record.state().to_string(),
+            phase,
+            attempt: record.machine.qa_attempt(),
+            iterations: record.total_iterations(),
+            iterations_per_phase: record.iterations.clone(),
+            agent_invocations: record.usage.invocations,
+            verdicts: record.verdicts.clone(),
+            breakers: record
+                .breakers
+                .iter()
+                .map(|(phase, breaker)| {
+                    (
+                        *phase,
+                        serde_json::json!({
+                            "state": breaker.state.to_string(),
+                            "no_progress": breaker.no_progress,
+                            "same_error": breaker.same_error,
+                            "transitions": breaker.history.len(),
+                        }),
+                    )
+                })
+                .collect(),
+            guardrail: record.guardrail.clone(),
+            escalation_reason,
+            escalation_report: record.escalation_report.clone(),
+            tokens: record.usage.tokens,
+            cost_usd: record.usage.cost_usd,
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! One iteration of a phase, the policy at the heart of the run: guardrails, then the prompt
+//! and its feedback file, then the agent, then prpd's own measurements, then the dual gate and
+//! the breaker, whose verdict becomes the event the machine is fed. It stands apart from the
+//! effect loop because the loop only persists and dispatches, while this decides.
+
+use std::path::Path;
+
+use crate::base::phase::Phase;
+use crate::base::status_block::{Found, StatusBlock, Verdict};
+use crate::qa::command::CommandKind;
+use crate::qa::discover::{self, Detection};
+use crate::qa::report;
+use crate::qa::runner::QaOutcome;
+use crate::run::agent::{self, AgentError, Invocation};
+use crate::run::breaker::{self, AgentEnd, Observation};
+use crate::run::gate::{self, Signal};
+use crate::run::guardrail;
+use crate::run::machine::Event;
+use crate::run::measure;
+use crate::run::prompt::{self, PromptContext};
+
+use super::measurement::Measurement;
+use super::status::{IterationFacts, iteration_block};
+use super::{DriveError, Driver, unix_now, write_json, write_text};
+
+impl Driver {
+    /// One iteration of `phase`: guardrails, the agent, measurements, gates, breaker.
+    pub(super) async fn iteration(&mut self, phase: Phase) -> Result<Event, DriveError> {
+        if let Some(event) = self.guardrail_event().await {
+            return Ok(event);
+        }
+        let number = self.record.iteration + 1;
+        let sequence = self.record.total_iterations() + 1;
+        let iteration_dir = self.run_dir().join("iterations").join(format!(
+            "{sequence:03}-{}-{number}",
+            phase.to_string().to_lowercase()
+        ));
+        let repo = self.context.repo.clone();
+        let detection = discover::detect(&repo, &self.context.mapping)?;
+
+        // QA's verdict is about the tree as it was measured; its fingerprint tells whether the
+        // QA agent changed it afterwards.
+        let (tree_before, mut qa_outcome) = if phase == Phase::Qa {
+            let before = measure::tree(&repo).hash;
+            (
+                Some(before),
+                Some(self.qa_pass(&detection, &iteration_dir).await?),
+            )
+        } else {
+            (None, None)
+        };
+
+        let feedback_path = self.run_dir().join("feedback.md");
+        let prompt = self.prompt(
+            phase,
+            number,
+            &detection,
+            qa_outcome.as_ref(),
+            &feedback_path,
+        )?;
+        let report = match self
+            .invoke_agent(phase, number, &iteration_dir, &feedback_path, &prompt)
+            .await
+        {
+            Ok(report) => report,
+            Err(error) => {
+                return Ok(Event::FatalAgentError {
+                    message: format!("{error:#}"),
+                });
+            }
+        };
+
+        let tree = measure::tree(&repo);
+        if tree_before.is_some_and(|before| before != tree.hash) {
+            // The QA agent changed the tree its verdict was about: measure what will ship.
+            tracing::warn!("the QA agent modified the working tree; running the checklist again");
+            qa_outcome = Some(self.qa_pass(&detection, &iteration_dir).await?);
+        }
+        let observation = Observation {
+            head: measure::head(&repo, &iteration_dir).await?,
+            tree_hash: tree.hash.clone(),
+            tests: None,
+            checks_passing: None,
+            blocking_failed: None,
+            lint_errors: None,
+            max_complexity: None,
+            error_signature: report.error_signature.clone(),
+            agent: report.end,
+        };
+        let measurement = self
+            .measure(
+                phase,
+                &detection,
+                &iteration_dir,
+                &tree,
+                qa_outcome.as_ref(),
+                observation,
+            )
+            .await?;
+        self.conclude(
+            phase,
+            number,
+            &iteration_dir,
+            &report,
+            measurement,
+            qa_outcome.as_ref(),
+        )
+    }
+
+    /// The guardrail the run has reached, if any; waits first when the hourly call limit is
+    /// used up.
+    async fn guardrail_event(&mut self) -> Option<Event> {
+        let limits = &self.context.config.guardrails;
+        let active = self.active_base + self.session_start.elapsed().as_secs();
+        if let Some(name) = guardrail::reached(limits, &self.record.usage, active) {
+            self.record.guardrail = Some(name.clone());
+            return Some(Event::GuardrailReached { name });
+        }
+        if let Some(wait) = guardrail::rate_limit_wait(limits, &self.record.usage, unix_now()) {
+            tracing::warn!(
+                wait = %humantime::format_duration(wait),
+                "agent call rate limit reached (max_calls_per_hour); waiting"
+            );
+            tokio::time::sleep(wait).await;
+        }
+        None
+    }
+
+    /// Writes the feedback file of the iteration and renders its prompt.
+    fn prompt(
+        &self,
+        phase: Phase,
+        number: u32,
+        detection: &Detection,
+        qa_outcome: Option<&QaOutcome>,
+        feedback_path: &Path,
+    ) -> Result<String, DriveError> {
+        let mut feedback = self
+            .record
+            .feedback
+            .get(&phase)
+            .cloned()
+            .unwrap_or_default();
+        if phase == Phase::Green {
+            for blocker in &self.record.qa_blockers {
+                if !feedback.contains(blocker) {
+                    feedback.push(blocker.clone());
+                }
+            }
+        }
+        if self.record.evidence_phase == Some(phase) {
+            feedback.extend(self.record.evidence.iter().cloned());
+        }
+        write_text(feedback_path, &feedback_text(phase, &feedback))?;
+        let qa_report = qa_outcome.map(report::markdown);
+        Ok(prompt::render(
+            &self.context.repo,
+            &PromptContext {
+                phase,
+                iteration: number,
+                attempt: self.record.machine.qa_attempt(),
+                prp_path: &self.record.prp,
+                prp_text: &self.context.prp_text,
+                feedback: &feedback,
+                qa_report: qa_report.as_deref(),
+                test_command: detection.command(CommandKind::Test),
+            },
+        )?)
+    }
+
+    /// Decides the iteration from what was measured and what the agent said: the dual gate,
+    /// the breaker, prpd's status block, and the record.
+    fn conclude(
+        &mut self,
+        phase: Phase,
+        number: u32,
+        iteration_dir: &Path,
+        report: &agent::AgentReport,
+        measurement: Measurement,
+        qa_outcome: Option<&QaOutcome>,
+    ) -> Result<Event, DriveError> {
+        let Measurement {
+            measured,
+            observation,
+            evidence,
+        } = measurement;
+        let agent_block = match &report.status {
+            Found::Block(block) => Some(block.clone()),
+            Found::None | Found::Malformed(_) => None,
+        };
+        let signal = Signal {
+            exit_signal: agent_block.as_ref().and_then(StatusBlock::exit_signal),
+            agent_approves: agent_block
+                .as_ref()
+                .and_then(StatusBlock::verdict)
+                .map(|verdict| verdict == Verdict::Approve),
+        };
+        let gate = gate::evaluate(&measured, signal);
+        let class = breaker::classify(phase, self.record.last_observation.as_ref(), &observation);
+        let breaker = self
+            .record
+            .breakers
+            .get_mut(&phase)
+            .expect("every iterating phase has a breaker");
+        let trip = breaker.record(class, number, unix_now());
+        let block = iteration_block(&IterationFacts {
+            phase,
+            number,
+            attempt: self.record.machine.qa_attempt(),
+            observation: &observation,
+            gate: &gate,
+            breaker_state: breaker.state.to_string(),
+            no_progress: breaker.no_progress,
+            class,
+            note: &report.note,
+            qa: qa_outcome,
+        });
+        self.log_blocks(agent_block.as_ref(), &block)?;
+        self.print_iteration(&block, phase, number, &gate, class);
+        write_json(
+            &iteration_dir.join("measured.json"),
+            &serde_json::json!({
+                "phase": phase,
+                "iteration": number,
+                "class": format!("{class:?}"),
+                "gate_1": gate.gate1.as_ref().err(),
+                "gate_2": gate.gate2.as_ref().err(),
+                "can_exit": gate.can_exit(),
+                "agent_end": format!("{:?}", report.end),
+                "agent_note": report.note,
+                "observation": observation,
+            }),
+        )?;
+        self.record.iteration = number;
+        *self.record.iterations.entry(phase).or_insert(0) += 1;
+        self.record.last_observation = Some(observation);
+        self.record.evidence_phase = Some(phase);
+        self.record.evidence = evidence;
+        self.write_breakers()?;
+        Ok(Event::IterationFinished { gate, trip })
+    }
+
+    /// Runs the agent once; after a rate or usage limit it waits `breaker.quota_wait` (the
+    /// iteration is classified as quota, which the breaker does not count).
+    async fn invoke_agent(
+        &mut self,
+        phase: Phase,
+        number: u32,
+        iteration_dir: &Path,
+        feedback_path: &Path,
+        prompt: &str,
+    ) -> Result<agent::AgentReport, AgentError> {
+        let config = self.context.config.agents.for_phase(phase).clone();
+        let run_dir = self.run_dir();
+        let prp_path = self.context.repo.join(&self.record.prp);
+        let group_file = self.context.session.agent_group();
+        let extra_env: Vec<(String, String)> = self
+            .record
+            .last_qa_report
+            .iter()
+            .filter(|_| phase == Phase::Qa)
+            .map(|path| ("PRPD_QA_REPORT".to_owned(), path.display().to_string()))
+            .collect();
+        guardrail::record_call(&mut self.record.usage, unix_now());
+        self.record.usage.invocations += 1;
+        // Counted before the call: a prpd killed during it must not hand out a free one.
+        if let Err(error) = self.save() {
+            tracing::warn!(%error, "cannot save the run record before the agent call");
+        }
+        let invocation = Invocation {
+            phase,
+            iteration: number,
+            attempt: self.record.machine.qa_attempt(),
+            run_id: &self.record.run_id,
+            run_dir: &run_dir,
+            repo: &self.context.repo,
+            prp_path: &prp_path,
+            feedback_path,
+            prompt,
+            config: &config,
+            iteration_dir,
+            extra_env: &extra_env,
+            group_file: Some(&group_file),
+        };
+        let report = agent::invoke(&invocation).await?;
+        if let Some(usage) = &report.usage {
+            self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
+            self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
+        }
+        if report.end == AgentEnd::Quota {
+            // Not counted by the breaker; the next iteration checks guardrails, the rate limit
+            // and abort requests again before it calls the agent.
+            let wait = self.context.config.breaker.quota_wait;
+            tracing::warn!(
+                %phase,
+                wait = %humantime::format_duration(wait),
+                "the agent reported a rate or usage limit; waiting before the next iteration"
+            );
+            tokio::time::sleep(wait).await;
+        }
+        Ok(report)
+    }
+}
+
+/// The `PRPD_FEEDBACK` file: the same list the prompt shows.
+fn feedback_text(phase: Phase, feedback: &[String]) -> String {
+    format!(
+        "# Feedback for the next {phase} iteration\n\n{}\n",
+        prompt::feedback_list(feedback)
+    )
+}

@@ -1,0 +1,189 @@
+//! prpd's own measurement of an iteration, phase by phase: the facts gate 1 is decided on,
+//! the observation the breaker compares between iterations, and the evidence the next prompt
+//! shows. It stands apart because the agent's word moves nothing here: only what prpd ran
+//! itself counts.
+
+use std::path::Path;
+
+use crate::base::files;
+use crate::base::phase::Phase;
+use crate::qa::checklist::Category;
+use crate::qa::discover::Detection;
+use crate::qa::runner::{CheckStatus, QaOutcome};
+use crate::run::breaker::{self, Observation};
+use crate::run::gate::{self, Measured};
+use crate::run::measure::{self, Probe};
+
+use super::{DriveError, Driver};
+
+impl Driver {
+    /// prpd's own measurement of an iteration of `phase` (gate 1 and the breaker's facts).
+    pub(super) async fn measure(
+        &self,
+        phase: Phase,
+        detection: &Detection,
+        iteration_dir: &Path,
+        tree: &measure::Tree,
+        qa_outcome: Option<&QaOutcome>,
+        mut observation: Observation,
+    ) -> Result<Measurement, DriveError> {
+        let probe = self.probe(detection, iteration_dir);
+        let mut evidence = Vec::new();
+        let measured = match phase {
+            Phase::Red => {
+                let tests = probe.tests("tests").await?;
+                if let Some(tests) = &tests {
+                    observation.tests = tests.run.counts;
+                    observation.error_signature = observation
+                        .error_signature
+                        .or_else(|| tests.error_signature());
+                }
+                Measured::Red {
+                    tests: tests.map(|tests| tests.run),
+                    changed_test_files: tree.changed_tests(&self.record.baseline.tests_at_start),
+                }
+            }
+            Phase::Green => {
+                let frozen = self.record.baseline.frozen_tests.clone();
+                Measured::Green {
+                    runs: green_runs(&probe, &mut observation, &mut evidence).await?,
+                    current_tests: tree.hashes_of(&frozen),
+                    frozen_tests: frozen,
+                    tests_at_red_end: self.record.baseline.tests_at_red_end,
+                }
+            }
+            Phase::Refactor => {
+                let tests = probe.tests("tests").await?;
+                if let Some(tests) = &tests {
+                    observation.tests = tests.run.counts;
+                    if tests.run.exit_code != Some(0) {
+                        evidence.push(test_evidence(tests));
+                    }
+                }
+                let lint = probe.lint().await?;
+                if let gate::Lint::Ran { errors, .. } = &lint {
+                    observation.lint_errors = *errors;
+                }
+                let complexity = probe.complexity().await?;
+                observation.max_complexity = complexity;
+                Measured::Refactor {
+                    tests: tests.map(|tests| tests.run),
+                    lint,
+                    complexity,
+                    complexity_at_green_end: self.record.baseline.complexity_at_green_end,
+                }
+            }
+            Phase::Document => {
+                let documentation = self.context.checklist.only(Category::Documentation);
+                if documentation.checks.is_empty() {
+                    return Ok(Measurement {
+                        measured: Measured::Document { failed: Vec::new() },
+                        observation,
+                        evidence,
+                    });
+                }
+                let outcome = self
+                    .checklist_run(detection, &documentation, iteration_dir)
+                    .await?;
+                let failed = blocking_failures(&outcome);
+                observation.checks_passing = u32::try_from(outcome.passing()).ok();
+                observation.blocking_failed = u32::try_from(failed.len()).ok();
+                Measured::Document { failed }
+            }
+            Phase::Qa => {
+                let blocking = qa_outcome
+                    .as_ref()
+                    .map(|outcome| blocking_failures(outcome))
+                    .unwrap_or_default();
+                if let Some(outcome) = &qa_outcome {
+                    observation.checks_passing = u32::try_from(outcome.passing()).ok();
+                    observation.blocking_failed = u32::try_from(blocking.len()).ok();
+                    if !blocking.is_empty() {
+                        observation.error_signature =
+                            Some(breaker::normalise_error(&blocking.join(" | ")));
+                    }
+                }
+                Measured::Qa {
+                    blocking_failed: blocking,
+                }
+            }
+            Phase::Ship => return Err(DriveError::ShipIteration),
+        };
+        Ok(Measurement {
+            measured,
+            observation,
+            evidence,
+        })
+    }
+
+    /// prpd's own measurement commands, run with the QA limits, logging into `log_dir`.
+    pub(super) fn probe<'a>(&'a self, detection: &'a Detection, log_dir: &'a Path) -> Probe<'a> {
+        Probe {
+            repo: &self.context.repo,
+            detection,
+            log_dir,
+            timeout: self.context.config.qa.check_timeout,
+            grace: self.context.config.qa.grace,
+        }
+    }
+}
+
+/// GREEN runs the tests twice (a flaky pass is no pass); it stops at the first failure.
+async fn green_runs(
+    probe: &Probe<'_>,
+    observation: &mut Observation,
+    evidence: &mut Vec<String>,
+) -> Result<Vec<gate::TestRun>, DriveError> {
+    let mut runs = Vec::new();
+    for label in ["tests-1", "tests-2"] {
+        let Some(tests) = probe.tests(label).await? else {
+            break;
+        };
+        observation.tests = tests.run.counts;
+        if observation.error_signature.is_none() {
+            observation.error_signature = tests.error_signature();
+        }
+        let failed = tests.run.exit_code != Some(0);
+        if failed {
+            evidence.push(test_evidence(&tests));
+        }
+        runs.push(tests.run);
+        if failed {
+            break;
+        }
+    }
+    Ok(runs)
+}
+
+/// The failures of blocking checks, as `ID: detail`.
+fn blocking_failures(outcome: &QaOutcome) -> Vec<String> {
+    outcome
+        .checks
+        .iter()
+        .filter(|check| check.status == CheckStatus::Fail)
+        .map(|check| format!("{}: {}", check.id, check.detail))
+        .collect()
+}
+
+fn test_evidence(tests: &measure::TestMeasurement) -> String {
+    let names = if tests.failing.names.is_empty() {
+        String::new()
+    } else {
+        format!("failing tests: {}; ", tests.failing.summary())
+    };
+    format!(
+        "{names}last lines of the test output ({}):\n{}",
+        tests.log.display(),
+        files::last_lines(&tests.tail, 15)
+    )
+}
+
+/// What prpd measured in one iteration.
+pub(super) struct Measurement {
+    /// The facts gate 1 is decided on.
+    pub(super) measured: Measured,
+    /// The facts the breaker compares between iterations.
+    pub(super) observation: Observation,
+    /// Failing test names and output for the next iteration's feedback.
+    pub(super) evidence: Vec<String>,
+}

@@ -1,0 +1,81 @@
+//! What the driver does at the boundaries of a phase: the breaker restarts and the baselines
+//! are taken (the tests at the start of the run, the frozen tests, the test count at the end of
+//! RED, the complexity at the end of GREEN). It stands apart from the iterations because these
+//! facts are fixed once per phase and every later gate is measured against them.
+
+use crate::base::phase::Phase;
+use crate::qa::discover;
+use crate::run::breaker::{AgentEnd, Observation};
+use crate::run::gate;
+use crate::run::measure;
+
+use super::{DriveError, Driver, unix_now};
+
+impl Driver {
+    pub(super) async fn start_phase(&mut self, phase: Phase) -> Result<(), DriveError> {
+        let now = unix_now();
+        if let Some(breaker) = self.record.breakers.get_mut(&phase) {
+            breaker.restart(now);
+        }
+        self.record.iteration = 0;
+        let repo = self.context.repo.clone();
+        let tree = measure::tree(&repo);
+        if phase == Phase::Red && self.record.total_iterations() == 0 {
+            self.record.baseline.tests_at_start = tree.test_files.clone();
+        }
+        let log_dir = self.run_dir().join("measure");
+        self.record.last_observation = Some(Observation {
+            head: measure::head(&repo, &log_dir).await?,
+            tree_hash: tree.hash,
+            tests: None,
+            checks_passing: None,
+            blocking_failed: None,
+            lint_errors: None,
+            max_complexity: None,
+            error_signature: None,
+            agent: AgentEnd::Ok,
+        });
+        self.write_breakers()
+    }
+
+    pub(super) async fn phase_completed(&mut self, phase: Phase) -> Result<(), DriveError> {
+        self.record.feedback.remove(&phase);
+        match phase {
+            Phase::Red => {
+                self.freeze_tests();
+                self.record.baseline.tests_at_red_end = self
+                    .record
+                    .last_observation
+                    .as_ref()
+                    .and_then(|observation| observation.tests)
+                    .map(|tests| tests.passing + tests.failing);
+            }
+            Phase::Green => {
+                // Tests GREEN added (after a REJECT, for an uncovered criterion) are held to
+                // the same rule as RED's from now on.
+                self.freeze_tests();
+                self.record.qa_blockers.clear();
+                let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+                let log_dir = self.run_dir().join("measure");
+                self.record.baseline.complexity_at_green_end =
+                    self.probe(&detection, &log_dir).complexity().await?;
+            }
+            Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {}
+        }
+        Ok(())
+    }
+
+    /// Fixes the test files added or changed since the run started, with their current hashes:
+    /// GREEN may not change them afterwards.
+    fn freeze_tests(&mut self) {
+        let tree = measure::tree(&self.context.repo);
+        let changed = tree.changed_tests(&self.record.baseline.tests_at_start);
+        self.record.baseline.frozen_tests = changed
+            .into_iter()
+            .map(|path| gate::FileHash {
+                hash: tree.test_files.get(&path).cloned().unwrap_or_default(),
+                path,
+            })
+            .collect();
+    }
+}

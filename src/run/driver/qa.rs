@@ -1,0 +1,70 @@
+//! The QA checklist as the driver runs it: the full pass of a QA iteration with its report,
+//! the checklist runs the other phases use, and the record of each verdict. It stands apart so
+//! that the iteration reads as a sequence of steps and QA's bookkeeping lives in one place.
+
+use std::path::Path;
+
+use crate::qa::checklist::Checklist;
+use crate::qa::discover::Detection;
+use crate::qa::report;
+use crate::qa::runner::{self, QaOutcome, QaRequest};
+use crate::run::machine::QaVerdict;
+use crate::run::record::VerdictRecord;
+
+use super::{DriveError, Driver, write_json, write_text};
+
+impl Driver {
+    pub(super) fn record_verdict(
+        &mut self,
+        verdict: QaVerdict,
+        attempt: u32,
+        blocking: &[String],
+    ) -> Result<(), DriveError> {
+        self.record.verdicts.push(VerdictRecord {
+            attempt,
+            verdict,
+            blocking: blocking.to_vec(),
+            report: self.record.last_qa_report.clone(),
+        });
+        let state = serde_json::json!({
+            "attempt": attempt,
+            "last_verdict": verdict,
+            "report_path": self.record.last_qa_report,
+        });
+        write_json(&self.context.session.qa_state(), &state)
+    }
+
+    /// Runs the whole checklist for a QA iteration and writes its report.
+    pub(super) async fn qa_pass(
+        &mut self,
+        detection: &Detection,
+        iteration_dir: &Path,
+    ) -> Result<QaOutcome, DriveError> {
+        let outcome = self
+            .checklist_run(detection, &self.context.checklist, iteration_dir)
+            .await?;
+        let report_path = iteration_dir.join("qa-report.md");
+        write_text(&report_path, &report::markdown(&outcome))?;
+        self.record.last_qa_report = Some(report_path);
+        Ok(outcome)
+    }
+
+    pub(super) async fn checklist_run(
+        &self,
+        detection: &Detection,
+        checklist: &Checklist,
+        iteration_dir: &Path,
+    ) -> Result<QaOutcome, DriveError> {
+        let request = QaRequest {
+            repo: self.context.repo.clone(),
+            prp: Some(self.context.prp.clone()),
+            prp_path: Some(self.record.prp.clone()),
+            jobs: self.context.config.qa.jobs,
+            check_timeout: self.context.config.qa.check_timeout,
+            grace: self.context.config.qa.grace,
+            run_dir: iteration_dir.to_path_buf(),
+            attempt: self.record.machine.qa_attempt(),
+        };
+        Ok(runner::run(&request, checklist, detection.clone()).await?)
+    }
+}
