@@ -112,6 +112,6 @@ fn main() {
         snapshots.remove_refs().expect("remove refs");
     }
     if let Some(peak) = peak_rss_kib() {
-        println!("peak RSS {:.1} MiB", peak as f64 / 1024.0);
+        println!("peak RSS {} MiB", peak / 1024);
     }
 }

@@ -174,7 +174,9 @@ pub fn is_harness_file(path: &Path) -> bool {
             | ".rspec"
             | "phpunit.xml"
             | "phpunit.xml.dist"
-    ) || name.ends_with(".pth")
+    ) || path
+        .extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("pth"))
         || stem_is(&[
             "jest.config",
             "vitest.config",
