@@ -323,7 +323,7 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
 /// The only `Command::new` in prpd.
 #[expect(
     clippy::disallowed_methods,
-    reason = "src/process.rs is the one module allowed to start processes"
+    reason = "src/base/process.rs is the one module allowed to start processes"
 )]
 fn new_command(program: &str) -> Command {
     Command::new(program)
