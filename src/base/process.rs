@@ -105,6 +105,17 @@ impl Spec {
         Spec::new(Program::Shell(command.to_owned()), cwd, log_path)
     }
 
+    /// `sh -c <command>` as a measurement: the defaults of [`Spec::shell`] in the environment of
+    /// [`EnvPolicy::Measurement`], whose fresh home sits beside the log (`<log>.home/`, emptied
+    /// before each run).
+    pub fn measurement(command: &str, cwd: &Path, log_path: &Path) -> Spec {
+        let mut spec = Spec::shell(command, cwd, log_path);
+        spec.env_policy = EnvPolicy::Measurement {
+            home: log_path.with_extension("home"),
+        };
+        spec
+    }
+
     /// `args[0]` with the remaining arguments, no shell, with the defaults of [`Spec::shell`].
     pub fn argv(args: Vec<String>, cwd: &Path, log_path: &Path) -> Spec {
         Spec::new(Program::Argv(args), cwd, log_path)
@@ -190,6 +201,13 @@ pub enum ProcessError {
         #[source]
         source: std::io::Error,
     },
+    /// The fresh home of a measurement could not be made.
+    #[error("failed to prepare the fresh home {}", path.display())]
+    Home {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// The output pipe or the thread that drains it could not be set up.
     #[error("failed to set up output capture for `{command}`")]
     Capture {
@@ -214,6 +232,16 @@ pub enum ProcessError {
     },
 }
 
+/// Empties `path` (or creates it): what an earlier run left there must not shape this one.
+fn fresh_directory(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error),
+    }
+    std::fs::create_dir_all(path)
+}
+
 /// Runs `spec` to completion: see the module docs for the timeout, grace and cleanup rules.
 pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     let Spec {
@@ -231,6 +259,12 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     } = spec;
     let command_line = program.to_string();
 
+    if let EnvPolicy::Measurement { home } = &env_policy {
+        fresh_directory(home).map_err(|source| ProcessError::Home {
+            path: home.clone(),
+            source,
+        })?;
+    }
     let mut command = build_command(&program, &cwd, &env, &env_policy)?;
     let log = create_log(&log_path)?;
     let capture_error = |source| ProcessError::Capture {

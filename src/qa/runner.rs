@@ -341,7 +341,7 @@ async fn run_command(
         .run_dir
         .join("checks")
         .join(format!("{}.log", spec.id));
-    let mut process_spec = Spec::shell(&resolved.command, &request.repo, &log_path);
+    let mut process_spec = Spec::measurement(&resolved.command, &request.repo, &log_path);
     process_spec.timeout = spec.timeout.unwrap_or(request.check_timeout);
     process_spec.grace = request.grace;
     let outcome = process::run(process_spec).await?;

@@ -208,6 +208,7 @@ fn start_error(phase: Phase, program: String, source: ProcessError) -> AgentErro
         },
         ProcessError::LogDir { .. }
         | ProcessError::LogFile { .. }
+        | ProcessError::Home { .. }
         | ProcessError::Capture { .. }
         | ProcessError::Wait { .. } => AgentError::Run {
             phase,

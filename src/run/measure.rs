@@ -202,7 +202,7 @@ impl Probe<'_> {
         command: &str,
         label: &str,
     ) -> Result<(process::Outcome, Metrics), ProcessError> {
-        let mut spec = Spec::shell(
+        let mut spec = Spec::measurement(
             command,
             self.repo,
             &self.log_dir.join(format!("{label}.log")),

@@ -3,6 +3,7 @@
 
 mod config_errors;
 mod detect;
+mod isolation;
 mod layout;
 mod process;
 mod qa;

@@ -14,7 +14,35 @@ pub enum EnvPolicy {
     WithoutSecrets,
     /// Only these names, plus `PATH` and `HOME`, which every tool expects.
     AllowList(Vec<String>),
+    /// A measurement (a test run, a QA check): [`EnvPolicy::WithoutSecrets`] in an environment
+    /// the agent cannot have shaped. `HOME` is a fresh directory, so nothing an agent left in
+    /// the user's home (a `.pth` file in the user site-packages, an `.npmrc`, a git config)
+    /// reaches the tests; Python ignores the user site-packages, writes no bytecode and reads
+    /// none from the tree's `__pycache__` (its cache goes under `home`). The toolchains and
+    /// package caches that live in the real home keep their real place, so a healthy project
+    /// builds as it does for its developers.
+    Measurement {
+        /// The fresh home directory.
+        home: std::path::PathBuf,
+    },
 }
+
+/// Tool homes that default to a place under `HOME`: `(variable, default relative to HOME)`.
+/// A measurement sets each one that is unset to its real place, since its `HOME` is fresh.
+const TOOL_HOMES: &[(&str, &str)] = &[
+    ("CARGO_HOME", ".cargo"),
+    ("RUSTUP_HOME", ".rustup"),
+    ("GOPATH", "go"),
+    ("GOMODCACHE", "go/pkg/mod"),
+    ("GOCACHE", ".cache/go-build"),
+    ("npm_config_cache", ".npm"),
+    ("PIP_CACHE_DIR", ".cache/pip"),
+    ("UV_CACHE_DIR", ".cache/uv"),
+    ("NVM_DIR", ".nvm"),
+    ("PYENV_ROOT", ".pyenv"),
+    ("DENO_DIR", ".cache/deno"),
+    ("BUN_INSTALL", ".bun"),
+];
 
 impl EnvPolicy {
     /// Removes from `command`'s environment what this policy hides from the child.
@@ -26,6 +54,23 @@ impl EnvPolicy {
                         command.env_remove(name);
                     }
                 }
+            }
+            EnvPolicy::Measurement { home } => {
+                EnvPolicy::WithoutSecrets.apply_to(command);
+                if let Some(real_home) = std::env::var_os("HOME") {
+                    let real_home = std::path::PathBuf::from(real_home);
+                    for (name, default) in TOOL_HOMES {
+                        let place = real_home.join(default);
+                        if std::env::var_os(name).is_none() && place.exists() {
+                            command.env(name, place);
+                        }
+                    }
+                }
+                command
+                    .env("HOME", home)
+                    .env("PYTHONNOUSERSITE", "1")
+                    .env("PYTHONDONTWRITEBYTECODE", "1")
+                    .env("PYTHONPYCACHEPREFIX", home.join(".pycache"));
             }
             EnvPolicy::AllowList(names) => {
                 command.env_clear();
