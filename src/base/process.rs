@@ -259,12 +259,6 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     } = spec;
     let command_line = program.to_string();
 
-    if let EnvPolicy::Measurement { home } = &env_policy {
-        fresh_directory(home).map_err(|source| ProcessError::Home {
-            path: home.clone(),
-            source,
-        })?;
-    }
     let mut command = build_command(&program, &cwd, &env, &env_policy)?;
     let log = create_log(&log_path)?;
     let capture_error = |source| ProcessError::Capture {
@@ -383,6 +377,12 @@ fn build_command(
         }
     };
     command.current_dir(cwd).process_group(0);
+    if let EnvPolicy::Measurement { home } = env_policy {
+        fresh_directory(home).map_err(|source| ProcessError::Home {
+            path: home.clone(),
+            source,
+        })?;
+    }
     env_policy.apply_to(&mut command);
     command.envs(env.iter().map(|(name, value)| (name, value)));
     Ok(command)

@@ -17,7 +17,7 @@ use crate::prp::PrpError;
 use crate::qa::discover::{self, DetectError};
 use crate::qa::standalone::{self, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::driver::{DriveError, Output, Summary};
+use crate::run::driver::{DriveError, InputChanges, Output, Summary};
 use crate::run::machine::State;
 use crate::run::record::RunRecord;
 use crate::run::session::{self, SessionError, SessionFailure};
@@ -139,6 +139,10 @@ pub struct StatusArgs {
 pub struct ResumeArgs {
     /// The run to resume (default: the current run).
     pub run: Option<String>,
+    /// Continue although `prpd.toml`, `qa-checklist.yml`, `qa-tools-mapping.yml` or
+    /// `.prpd/prompts/` changed since the run started (recorded in the run's summary).
+    #[arg(long)]
+    pub reload_config: bool,
     #[command(flatten)]
     pub drive: DriveArgs,
 }
@@ -178,7 +182,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
             drive_in_foreground(
                 args.drive.json,
-                session::resume(&options, args.run.as_deref()),
+                session::resume(
+                    &options,
+                    args.run.as_deref(),
+                    if args.reload_config {
+                        InputChanges::Reload
+                    } else {
+                        InputChanges::Refuse
+                    },
+                ),
             )
         }
         Command::Abort(args) => abort(&args),
@@ -404,7 +416,12 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<SessionError>()
             || matches!(
                 cause.downcast_ref::<SessionFailure>(),
-                Some(SessionFailure::Request(_) | SessionFailure::Drive(DriveError::Detect(_)))
+                Some(
+                    SessionFailure::Request(_)
+                        | SessionFailure::Drive(
+                            DriveError::Detect(_) | DriveError::InputsChanged { .. }
+                        )
+                )
             )
     });
     if is_input_error {

@@ -27,7 +27,7 @@ mod openapi;
 mod prp_coverage;
 mod readme;
 
-pub(crate) use files::{is_test_path, walk};
+pub(crate) use files::is_test_path;
 
 use adr::check_docs_adr;
 use changelog::grep_changelog;

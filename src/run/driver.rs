@@ -15,6 +15,7 @@ mod iteration;
 mod measurement;
 mod phase;
 mod qa;
+mod snapshots;
 mod status;
 
 use std::path::{Path, PathBuf};
@@ -35,8 +36,18 @@ use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::machine::{Effect, Event};
 use crate::run::prompt::PromptError;
 use crate::run::record::{RunError, RunRecord};
+use crate::run::snapshot::SnapshotError;
 
 pub use handoff::{Summary, write_summary};
+
+/// What `prpd resume` does when prpd's own inputs changed since the run started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputChanges {
+    /// Stop with an error that names the files (the default).
+    Refuse,
+    /// A human accepts them: freeze the new versions and continue (`--reload-config`).
+    Reload,
+}
 
 /// What the driver prints while it works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +73,15 @@ pub enum DriveError {
     Detect(#[from] DetectError),
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error(
+        "{} changed since run {run_id} started: a run keeps the configuration it started with, \
+         so an agent cannot rewrite the rules it is judged by. Undo the change, or run \
+         `prpd resume --reload-config` to continue with it (the run's summary records that)",
+        files.join(", ")
+    )]
+    InputsChanged { run_id: String, files: Vec<String> },
     #[error(
         "the run record asks for an iteration of SHIP, which has none; the record is damaged: abort the run"
     )]

@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::base::phase::Phase;
 use crate::qa::method;
+use crate::run::gate::GateResult;
 
 /// What a freeze covers, by family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -237,6 +239,13 @@ impl Freeze {
         }
     }
 
+    /// Takes prpd's own inputs anew from `files`: a human accepted their change.
+    pub fn reload_prpd_inputs(&mut self, files: &BTreeMap<PathBuf, String>) {
+        self.entries
+            .retain(|_, (family, _)| *family != Family::PrpdInputs);
+        self.prpd_inputs(files);
+    }
+
     /// Adds the test harness as it is in `files` (the snapshot at the end of RED); `read` gives
     /// the text of a file of that snapshot.
     pub fn harness(
@@ -265,10 +274,12 @@ impl Freeze {
         }
     }
 
-    /// What in `files` (a later snapshot) differs from the freeze, by path.
+    /// What in `files` (a later snapshot) differs from the freeze, by path. With
+    /// `allow_new_tests`, new test files are not counted (GREEN after a REJECT).
     pub fn violations(
         &self,
         files: &BTreeMap<PathBuf, String>,
+        allow_new_tests: bool,
         read: impl Fn(&Path) -> Option<String>,
     ) -> Vec<Violation> {
         let mut violations = Vec::new();
@@ -300,7 +311,7 @@ impl Freeze {
             }
         }
         for path in files.keys() {
-            if self.entries.contains_key(path) {
+            if self.entries.contains_key(path) || (allow_new_tests && method::is_test_path(path)) {
                 continue;
             }
             let family = if is_prpd_input(path) {
@@ -323,6 +334,32 @@ impl Freeze {
         }
         violations
     }
+}
+
+/// The gate of an iteration whose agent changed something frozen. In a working phase the
+/// changes fail gate 1, by name. In QA they fail gate 2 instead: the QA agent misbehaved, which
+/// is another QA iteration, not a REJECT that would send GREEN's work back.
+pub fn refuse(mut gate: GateResult, violations: &[Violation]) -> GateResult {
+    if violations.is_empty() {
+        return gate;
+    }
+    let messages: Vec<String> = violations
+        .iter()
+        .map(|violation| violation.message.clone())
+        .collect();
+    if gate.phase == Phase::Qa {
+        gate.gate2 = Err(format!(
+            "the QA agent changed what is frozen: {}",
+            messages.join("; ")
+        ));
+    } else {
+        let mut reasons = messages;
+        if let Err(unmet) = gate.gate1 {
+            reasons.extend(unmet);
+        }
+        gate.gate1 = Err(reasons);
+    }
+    gate
 }
 
 #[cfg(test)]
@@ -372,7 +409,7 @@ mod tests {
             ("calc.py", "c2"),
             ("calc_helpers.py", "h"),
         ]);
-        assert_eq!(freeze.violations(&honest, no_text), Vec::new());
+        assert_eq!(freeze.violations(&honest, false, no_text), Vec::new());
 
         let cheating = files(&[
             ("Makefile", "m2"),
@@ -383,7 +420,7 @@ mod tests {
             ("calc.py", "c1"),
         ]);
         let paths: Vec<String> = freeze
-            .violations(&cheating, no_text)
+            .violations(&cheating, false, no_text)
             .iter()
             .map(|violation| violation.path.display().to_string())
             .collect();
@@ -411,7 +448,7 @@ mod tests {
             ("tests/new_test.rs", "t"),
         ]);
         let messages: Vec<String> = freeze
-            .violations(&edited, no_text)
+            .violations(&edited, false, no_text)
             .into_iter()
             .map(|violation| violation.message)
             .collect();
@@ -433,8 +470,8 @@ mod tests {
         let repo = files(&[("package.json", "x")]);
         let mut freeze = Freeze::default();
         freeze.harness(&repo, Some("npm test"), at(before));
-        assert!(freeze.violations(&repo, at(more_deps)).is_empty());
-        let violations = freeze.violations(&repo, at(new_script));
+        assert!(freeze.violations(&repo, false, at(more_deps)).is_empty());
+        let violations = freeze.violations(&repo, false, at(new_script));
         assert_eq!(violations.len(), 1);
         assert!(
             violations[0]
@@ -456,5 +493,25 @@ mod tests {
             Some("addopts = -q\n".to_owned())
         );
         assert_eq!(Part::SetupCfgPytest.extract("[metadata]\nname=x\n"), None);
+    }
+
+    #[test]
+    fn a_refused_change_fails_gate_1_in_a_working_phase_and_gate_2_in_qa() {
+        let violation = Violation {
+            path: PathBuf::from("Makefile"),
+            message: "`Makefile` was changed".to_owned(),
+        };
+        let passing = |phase| GateResult {
+            phase,
+            gate1: Ok(()),
+            gate2: Ok(()),
+        };
+        let green = refuse(passing(Phase::Green), std::slice::from_ref(&violation));
+        assert_eq!(green.gate1, Err(vec!["`Makefile` was changed".to_owned()]));
+        assert!(!green.can_exit());
+        let qa = refuse(passing(Phase::Qa), std::slice::from_ref(&violation));
+        assert!(qa.gate1.is_ok(), "not a REJECT");
+        assert!(qa.gate2.is_err());
+        assert_eq!(refuse(passing(Phase::Green), &[]), passing(Phase::Green));
     }
 }

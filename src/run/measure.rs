@@ -1,6 +1,7 @@
 //! What prpd measures itself after each iteration, so that gates and breakers never depend on
-//! the agent's word (DESIGN §3): the working tree's fingerprint and its test files' hashes,
-//! `HEAD`, and runs of the project's own test, lint and complexity commands.
+//! the agent's word (DESIGN §3): the working tree's fingerprint and its test files' blob ids
+//! (from the iteration's snapshot), `HEAD`, and runs of the project's own test, lint and
+//! complexity commands.
 //!
 //! Commands go through [`crate::base::process`] like every other child; their logs land in the
 //! iteration's directory.
@@ -18,16 +19,29 @@ use crate::qa::metrics::{self, MetricValue, Metrics};
 use crate::run::gate::TestCounts;
 use crate::run::gate::{FileHash, Lint, TestRun};
 
-/// The content of the working tree, as far as git would track it.
+/// The content of the working tree as a snapshot recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tree {
-    /// One hash over every tracked-looking file's path and content.
+    /// The snapshot's tree id: equal ids are equal trees.
     pub hash: String,
-    /// The hash of every test file, by path relative to the repository.
+    /// The blob id of every test file, by path relative to the repository.
     pub test_files: BTreeMap<PathBuf, String>,
 }
 
 impl Tree {
+    /// The tree of a snapshot: its tree id as the fingerprint, and the blob ids of its test
+    /// files.
+    pub fn from_snapshot(tree_id: &str, files: &BTreeMap<PathBuf, String>) -> Tree {
+        Tree {
+            hash: tree_id.to_owned(),
+            test_files: files
+                .iter()
+                .filter(|(path, _)| method::is_test_path(path))
+                .map(|(path, blob)| (path.clone(), blob.clone()))
+                .collect(),
+        }
+    }
+
     /// Test files that are new or changed compared with `before`.
     pub fn changed_tests(&self, before: &BTreeMap<PathBuf, String>) -> Vec<PathBuf> {
         self.test_files
@@ -49,66 +63,6 @@ impl Tree {
                 })
             })
             .collect()
-    }
-}
-
-/// Fingerprints the working tree of `repo`: `.gitignore`d, hidden and vendored files are left
-/// out, so prpd's own state and build output never count as change.
-pub fn tree(repo: &Path) -> Tree {
-    let mut whole = Fnv::new();
-    let mut test_files = BTreeMap::new();
-    for path in method::walk(repo) {
-        let Some(file_hash) = hash_file(&path) else {
-            continue;
-        };
-        let relative = path.strip_prefix(repo).unwrap_or(&path).to_path_buf();
-        whole.update(relative.to_string_lossy().as_bytes());
-        whole.update(&[0]);
-        whole.update(file_hash.as_bytes());
-        if method::is_test_path(&relative) {
-            test_files.insert(relative, file_hash);
-        }
-    }
-    Tree {
-        hash: whole.hex(),
-        test_files,
-    }
-}
-
-/// The hash of a file's content, read in chunks (a large file never sits in memory whole).
-fn hash_file(path: &Path) -> Option<String> {
-    use std::io::Read as _;
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut hash = Fnv::new();
-    let mut buffer = vec![0; 64 * 1024];
-    loop {
-        match file.read(&mut buffer) {
-            Ok(0) => return Some(hash.hex()),
-            Ok(read) => hash.update(&buffer[..read]),
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-}
-
-/// FNV-1a, 64 bits: a stable content hash (persisted in the run record, so it must not change
-/// between builds the way `DefaultHasher` may). Not cryptographic; it detects edits, not attacks.
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn update(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 ^= u64::from(*byte);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn hex(&self) -> String {
-        format!("{:016x}", self.0)
     }
 }
 
@@ -247,21 +201,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tree_hash_changes_with_content_and_tracks_test_files() {
-        let repo = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(repo.path().join("test")).expect("mkdir");
-        std::fs::write(repo.path().join("src.js"), "a").expect("write");
-        std::fs::write(repo.path().join("test/a.test.js"), "t").expect("write");
-        let before = tree(repo.path());
-        assert_eq!(before, tree(repo.path()), "hashing is deterministic");
+    fn a_snapshot_tree_keeps_the_test_files_and_finds_new_ones() {
+        let files = |entries: &[(&str, &str)]| -> BTreeMap<PathBuf, String> {
+            entries
+                .iter()
+                .map(|(path, blob)| (PathBuf::from(path), (*blob).to_owned()))
+                .collect()
+        };
+        let before = Tree::from_snapshot("t1", &files(&[("src.js", "a"), ("test/a.test.js", "t")]));
         assert_eq!(
             before.test_files.keys().collect::<Vec<_>>(),
             vec![&PathBuf::from("test/a.test.js")]
         );
-        std::fs::write(repo.path().join("src.js"), "b").expect("write");
-        std::fs::write(repo.path().join("test/b.test.js"), "u").expect("write");
-        let after = tree(repo.path());
-        assert_ne!(before.hash, after.hash);
+        let after = Tree::from_snapshot(
+            "t2",
+            &files(&[
+                ("src.js", "b"),
+                ("test/a.test.js", "t"),
+                ("test/b.test.js", "u"),
+            ]),
+        );
         assert_eq!(
             after.changed_tests(&before.test_files),
             vec![PathBuf::from("test/b.test.js")]
@@ -270,12 +229,11 @@ mod tests {
 
     #[test]
     fn regression_deleted_frozen_test_is_refused_as_deleted_not_changed() {
-        let repo = tempfile::tempdir().expect("tempdir");
         let frozen = vec![FileHash {
             path: PathBuf::from("test/gone.test.js"),
             hash: "1".to_owned(),
         }];
-        let current = tree(repo.path()).hashes_of(&frozen);
+        let current = Tree::from_snapshot("t", &BTreeMap::new()).hashes_of(&frozen);
         assert!(current.is_empty());
         let measured = crate::run::gate::Measured::Green {
             runs: Vec::new(),
@@ -286,17 +244,5 @@ mod tests {
         let gate = crate::run::gate::evaluate(&measured, crate::run::gate::Signal::default());
         let reasons = gate.gate1.expect_err("refused").join(" ");
         assert!(reasons.contains("test/gone.test.js (deleted)"), "{reasons}");
-    }
-
-    #[test]
-    fn ignored_and_hidden_files_do_not_count() {
-        let repo = tempfile::tempdir().expect("tempdir");
-        std::fs::write(repo.path().join(".gitignore"), "build/\n").expect("write");
-        let before = tree(repo.path());
-        std::fs::create_dir_all(repo.path().join("build")).expect("mkdir");
-        std::fs::write(repo.path().join("build/out.js"), "x").expect("write");
-        std::fs::create_dir_all(repo.path().join(".prp-session")).expect("mkdir");
-        std::fs::write(repo.path().join(".prp-session/state.json"), "{}").expect("write");
-        assert_eq!(before, tree(repo.path()));
     }
 }

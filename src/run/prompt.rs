@@ -60,13 +60,6 @@ pub struct PromptContext<'a> {
 /// prpd could not build a prompt.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
-    /// An override template could not be read.
-    #[error("failed to read prompt template {}", path.display())]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     /// A template uses a placeholder prpd does not know.
     #[error(
         "{}:{line}: unknown placeholder `{{{{{name}}}}}`; the known placeholders are {}",
@@ -83,22 +76,28 @@ pub enum PromptError {
     NoAgentPhase { phase: Phase },
 }
 
-/// Renders the prompt of `context.phase`, from `<repo>/.prpd/prompts/<phase>.md` when that file
-/// exists, else from the built-in template.
-pub fn render(repo: &Path, context: &PromptContext) -> Result<String, PromptError> {
+/// Where a repository overrides `phase`'s template, relative to its root
+/// (`.prpd/prompts/<phase>.md`).
+pub fn override_path(phase: Phase) -> Result<PathBuf, PromptError> {
+    let (name, _) = template(phase)?;
+    Ok(Path::new(OVERRIDE_DIR).join(format!("{name}.md")))
+}
+
+/// Renders the prompt of `context.phase` from `custom` — an override's path and text, as the
+/// run's base snapshot holds it, never as an agent may have rewritten it since — or else from
+/// the built-in template.
+pub fn render(
+    custom: Option<(&Path, &str)>,
+    context: &PromptContext,
+) -> Result<String, PromptError> {
     let (name, builtin) = template(context.phase)?;
-    let override_path = repo.join(OVERRIDE_DIR).join(format!("{name}.md"));
-    match std::fs::read_to_string(&override_path) {
-        Ok(text) => fill(&text, &override_path, context),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => fill(
+    match custom {
+        Some((path, text)) => fill(text, path, context),
+        None => fill(
             builtin,
             &Path::new("(built-in prompts)").join(format!("{name}.md")),
             context,
         ),
-        Err(source) => Err(PromptError::Read {
-            path: override_path,
-            source,
-        }),
     }
 }
 
@@ -267,18 +266,10 @@ mod tests {
         }
     }
 
-    fn repo() -> tempfile::TempDir {
-        tempfile::Builder::new()
-            .prefix("prpd-prompt-")
-            .tempdir()
-            .expect("temp dir")
-    }
-
     #[test]
     fn every_default_template_renders_without_leftover_placeholders() {
-        let repo = repo();
         for phase in AGENT_PHASES {
-            let prompt = render(repo.path(), &context(phase)).expect("renders");
+            let prompt = render(None, &context(phase)).expect("renders");
             assert!(!prompt.contains("{{"), "{phase}: {prompt}");
             assert!(!prompt.contains("}}"), "{phase}: {prompt}");
             assert!(prompt.contains("AC-1: lowercases the title"), "{phase}");
@@ -291,9 +282,8 @@ mod tests {
 
     #[test]
     fn the_status_block_in_the_prompt_is_the_phase_variant_and_parses() {
-        let repo = repo();
         for phase in AGENT_PHASES {
-            let prompt = render(repo.path(), &context(phase)).expect("renders");
+            let prompt = render(None, &context(phase)).expect("renders");
             let Found::Block(block) = find_last(&prompt) else {
                 panic!("{phase}: no block in {prompt}");
             };
@@ -315,16 +305,14 @@ mod tests {
 
     #[test]
     fn only_the_qa_prompt_carries_the_qa_report() {
-        let repo = repo();
-        let qa = render(repo.path(), &context(Phase::Qa)).expect("renders");
+        let qa = render(None, &context(Phase::Qa)).expect("renders");
         assert!(qa.contains("VERDICT: REJECT (clippy: 3 warnings)"));
-        let green = render(repo.path(), &context(Phase::Green)).expect("renders");
+        let green = render(None, &context(Phase::Green)).expect("renders");
         assert!(!green.contains("clippy: 3 warnings"));
     }
 
     #[test]
     fn feedback_is_a_bullet_list_and_missing_values_have_fallbacks() {
-        let repo = repo();
         let feedback = [
             "test ac_1 failed".to_owned(),
             "output tail:\nline one\nline two\n".to_owned(),
@@ -332,7 +320,7 @@ mod tests {
         let mut given = context(Phase::Green);
         given.feedback = &feedback;
         given.test_command = None;
-        let prompt = render(repo.path(), &given).expect("renders");
+        let prompt = render(None, &given).expect("renders");
         assert!(
             prompt.contains("- test ac_1 failed\n- output tail:\n  line one\n  line two\n"),
             "{prompt}"
@@ -343,31 +331,26 @@ mod tests {
 
     #[test]
     fn an_override_in_the_repo_wins_and_run_text_is_not_expanded() {
-        let repo = repo();
-        let dir = repo.path().join(OVERRIDE_DIR);
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        std::fs::write(
-            dir.join("green.md"),
-            "Custom {{phase}} #{{iteration}}/{{ attempt }}\n{{prp}}\n[{{qa_report}}]",
-        )
-        .expect("write");
+        let path = override_path(Phase::Green).expect("GREEN has a template");
+        assert_eq!(path, Path::new(".prpd/prompts/green.md"));
+        let text = "Custom {{phase}} #{{iteration}}/{{ attempt }}\n{{prp}}\n[{{qa_report}}]";
         let mut given = context(Phase::Green);
         given.prp_text = "literal {{phase}}";
         given.qa_report = None;
-        let prompt = render(repo.path(), &given).expect("renders");
+        let prompt = render(Some((&path, text)), &given).expect("renders");
         assert_eq!(prompt, "Custom GREEN #4/2\nliteral {{phase}}\n[]");
-        let red = render(repo.path(), &context(Phase::Red)).expect("renders");
+        let red = render(None, &context(Phase::Red)).expect("renders");
         assert!(red.contains("RED phase"), "other phases keep the default");
     }
 
     #[test]
     fn an_unknown_placeholder_names_file_line_and_the_known_ones() {
-        let repo = repo();
-        let dir = repo.path().join(OVERRIDE_DIR);
-        std::fs::create_dir_all(&dir).expect("mkdir");
-        let path = dir.join("qa.md");
-        std::fs::write(&path, "Review {{prp}}\n\nthen {{verdict}} it\n").expect("write");
-        let error = render(repo.path(), &context(Phase::Qa)).expect_err("unknown placeholder");
+        let path = override_path(Phase::Qa).expect("QA has a template");
+        let error = render(
+            Some((&path, "Review {{prp}}\n\nthen {{verdict}} it\n")),
+            &context(Phase::Qa),
+        )
+        .expect_err("unknown placeholder");
         match &error {
             PromptError::UnknownPlaceholder {
                 path: at,
@@ -378,7 +361,7 @@ mod tests {
                 assert_eq!(*line, 3);
                 assert_eq!(name, "verdict");
             }
-            other => panic!("unexpected {other:?}"),
+            other @ PromptError::NoAgentPhase { .. } => panic!("unexpected {other:?}"),
         }
         let message = error.to_string();
         assert!(
@@ -391,9 +374,8 @@ mod tests {
 
     #[test]
     fn ship_has_no_prompt() {
-        let repo = repo();
         assert!(matches!(
-            render(repo.path(), &context(Phase::Ship)),
+            render(None, &context(Phase::Ship)),
             Err(PromptError::NoAgentPhase { phase: Phase::Ship })
         ));
     }

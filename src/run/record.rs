@@ -14,11 +14,13 @@ use serde::{Deserialize, Serialize};
 use crate::base::config::BreakerConfig;
 use crate::base::phase::Phase;
 use crate::run::breaker::{Breaker, Observation};
+use crate::run::frozen::Freeze;
 use crate::run::gate::FileHash;
 use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
+use crate::run::snapshot::SnapshotLog;
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
-pub const RECORD_VERSION: u32 = 1;
+pub const RECORD_VERSION: u32 = 2;
 
 /// One run of one PRP.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -42,6 +44,12 @@ pub struct RunRecord {
     pub usage: RunUsage,
     /// Baselines fixed at phase ends and at the start of the run.
     pub baseline: Baseline,
+    /// The run's git-native snapshots.
+    pub snapshots: SnapshotLog,
+    /// What no agent may change from now on (prpd's inputs; after RED, the test harness).
+    pub freeze: Freeze,
+    /// Each time a human resumed with `--reload-config`: which of prpd's inputs had changed.
+    pub config_reloads: Vec<String>,
     /// The last observation of the current phase, which the next iteration is compared with.
     pub last_observation: Option<Observation>,
     /// Feedback for the next iteration of each phase (the unmet gate conditions).
@@ -53,6 +61,9 @@ pub struct RunRecord {
     pub evidence_phase: Option<Phase>,
     /// The QA report that goes with the GREEN feedback after a REJECT.
     pub last_qa_report: Option<PathBuf>,
+    /// The text of that report as prpd rendered it: what ships in the pull request, never
+    /// read back from a file an agent could have rewritten.
+    pub last_qa_markdown: Option<String>,
     /// The blockers of the last REJECT: every GREEN iteration gets them until GREEN completes.
     pub qa_blockers: Vec<String>,
     pub verdicts: Vec<VerdictRecord>,
@@ -139,11 +150,15 @@ impl RunRecord {
             iterations: BTreeMap::new(),
             usage: RunUsage::default(),
             baseline: Baseline::default(),
+            snapshots: SnapshotLog::default(),
+            freeze: Freeze::default(),
+            config_reloads: Vec::new(),
             last_observation: None,
             feedback: BTreeMap::new(),
             evidence: Vec::new(),
             evidence_phase: None,
             last_qa_report: None,
+            last_qa_markdown: None,
             qa_blockers: Vec::new(),
             verdicts: Vec::new(),
             guardrail: None,

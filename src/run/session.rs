@@ -14,7 +14,7 @@ use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
 use crate::qa::discover;
 use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::driver::{Context, DriveError, Driver, Output};
+use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
 use crate::run::record::{RunError, RunRecord};
 
@@ -107,7 +107,11 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
 
 /// Continues the current run: after a crash from its last persisted step, after an escalation
 /// with a human resume (the QA attempt counter resets; an open breaker gets one probe).
-pub async fn resume(options: &Options, run: Option<&str>) -> Result<RunRecord, SessionFailure> {
+pub async fn resume(
+    options: &Options,
+    run: Option<&str>,
+    input_changes: InputChanges,
+) -> Result<RunRecord, SessionFailure> {
     let session = SessionPaths::new(&options.repo);
     prepare(&session)?;
     let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
@@ -124,6 +128,7 @@ pub async fn resume(options: &Options, run: Option<&str>) -> Result<RunRecord, S
     let context = context(options, &record.prp)?;
     let escalated = record.awaits_human();
     let mut driver = Driver::new(context, record);
+    driver.check_inputs_on_resume(input_changes)?;
     if escalated {
         driver.handle_event(&Event::HumanResume)?;
     }

@@ -33,8 +33,16 @@ pub struct Snapshot {
     pub tree: String,
 }
 
-/// A file's state in a snapshot: its blob id, or absent.
-pub type BlobId = Option<String>;
+/// The snapshots of a run as the record keeps them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotLog {
+    /// The tree before any agent ran (`refs/prpd/<run>/0`).
+    pub base: Option<Snapshot>,
+    /// The last tree prpd accepted (after refused changes were restored).
+    pub last: Option<Snapshot>,
+    /// The number of the last snapshot.
+    pub count: u32,
+}
 
 /// How one file differs between two snapshots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

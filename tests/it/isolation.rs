@@ -54,6 +54,10 @@ fn verdict(repo: &TestRepo, home: &Path) -> String {
     report["verdict"].as_str().expect("a verdict").to_owned()
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the test asks the real python3 where its user site-packages are"
+)]
 fn python_user_site(home: &Path) -> std::path::PathBuf {
     let output = std::process::Command::new("python3")
         .args([
@@ -67,10 +71,6 @@ fn python_user_site(home: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the test asks the real python3 where its user site-packages are"
-)]
 fn a_pth_file_in_the_users_home_does_not_make_a_missing_feature_pass() {
     let home = tempfile::tempdir().expect("home");
     let site = python_user_site(home.path());

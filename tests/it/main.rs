@@ -3,6 +3,7 @@
 
 mod config_errors;
 mod detect;
+mod honesty;
 mod isolation;
 mod layout;
 mod process;

@@ -24,10 +24,10 @@ const AGENT: &str = concat!(
 /// The upper bound for one prpd command; a run that takes longer is stuck.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(240);
 
-const PRP: &str = "PRPs/multiply.md";
+pub(crate) const PRP: &str = "PRPs/multiply.md";
 
 /// The PRP of the `calc` fixture; `extra_criteria` are added under the acceptance criteria.
-fn prp(extra_criteria: &str) -> String {
+pub(crate) fn prp(extra_criteria: &str) -> String {
     format!(
         "# Multiply numbers\n\n## Goal\n\nAdd `multiply(a, b)` to calc.\n\n\
          ## Success Criteria\n\n- [ ] `multiply` is exported from `src/calc.js`\n\
@@ -41,7 +41,7 @@ fn prp(extra_criteria: &str) -> String {
 
 /// prpd.toml for the fixture agent: `behaviours` gives some phases (`red`, `green`, ...) another
 /// behaviour than `honest`; `format` is `plain` or `claude`. A hanging agent gets a 2 s timeout.
-fn prpd_toml(format: &str, behaviours: &[(&str, &str)], extra: &str) -> String {
+pub(crate) fn prpd_toml(format: &str, behaviours: &[(&str, &str)], extra: &str) -> String {
     let mut toml = String::new();
     for phase in ["red", "green", "refactor", "document", "qa"] {
         let behaviour = behaviours
@@ -66,7 +66,7 @@ fn prpd_toml(format: &str, behaviours: &[(&str, &str)], extra: &str) -> String {
 
 /// A committed `calc` repository: tests and lint pass, the documentation checks pass, and the
 /// PRP asks for `multiply`, which neither the code nor the tests know yet.
-fn calc_repo(prp_text: &str, config: &str) -> TestRepo {
+pub(crate) fn calc_repo(prp_text: &str, config: &str) -> TestRepo {
     let repo = TestRepo::new();
     repo.file(
         "package.json",
@@ -114,7 +114,7 @@ fn calc_repo(prp_text: &str, config: &str) -> TestRepo {
 
 /// Runs prpd with `args` (which should include `--json`) in `dir`, and returns the exit code
 /// and the parsed JSON output.
-fn prpd_json(dir: &Path, args: &[&str]) -> (i32, Value) {
+pub(crate) fn prpd_json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let output = assert_cmd::Command::cargo_bin("prpd")
         .expect("prpd binary is built")
         .args(args)
@@ -135,12 +135,12 @@ fn prpd_json(dir: &Path, args: &[&str]) -> (i32, Value) {
 }
 
 /// `prpd run PRPs/multiply.md --json`.
-fn run(repo: &TestRepo) -> (i32, Value) {
+pub(crate) fn run(repo: &TestRepo) -> (i32, Value) {
     prpd_json(repo.path(), &["run", PRP, "--json"])
 }
 
 /// Runs prpd with `args`, expecting failure with `code`; returns stderr.
-fn prpd_fails(repo: &TestRepo, args: &[&str], code: i32) -> String {
+pub(crate) fn prpd_fails(repo: &TestRepo, args: &[&str], code: i32) -> String {
     let output = repo
         .prpd()
         .args(args)
@@ -157,7 +157,7 @@ fn prpd_fails(repo: &TestRepo, args: &[&str], code: i32) -> String {
     stderr
 }
 
-fn run_dir(repo: &Path, summary: &Value) -> PathBuf {
+pub(crate) fn run_dir(repo: &Path, summary: &Value) -> PathBuf {
     repo.join(".prp-session/runs")
         .join(summary["run_id"].as_str().expect("run_id"))
 }
@@ -180,7 +180,7 @@ fn iterations(repo: &Path, summary: &Value) -> Vec<(String, PathBuf)> {
 }
 
 /// The `measured.json` of every iteration of `phase` (`green`), in order.
-fn measured(repo: &Path, summary: &Value, phase: &str) -> Vec<Value> {
+pub(crate) fn measured(repo: &Path, summary: &Value, phase: &str) -> Vec<Value> {
     iterations(repo, summary)
         .into_iter()
         .filter(|(name, _)| name.split('-').nth(1) == Some(phase))
@@ -194,12 +194,12 @@ fn json_file(path: &Path) -> Value {
         .unwrap_or_else(|error| panic!("{} is not JSON ({error}):\n{text}", path.display()))
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|error| panic!("read {}: {error}", path.display()))
 }
 
 /// The calls the fixture agent recorded, in order.
-fn agent_calls(repo: &Path, summary: &Value) -> Vec<Value> {
+pub(crate) fn agent_calls(repo: &Path, summary: &Value) -> Vec<Value> {
     read(&run_dir(repo, summary).join("agent-calls.jsonl"))
         .lines()
         .map(|line| serde_json::from_str(line).expect("agent call is JSON"))
@@ -221,7 +221,7 @@ fn verdicts(summary: &Value) -> Vec<(u64, String)> {
         .collect()
 }
 
-fn iterations_in(summary: &Value, phase: &str) -> u64 {
+pub(crate) fn iterations_in(summary: &Value, phase: &str) -> u64 {
     summary["iterations_per_phase"][phase].as_u64().unwrap_or(0)
 }
 
@@ -540,7 +540,7 @@ fn assert_cheating_green_is_refused(behaviour: &str, how: &str) {
     assert_eq!(summary["phase"], "GREEN");
     assert_eq!(iterations_in(&summary, "REFACTOR"), 0, "{summary:#}");
     assert!(summary["verdicts"].as_array().expect("verdicts").is_empty());
-    let expected = format!("tests were modified: test/multiply.test.js ({how})");
+    let expected = format!("`test/multiply.test.js` was {how}: it is part of the test harness");
     let green = measured(repo.path(), &summary, "green");
     assert!(!green.is_empty());
     for measured in &green {
@@ -549,13 +549,21 @@ fn assert_cheating_green_is_refused(behaviour: &str, how: &str) {
             measured["gate_1"].to_string().contains(&expected),
             "{measured:#}"
         );
-        // The agent's tests do pass: the frozen RED test alone refuses the iteration.
         assert_eq!(
-            measured["observation"]["tests"]["failing"], 0,
+            measured["frozen_changes_refused"][0]["path"], "test/multiply.test.js",
+            "{measured:#}"
+        );
+        // prpd restored RED's test before it measured: it still fails, as it must.
+        assert_eq!(
+            measured["observation"]["tests"]["failing"], 1,
             "{measured:#}"
         );
         assert!(measured["gate_2"].is_null(), "the agent claimed done");
     }
+    assert!(
+        read(&repo.join("test/multiply.test.js")).contains("calc.multiply(6, 7), 42"),
+        "RED's test is back as RED wrote it"
+    );
     let feedback = read(&run_dir(repo.path(), &summary).join("feedback.md"));
     assert!(feedback.contains(&expected), "{feedback}");
     let calls = agent_calls(repo.path(), &summary);

@@ -22,12 +22,14 @@ const QUOTED_BLOCKS: usize = 3;
 impl Driver {
     pub(super) fn ship(&mut self) -> Result<Event, DriveError> {
         let title = format!("feat: {}", self.context.prp.title);
+        if let Some(event) = self.refuse_ship_on_frozen_changes()? {
+            return Ok(event);
+        }
         let body = self
             .record
-            .last_qa_report
-            .as_ref()
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .unwrap_or_else(|| "QA report not found.".to_owned());
+            .last_qa_markdown
+            .clone()
+            .unwrap_or_else(|| "prpd has no QA report for this run.".to_owned());
         let pr = format!(
             "# {title}\n\nImplements `{}` (prpd run `{}`).\n\n{body}",
             self.record.prp.display(),
@@ -97,6 +99,8 @@ pub struct Summary {
     pub escalation_report: Option<PathBuf>,
     pub tokens: u64,
     pub cost_usd: f64,
+    /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
+    pub config_reloads: Vec<String>,
 }
 
 impl Summary {
@@ -114,6 +118,7 @@ impl Summary {
             iterations_per_phase: record.iterations.clone(),
             agent_invocations: record.usage.invocations,
             verdicts: record.verdicts.clone(),
+            config_reloads: record.config_reloads.clone(),
             breakers: record
                 .breakers
                 .iter()

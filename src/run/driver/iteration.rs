@@ -13,6 +13,7 @@ use crate::qa::report;
 use crate::qa::runner::QaOutcome;
 use crate::run::agent::{self, AgentError, Invocation};
 use crate::run::breaker::{self, AgentEnd, Observation};
+use crate::run::frozen;
 use crate::run::gate::{self, Signal};
 use crate::run::guardrail;
 use crate::run::machine::Event;
@@ -41,7 +42,7 @@ impl Driver {
         // QA's verdict is about the tree as it was measured; its fingerprint tells whether the
         // QA agent changed it afterwards.
         let (tree_before, mut qa_outcome) = if phase == Phase::Qa {
-            let before = measure::tree(&repo).hash;
+            let before = self.current_tree()?.hash;
             (
                 Some(before),
                 Some(self.qa_pass(&detection, &iteration_dir).await?),
@@ -70,7 +71,7 @@ impl Driver {
             }
         };
 
-        let tree = measure::tree(&repo);
+        let (tree, violations) = self.snapshot_after_agent(phase, number)?;
         if tree_before.is_some_and(|before| before != tree.hash) {
             // The QA agent changed the tree its verdict was about: measure what will ship.
             tracing::warn!("the QA agent modified the working tree; running the checklist again");
@@ -87,7 +88,7 @@ impl Driver {
             error_signature: report.error_signature.clone(),
             agent: report.end,
         };
-        let measurement = self
+        let mut measurement = self
             .measure(
                 phase,
                 &detection,
@@ -97,6 +98,7 @@ impl Driver {
                 observation,
             )
             .await?;
+        measurement.refused = violations;
         self.conclude(
             phase,
             number,
@@ -153,8 +155,11 @@ impl Driver {
         }
         write_text(feedback_path, &feedback_text(phase, &feedback))?;
         let qa_report = qa_outcome.map(report::markdown);
+        let custom = self.prompt_override(phase)?;
         Ok(prompt::render(
-            &self.context.repo,
+            custom
+                .as_ref()
+                .map(|(path, text)| (path.as_path(), text.as_str())),
             &PromptContext {
                 phase,
                 iteration: number,
@@ -183,6 +188,7 @@ impl Driver {
             measured,
             observation,
             evidence,
+            refused,
         } = measurement;
         let agent_block = match &report.status {
             Found::Block(block) => Some(block.clone()),
@@ -195,7 +201,7 @@ impl Driver {
                 .and_then(StatusBlock::verdict)
                 .map(|verdict| verdict == Verdict::Approve),
         };
-        let gate = gate::evaluate(&measured, signal);
+        let gate = frozen::refuse(gate::evaluate(&measured, signal), &refused);
         let class = breaker::classify(phase, self.record.last_observation.as_ref(), &observation);
         let breaker = self
             .record
@@ -228,6 +234,7 @@ impl Driver {
                 "can_exit": gate.can_exit(),
                 "agent_end": format!("{:?}", report.end),
                 "agent_note": report.note,
+                "frozen_changes_refused": refused,
                 "observation": observation,
             }),
         )?;

@@ -11,6 +11,7 @@ use crate::qa::checklist::Category;
 use crate::qa::discover::Detection;
 use crate::qa::runner::{CheckStatus, QaOutcome};
 use crate::run::breaker::{self, Observation};
+use crate::run::frozen::Violation;
 use crate::run::gate::{self, Measured};
 use crate::run::measure::{self, Probe};
 
@@ -80,6 +81,7 @@ impl Driver {
                         measured: Measured::Document { failed: Vec::new() },
                         observation,
                         evidence,
+                        refused: Vec::new(),
                     });
                 }
                 let outcome = self
@@ -113,6 +115,7 @@ impl Driver {
             measured,
             observation,
             evidence,
+            refused: Vec::new(),
         })
     }
 
@@ -186,4 +189,6 @@ pub(super) struct Measurement {
     pub(super) observation: Observation,
     /// Failing test names and output for the next iteration's feedback.
     pub(super) evidence: Vec<String>,
+    /// Changes to frozen files the agent made, which prpd restored before measuring.
+    pub(super) refused: Vec<Violation>,
 }

@@ -19,10 +19,8 @@ impl Driver {
         }
         self.record.iteration = 0;
         let repo = self.context.repo.clone();
-        let tree = measure::tree(&repo);
-        if phase == Phase::Red && self.record.total_iterations() == 0 {
-            self.record.baseline.tests_at_start = tree.test_files.clone();
-        }
+        self.ensure_base_snapshot()?;
+        let tree = self.snapshot_tree(&format!("start of {phase}"))?;
         let log_dir = self.run_dir().join("measure");
         self.record.last_observation = Some(Observation {
             head: measure::head(&repo, &log_dir).await?,
@@ -42,7 +40,9 @@ impl Driver {
         self.record.feedback.remove(&phase);
         match phase {
             Phase::Red => {
-                self.freeze_tests();
+                self.freeze_tests()?;
+                let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+                self.freeze_harness(&detection)?;
                 self.record.baseline.tests_at_red_end = self
                     .record
                     .last_observation
@@ -53,9 +53,10 @@ impl Driver {
             Phase::Green => {
                 // Tests GREEN added (after a REJECT, for an uncovered criterion) are held to
                 // the same rule as RED's from now on.
-                self.freeze_tests();
+                self.freeze_tests()?;
                 self.record.qa_blockers.clear();
                 let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+                self.freeze_harness(&detection)?;
                 let log_dir = self.run_dir().join("measure");
                 self.record.baseline.complexity_at_green_end =
                     self.probe(&detection, &log_dir).complexity().await?;
@@ -67,8 +68,8 @@ impl Driver {
 
     /// Fixes the test files added or changed since the run started, with their current hashes:
     /// GREEN may not change them afterwards.
-    fn freeze_tests(&mut self) {
-        let tree = measure::tree(&self.context.repo);
+    fn freeze_tests(&mut self) -> Result<(), DriveError> {
+        let tree = self.current_tree()?;
         let changed = tree.changed_tests(&self.record.baseline.tests_at_start);
         self.record.baseline.frozen_tests = changed
             .into_iter()
@@ -77,5 +78,6 @@ impl Driver {
                 path,
             })
             .collect();
+        Ok(())
     }
 }

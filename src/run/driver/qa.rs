@@ -44,8 +44,10 @@ impl Driver {
             .checklist_run(detection, &self.context.checklist, iteration_dir)
             .await?;
         let report_path = iteration_dir.join("qa-report.md");
-        write_text(&report_path, &report::markdown(&outcome))?;
+        let markdown = report::markdown(&outcome);
+        write_text(&report_path, &markdown)?;
         self.record.last_qa_report = Some(report_path);
+        self.record.last_qa_markdown = Some(markdown);
         Ok(outcome)
     }
 

@@ -1,0 +1,217 @@
+//! The driver's side of snapshots and the frozen measurement: when a snapshot is taken, what
+//! is frozen when, and what happens to a change an agent made to something frozen (it is
+//! restored from the last accepted snapshot and fails the iteration's gate, by name). It stands
+//! apart because it is the one place where the loop turns the working tree into facts.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::base::phase::Phase;
+use crate::qa::command::CommandKind;
+use crate::qa::discover::Detection;
+use crate::qa::method;
+use crate::run::frozen::{self, Violation};
+use crate::run::machine::Event;
+use crate::run::measure::Tree;
+use crate::run::prompt;
+use crate::run::snapshot::{Snapshot, SnapshotLog, Snapshots};
+
+use super::{DriveError, Driver, InputChanges};
+
+impl Driver {
+    fn snapshots(&self) -> Result<Snapshots, DriveError> {
+        Ok(Snapshots::open(
+            &self.context.repo,
+            &self.record.run_id,
+            &self.run_dir().join("snapshot.index"),
+        )?)
+    }
+
+    /// Records the run's base snapshot, once, before any agent runs: prpd's own inputs freeze
+    /// here, and the test files as they are become the run's starting point.
+    pub(super) fn ensure_base_snapshot(&mut self) -> Result<(), DriveError> {
+        if self.record.snapshots.base.is_some() {
+            return Ok(());
+        }
+        let snapshots = self.snapshots()?;
+        let message = format!("prpd {}: base", self.record.run_id);
+        let base = snapshots.record(0, None, &message)?;
+        let files = snapshots.files(&base)?;
+        self.record.freeze.prpd_inputs(&files);
+        self.record.baseline.tests_at_start = test_files(&files);
+        self.record.snapshots = SnapshotLog {
+            base: Some(base.clone()),
+            last: Some(base),
+            count: 0,
+        };
+        Ok(())
+    }
+
+    /// Records the working tree as the next snapshot, without judging it (a phase start).
+    pub(super) fn snapshot_tree(&mut self, label: &str) -> Result<Tree, DriveError> {
+        let snapshots = self.snapshots()?;
+        let number = self.record.snapshots.count + 1;
+        let message = format!("prpd {}: {label}", self.record.run_id);
+        let snapshot = snapshots.record(number, self.record.snapshots.last.as_ref(), &message)?;
+        let files = snapshots.files(&snapshot)?;
+        self.accept(number, &snapshot);
+        Ok(Tree::from_snapshot(&snapshot.tree, &files))
+    }
+
+    /// The repository's override of `phase`'s prompt template as the run's base snapshot holds
+    /// it: an agent that writes `.prpd/prompts/` during the run instructs nobody.
+    pub(super) fn prompt_override(
+        &self,
+        phase: Phase,
+    ) -> Result<Option<(PathBuf, String)>, DriveError> {
+        let Some(base) = &self.record.snapshots.base else {
+            return Ok(None);
+        };
+        let path = prompt::override_path(phase)?;
+        let text = self.snapshots()?.read(base, &path)?;
+        Ok(text.map(|text| (path, text)))
+    }
+
+    /// The last accepted snapshot as a [`Tree`].
+    pub(super) fn current_tree(&self) -> Result<Tree, DriveError> {
+        let Some(last) = &self.record.snapshots.last else {
+            return Ok(Tree::from_snapshot("", &BTreeMap::new()));
+        };
+        let files = self.snapshots()?.files(last)?;
+        Ok(Tree::from_snapshot(&last.tree, &files))
+    }
+
+    /// Records the tree an agent left, refuses every change to something frozen (restoring it
+    /// from the last accepted snapshot), and records the restored tree in its place.
+    pub(super) fn snapshot_after_agent(
+        &mut self,
+        phase: Phase,
+        number: u32,
+    ) -> Result<(Tree, Vec<Violation>), DriveError> {
+        let snapshots = self.snapshots()?;
+        let previous = self.record.snapshots.last.clone();
+        let sequence = self.record.snapshots.count + 1;
+        let message = format!(
+            "prpd {}: after {phase} iteration {number}",
+            self.record.run_id
+        );
+        let snapshot = snapshots.record(sequence, previous.as_ref(), &message)?;
+        let files = snapshots.files(&snapshot)?;
+        // After a REJECT, GREEN may add tests for what QA found uncovered; they are frozen
+        // when GREEN ends.
+        let allow_new_tests = phase == Phase::Green && !self.record.verdicts.is_empty();
+        let violations = self
+            .record
+            .freeze
+            .violations(&files, allow_new_tests, |path| {
+                snapshots.read(&snapshot, path).ok().flatten()
+            });
+        let (snapshot, files) = match (&violations[..], &previous) {
+            ([], _) | (_, None) => (snapshot, files),
+            (refused, Some(previous)) => {
+                for violation in refused {
+                    tracing::warn!(%phase, path = %violation.path.display(), "restoring a frozen file");
+                    snapshots.restore(previous, &violation.path)?;
+                }
+                let restored = snapshots.record(
+                    sequence,
+                    Some(previous),
+                    &format!("{message} (frozen files restored)"),
+                )?;
+                let files = snapshots.files(&restored)?;
+                (restored, files)
+            }
+        };
+        self.accept(sequence, &snapshot);
+        Ok((Tree::from_snapshot(&snapshot.tree, &files), violations))
+    }
+
+    /// Freezes the test harness as the last accepted snapshot holds it (end of RED; again at
+    /// the end of GREEN, which may have added tests after a REJECT).
+    pub(super) fn freeze_harness(&mut self, detection: &Detection) -> Result<(), DriveError> {
+        let Some(last) = self.record.snapshots.last.clone() else {
+            return Ok(());
+        };
+        let snapshots = self.snapshots()?;
+        let files = snapshots.files(&last)?;
+        self.record
+            .freeze
+            .harness(&files, detection.command(CommandKind::Test), |path| {
+                snapshots.read(&last, path).ok().flatten()
+            });
+        Ok(())
+    }
+
+    /// On resume: prpd's own inputs must be as the run started with them (an agent may have
+    /// edited them and killed prpd), unless a human accepts the change.
+    pub fn check_inputs_on_resume(&mut self, policy: InputChanges) -> Result<(), DriveError> {
+        if self.record.snapshots.base.is_none() {
+            return Ok(());
+        }
+        let snapshots = self.snapshots()?;
+        let number = self.record.snapshots.count + 1;
+        let message = format!("prpd {}: resume", self.record.run_id);
+        let snapshot = snapshots.record(number, self.record.snapshots.last.as_ref(), &message)?;
+        let files = snapshots.files(&snapshot)?;
+        let changed: Vec<String> = self
+            .record
+            .freeze
+            .violations(&files, false, |path| {
+                snapshots.read(&snapshot, path).ok().flatten()
+            })
+            .into_iter()
+            .filter(|violation| frozen::is_prpd_input(&violation.path))
+            .map(|violation| violation.path.display().to_string())
+            .collect();
+        if changed.is_empty() {
+            return Ok(());
+        }
+        match policy {
+            InputChanges::Refuse => Err(DriveError::InputsChanged {
+                run_id: self.record.run_id.clone(),
+                files: changed,
+            }),
+            InputChanges::Reload => {
+                tracing::warn!(files = %changed.join(", "), "continuing with changed prpd inputs (--reload-config)");
+                self.record.freeze.reload_prpd_inputs(&files);
+                self.record.config_reloads.push(changed.join(", "));
+                self.accept(number, &snapshot);
+                Ok(())
+            }
+        }
+    }
+
+    /// The last check before SHIP: the tree that ships still holds everything frozen (a process
+    /// that outlived its agent could have changed it after QA measured).
+    pub(super) fn refuse_ship_on_frozen_changes(&mut self) -> Result<Option<Event>, DriveError> {
+        let (_, violations) = self.snapshot_after_agent(Phase::Ship, 0)?;
+        if violations.is_empty() {
+            return Ok(None);
+        }
+        let files: Vec<String> = violations
+            .iter()
+            .map(|violation| violation.path.display().to_string())
+            .collect();
+        Ok(Some(Event::ShipFailed {
+            message: format!(
+                "frozen files changed after QA measured the tree (prpd restored them): {}; \
+                 stop any process the agents left running; `prpd resume` checks the tree again",
+                files.join(", ")
+            ),
+        }))
+    }
+
+    fn accept(&mut self, number: u32, snapshot: &Snapshot) {
+        self.record.snapshots.count = number;
+        self.record.snapshots.last = Some(snapshot.clone());
+    }
+}
+
+/// The test files of a snapshot with their blob ids.
+fn test_files(files: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
+    files
+        .iter()
+        .filter(|(path, _)| method::is_test_path(path))
+        .map(|(path, blob)| (path.clone(), blob.clone()))
+        .collect()
+}
