@@ -28,6 +28,17 @@ pub struct Config {
     pub agents: Agents,
     pub guardrails: Guardrails,
     pub breaker: BreakerConfig,
+    /// What happens to a run's snapshots when it ends.
+    pub snapshots: SnapshotRetention,
+}
+
+/// What happens to a run's snapshot refs (`refs/prpd/<run>/…`) when the run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotRetention {
+    /// Removed when the run is SHIPPED or ABORTED (the default): git may collect them.
+    RemoveAtEnd,
+    /// Kept (`[run] keep_snapshots = true`), so `prpd diff` works after the run.
+    Keep,
 }
 
 impl Default for Config {
@@ -150,6 +161,13 @@ struct RawConfig {
     agents: Option<RawAgents>,
     guardrails: Option<RawGuardrails>,
     breaker: Option<RawBreaker>,
+    run: Option<RawRun>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRun {
+    keep_snapshots: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -282,6 +300,11 @@ impl Config {
             agents: agents(path, text, raw.agents.unwrap_or_default())?,
             guardrails: guardrails(path, text, raw.guardrails.unwrap_or_default())?,
             breaker: breaker(path, text, raw.breaker.unwrap_or_default())?,
+            snapshots: if raw.run.and_then(|run| run.keep_snapshots) == Some(true) {
+                SnapshotRetention::Keep
+            } else {
+                SnapshotRetention::RemoveAtEnd
+            },
         })
     }
 }

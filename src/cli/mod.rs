@@ -54,6 +54,11 @@ pub enum Command {
     Run(RunArgs),
     /// Show the current run: state, phase, iterations, verdicts, breakers.
     Status(StatusArgs),
+    /// Show what an iteration of the current run changed, as a unified diff of its snapshots.
+    ///
+    /// Iterations are numbered in run order, as their directories under
+    /// `.prp-session/runs/<id>/iterations/` are. Example: `prpd diff 3`
+    Diff(DiffArgs),
     /// Continue the current run: after a stop or crash from its last saved step; after an
     /// escalation as a human decision (the QA attempt counter resets, an open breaker gets one
     /// probe iteration).
@@ -136,6 +141,17 @@ pub struct StatusArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The iteration (default: the last one).
+    pub iteration: Option<u32>,
+    /// The run (default: the current run).
+    #[arg(long)]
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The run to resume (default: the current run).
     pub run: Option<String>,
@@ -177,6 +193,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
         }
         Command::Status(args) => status(&args),
+        Command::Diff(args) => {
+            let patch = session::diff(&repo_dir(&args.repo)?, args.run.as_deref(), args.iteration)?;
+            print!("{patch}");
+            Ok(ExitCode::Success)
+        }
         Command::Resume(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;

@@ -241,11 +241,13 @@ impl Driver {
             }
             Effect::Ship => self.ship().map(Some),
             Effect::Complete => {
+                self.release_snapshots()?;
                 self.announce("COMPLETE", "shipped", &[])?;
                 self.write_summary()?;
                 Ok(None)
             }
             Effect::Abort => {
+                self.release_snapshots()?;
                 self.announce("BLOCKED", "aborted by a human", &[])?;
                 self.write_summary()?;
                 Ok(None)

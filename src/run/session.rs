@@ -17,6 +17,7 @@ use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
 use crate::run::record::{RunError, RunRecord};
+use crate::run::snapshot::{SnapshotError, Snapshots};
 
 /// A request that cannot be carried out as asked (the user's to fix; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +49,19 @@ pub enum SessionError {
     NoTestCommand { repo: PathBuf },
     #[error("the PRP {} is not inside the repository {}", prp.display(), repo.display())]
     PrpOutsideRepo { prp: PathBuf, repo: PathBuf },
+    #[error(
+        "run {run_id} has no iteration {iteration} with a snapshot; its iterations are {known}"
+    )]
+    NoIteration {
+        run_id: String,
+        iteration: u32,
+        known: String,
+    },
+    #[error(
+        "the snapshots of run {run_id} are gone: prpd removes them when a run ends; set \
+         `[run] keep_snapshots = true` in prpd.toml to keep them"
+    )]
+    SnapshotsGone { run_id: String },
 }
 
 /// prpd could not carry out the session (I/O, a failed measurement; exit code 4).
@@ -59,6 +73,8 @@ pub enum SessionFailure {
     Drive(#[from] DriveError),
     #[error(transparent)]
     Record(#[from] RunError),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
     #[error("failed to prepare {}", path.display())]
     Io {
         path: PathBuf,
@@ -135,6 +151,52 @@ pub async fn resume(
     tracing::info!(run_id = %driver.record().run_id, "run resumed");
     driver.drive().await?;
     Ok(driver.record().clone())
+}
+
+/// What iteration `iteration` of the current run changed (default: its last iteration), as a
+/// unified diff between the snapshot before it and the one it ended on (`prpd diff`).
+pub fn diff(
+    repo: &Path,
+    run: Option<&str>,
+    iteration: Option<u32>,
+) -> Result<String, SessionFailure> {
+    let session = SessionPaths::new(repo);
+    let record = current(&session, repo, run, "diff")?;
+    let known = &record.snapshots.iterations;
+    let chosen = iteration.or_else(|| known.keys().next_back().copied());
+    let Some((sequence, number)) =
+        chosen.and_then(|sequence| Some((sequence, *known.get(&sequence)?)))
+    else {
+        return Err(SessionError::NoIteration {
+            run_id: record.run_id.clone(),
+            iteration: iteration.unwrap_or(0),
+            known: if known.is_empty() {
+                "none yet".to_owned()
+            } else {
+                known
+                    .keys()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        }
+        .into());
+    };
+    let snapshots = Snapshots::open(
+        repo,
+        &record.run_id,
+        &session.run_dir(&record.run_id).join("snapshot.index"),
+    )?;
+    let (Some(before), Some(after)) =
+        (snapshots.at(number.saturating_sub(1)), snapshots.at(number))
+    else {
+        return Err(SessionError::SnapshotsGone {
+            run_id: record.run_id,
+        }
+        .into());
+    };
+    tracing::debug!(sequence, number, "diff of an iteration");
+    Ok(snapshots.patch(&before, &after)?)
 }
 
 /// How an abort request was carried out.

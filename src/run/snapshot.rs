@@ -42,6 +42,9 @@ pub struct SnapshotLog {
     pub last: Option<Snapshot>,
     /// The number of the last snapshot.
     pub count: u32,
+    /// The snapshot each iteration ended on, by the iteration's sequence number in the run
+    /// (its directory `iterations/<sequence>-<phase>-<n>`).
+    pub iterations: BTreeMap<u32, u32>,
 }
 
 /// How one file differs between two snapshots.
@@ -195,6 +198,16 @@ impl Snapshots {
         Ok(Snapshot {
             commit: commit.to_string(),
             tree: tree_id.to_string(),
+        })
+    }
+
+    /// Snapshot `number` of this run, if its ref is still there.
+    pub fn at(&self, number: u32) -> Option<Snapshot> {
+        let reference = self.repo.find_reference(&self.ref_name(number)).ok()?;
+        let commit = reference.peel_to_commit().ok()?;
+        Some(Snapshot {
+            commit: commit.id().to_string(),
+            tree: commit.tree_id().to_string(),
         })
     }
 

@@ -9,4 +9,5 @@ mod layout;
 mod process;
 mod qa;
 mod run;
+mod snapshots;
 mod util;

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
@@ -43,6 +44,7 @@ impl Driver {
             base: Some(base.clone()),
             last: Some(base),
             count: 0,
+            iterations: BTreeMap::new(),
         };
         Ok(())
     }
@@ -123,6 +125,10 @@ impl Driver {
             }
         };
         self.accept(sequence, &snapshot);
+        if phase != Phase::Ship {
+            let iteration = self.record.total_iterations() + 1;
+            self.record.snapshots.iterations.insert(iteration, sequence);
+        }
         Ok((Tree::from_snapshot(&snapshot.tree, &files), violations))
     }
 
@@ -199,6 +205,16 @@ impl Driver {
                 files.join(", ")
             ),
         }))
+    }
+
+    /// Removes the run's snapshot refs when it has ended, unless the config keeps them.
+    pub(super) fn release_snapshots(&self) -> Result<(), DriveError> {
+        if self.context.config.snapshots == SnapshotRetention::Keep {
+            return Ok(());
+        }
+        let removed = self.snapshots()?.remove_refs()?;
+        tracing::debug!(removed, "snapshot refs removed");
+        Ok(())
     }
 
     fn accept(&mut self, number: u32, snapshot: &Snapshot) {

@@ -1,0 +1,65 @@
+//! Git-native snapshots through the real binary: a run records each iteration on private refs
+//! without touching the user's branch or index, `prpd diff` shows what an iteration changed, and
+//! the refs go when the run ends unless `[run] keep_snapshots = true`.
+
+use crate::run::{calc_repo, prp, prpd_fails, prpd_toml, run};
+
+#[test]
+fn prpd_diff_shows_an_iteration_and_kept_snapshots_stay_off_the_users_branch() {
+    let repo = calc_repo(
+        &prp(""),
+        &prpd_toml("plain", &[], "[run]\nkeep_snapshots = true\n"),
+    );
+    let head_before = repo.git(&["rev-parse", "HEAD"]);
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD"]),
+        head_before,
+        "HEAD did not move"
+    );
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-only"]),
+        "",
+        "the index is the user's"
+    );
+    let refs = repo.git(&["for-each-ref", "--format=%(refname)", "refs/prpd/"]);
+    let run_id = summary["run_id"].as_str().expect("run id");
+    assert!(refs.contains(&format!("refs/prpd/{run_id}/0")), "{refs}");
+
+    let red = repo
+        .prpd()
+        .args(["diff", "1"])
+        .output()
+        .expect("run prpd diff");
+    assert!(
+        red.status.success(),
+        "{}",
+        String::from_utf8_lossy(&red.stderr)
+    );
+    let patch = String::from_utf8_lossy(&red.stdout);
+    assert!(patch.contains("+++ b/test/multiply.test.js"), "{patch}");
+    assert!(
+        patch.contains("+  assert.equal(calc.multiply(6, 7), 42);"),
+        "{patch}"
+    );
+
+    let stderr = prpd_fails(&repo, &["diff", "99"], 2);
+    assert!(stderr.contains("has no iteration 99"), "{stderr}");
+}
+
+#[test]
+fn snapshot_refs_are_removed_when_the_run_ships() {
+    let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    assert_eq!(
+        repo.git(&["for-each-ref", "--format=%(refname)", "refs/prpd/"]),
+        ""
+    );
+    let stderr = prpd_fails(&repo, &["diff"], 2);
+    assert!(stderr.contains("keep_snapshots = true"), "{stderr}");
+}
