@@ -163,11 +163,11 @@ impl Snapshots {
         self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
         self.git(
             "add the working tree to the snapshot index",
-            index.add_all(["*"].iter(), IndexAddOption::DEFAULT, None),
+            index.add_all(std::iter::empty::<&str>(), IndexAddOption::DEFAULT, None),
         )?;
         self.git(
             "update the snapshot index",
-            index.update_all(["*"].iter(), None),
+            index.update_all(std::iter::empty::<&str>(), None),
         )?;
         self.git("write the snapshot index", index.write())?;
         let tree_id = self.git("write the snapshot tree", index.write_tree())?;
