@@ -26,8 +26,10 @@ mod files;
 mod openapi;
 mod prp_coverage;
 mod readme;
+mod since_base;
 
 pub(crate) use files::is_test_path;
+pub use since_base::BaseDocs;
 
 use adr::check_docs_adr;
 use changelog::grep_changelog;
@@ -121,6 +123,9 @@ pub struct MethodContext<'a> {
     pub repo: &'a Path,
     /// The PRP under QA, when one was given.
     pub prp: Option<&'a Prp>,
+    /// Inside a run: the documentation as it was at the run's base, so the README and
+    /// CHANGELOG checks judge only what the run added.
+    pub base_docs: Option<&'a BaseDocs>,
 }
 
 /// What a method found.
@@ -192,6 +197,7 @@ mod tests {
                 &MethodContext {
                     repo: self.0.path(),
                     prp,
+                    base_docs: None,
                 },
             )
         }

@@ -28,7 +28,7 @@ use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::failures;
-use crate::qa::method::{self, Method, MethodContext, MethodOutcome};
+use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
 
 /// How many QA REJECTs a run takes before it escalates.
@@ -53,6 +53,8 @@ pub struct QaRequest {
     pub run_dir: PathBuf,
     /// The QA attempt this is (1..=3), for the report.
     pub attempt: u32,
+    /// Inside a run: the documentation at the run's base (see [`BaseDocs`]).
+    pub base_docs: Option<BaseDocs>,
 }
 
 /// The result of one QA pass.
@@ -500,6 +502,7 @@ fn run_method(
     let context = MethodContext {
         repo: &request.repo,
         prp: request.prp.as_ref(),
+        base_docs: request.base_docs.as_ref(),
     };
     let outcome = method::run(method, &context);
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -277,11 +277,27 @@ impl Snapshots {
 
     /// A unified diff of what changed between `from` and `to`, as `git diff` prints it.
     pub fn patch(&self, from: &Snapshot, to: &Snapshot) -> Result<String, SnapshotError> {
+        self.patch_of(from, to, &[])
+    }
+
+    /// The same, limited to `paths` (all files when empty).
+    pub fn patch_of(
+        &self,
+        from: &Snapshot,
+        to: &Snapshot,
+        paths: &[PathBuf],
+    ) -> Result<String, SnapshotError> {
         let old = self.tree_of(from)?;
         let new = self.tree_of(to)?;
+        let mut options = git2::DiffOptions::new();
+        for path in paths {
+            options.pathspec(path);
+        }
+        options.disable_pathspec_match(true);
         let diff = self.git(
             "compare two snapshots",
-            self.repo.diff_tree_to_tree(Some(&old), Some(&new), None),
+            self.repo
+                .diff_tree_to_tree(Some(&old), Some(&new), Some(&mut options)),
         )?;
         let mut text = String::new();
         self.git(

@@ -64,8 +64,8 @@ pub(crate) fn prpd_toml(format: &str, behaviours: &[(&str, &str)], extra: &str) 
     toml
 }
 
-/// A committed `calc` repository: tests and lint pass, the documentation checks pass, and the
-/// PRP asks for `multiply`, which neither the code nor the tests know yet.
+/// A committed `calc` repository: tests and lint pass, and the PRP asks for `multiply`, which
+/// neither the code, the tests nor the documentation know yet.
 pub(crate) fn calc_repo(prp_text: &str, config: &str) -> TestRepo {
     let repo = TestRepo::new();
     repo.file(
@@ -84,13 +84,11 @@ pub(crate) fn calc_repo(prp_text: &str, config: &str) -> TestRepo {
     )
     .file(
         "README.md",
-        "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n\
-         - `multiply(a, b)`: multiply numbers, giving the product of two numbers.\n",
+        "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
     )
     .file(
         "CHANGELOG.md",
-        "# Changelog\n\n## [Unreleased]\n\n- Multiply numbers with `multiply(a, b)`.\n\n\
-         ## [1.0.0]\n\n- `add`.\n",
+        "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
     )
     .file(
         "docs/adr/0001-plain-javascript.md",

@@ -19,6 +19,13 @@ pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
     let Some(text) = read_text(&path) else {
         return one_flag(METRIC, false, format!("{name} could not be read as text"));
     };
+    let (text, name) = match context.base_docs {
+        Some(base) => (
+            base.added_lines(&name, &text),
+            format!("{name} (the lines added since the run started)"),
+        ),
+        None => (text, name),
+    };
     if let Some(prp) = context.prp {
         // With a PRP the entry must be about the feature: an unrelated item that was already
         // under Unreleased says nothing about this work.

@@ -23,6 +23,13 @@ pub(super) fn grep_readme(context: &MethodContext<'_>) -> MethodOutcome {
     let Some(text) = read_text(&path) else {
         return one_flag(METRIC, false, format!("{name} could not be read as text"));
     };
+    let (text, name) = match context.base_docs {
+        Some(base) => (
+            base.added_lines(&name, &text),
+            format!("{name} (the lines added since the run started)"),
+        ),
+        None => (text, name),
+    };
     let Some(prp) = context.prp else {
         let has_content = !text.trim().is_empty();
         let detail = if has_content {

@@ -3,6 +3,7 @@
 //! the breaker, whose verdict becomes the event the machine is fed. It stands apart from the
 //! effect loop because the loop only persists and dispatches, while this decides.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::base::phase::Phase;
@@ -154,7 +155,10 @@ impl Driver {
             feedback.extend(self.record.evidence.iter().cloned());
         }
         write_text(feedback_path, &feedback_text(phase, &feedback))?;
-        let qa_report = qa_outcome.map(report::markdown);
+        let qa_report = match qa_outcome {
+            Some(outcome) => Some(self.qa_report_with_docs(outcome)?),
+            None => None,
+        };
         let custom = self.prompt_override(phase)?;
         Ok(prompt::render(
             custom
@@ -171,6 +175,26 @@ impl Driver {
                 test_command: detection.command(CommandKind::Test),
             },
         )?)
+    }
+
+    /// The QA report the QA agent reads, followed by the documentation the run changed, so
+    /// that it judges the docs by what was added rather than by what was always there.
+    fn qa_report_with_docs(&self, outcome: &QaOutcome) -> Result<String, DriveError> {
+        let mut text = report::markdown(outcome);
+        let (changed, patch) = self.documentation_since_base()?;
+        text.push_str("\n## Documentation changed since the run started\n\n");
+        if changed.is_empty() {
+            text.push_str("None.\n");
+        } else {
+            let lines: Vec<&str> = patch.lines().take(DOCS_DIFF_LINES).collect();
+            let cut = if patch.lines().count() > DOCS_DIFF_LINES {
+                format!("\n(… cut at {DOCS_DIFF_LINES} lines)")
+            } else {
+                String::new()
+            };
+            let _ = write!(text, "```diff\n{}{cut}\n```\n", lines.join("\n"));
+        }
+        Ok(text)
     }
 
     /// Decides the iteration from what was measured and what the agent said: the dual gate,
@@ -308,6 +332,9 @@ impl Driver {
         Ok(report)
     }
 }
+
+/// How much of the documentation diff the QA prompt shows.
+const DOCS_DIFF_LINES: usize = 200;
 
 /// The `PRPD_FEEDBACK` file: the same list the prompt shows.
 fn feedback_text(phase: Phase, feedback: &[String]) -> String {

@@ -75,22 +75,8 @@ impl Driver {
                 }
             }
             Phase::Document => {
-                let documentation = self.context.checklist.only(Category::Documentation);
-                if documentation.checks.is_empty() {
-                    return Ok(Measurement {
-                        measured: Measured::Document { failed: Vec::new() },
-                        observation,
-                        evidence,
-                        refused: Vec::new(),
-                    });
-                }
-                let outcome = self
-                    .checklist_run(detection, &documentation, iteration_dir)
-                    .await?;
-                let failed = blocking_failures(&outcome);
-                observation.checks_passing = u32::try_from(outcome.passing()).ok();
-                observation.blocking_failed = u32::try_from(failed.len()).ok();
-                Measured::Document { failed }
+                self.measure_document(detection, iteration_dir, &mut observation, &mut evidence)
+                    .await?
             }
             Phase::Qa => {
                 let blocking = qa_outcome
@@ -117,6 +103,43 @@ impl Driver {
             evidence,
             refused: Vec::new(),
         })
+    }
+
+    /// DOCUMENT's measurement: the run changed documentation, and the checklist's
+    /// documentation checks pass on what it added.
+    async fn measure_document(
+        &self,
+        detection: &Detection,
+        iteration_dir: &Path,
+        observation: &mut Observation,
+        evidence: &mut Vec<String>,
+    ) -> Result<Measured, DriveError> {
+        let (changed_docs, _) = self.documentation_since_base()?;
+        let mut failed = Vec::new();
+        if changed_docs.is_empty() {
+            failed.push(
+                "no documentation changed since the run started: describe the feature \
+                 (README, CHANGELOG, docs/ or an ADR)"
+                    .to_owned(),
+            );
+        }
+        let documentation = self.context.checklist.only(Category::Documentation);
+        if documentation.checks.is_empty() {
+            evidence.push(
+                "the checklist has no documentation check: nothing to verify beyond the \
+                 documentation change itself"
+                    .to_owned(),
+            );
+        } else {
+            let outcome = self
+                .checklist_run(detection, &documentation, iteration_dir)
+                .await?;
+            let blocking = blocking_failures(&outcome);
+            observation.checks_passing = u32::try_from(outcome.passing()).ok();
+            observation.blocking_failed = u32::try_from(blocking.len()).ok();
+            failed.extend(blocking);
+        }
+        Ok(Measured::Document { failed })
     }
 
     /// prpd's own measurement commands, run with the QA limits, logging into `log_dir`.

@@ -66,6 +66,7 @@ impl Driver {
             grace: self.context.config.qa.grace,
             run_dir: iteration_dir.to_path_buf(),
             attempt: self.record.machine.qa_attempt(),
+            base_docs: Some(self.base_docs()?),
         };
         Ok(runner::run(&request, checklist, detection.clone()).await?)
     }

@@ -4,13 +4,13 @@
 //! apart because it is the one place where the loop turns the working tree into facts.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::method;
+use crate::qa::method::{self, BaseDocs};
 use crate::run::frozen::{self, Violation};
 use crate::run::machine::Event;
 use crate::run::measure::Tree;
@@ -72,6 +72,48 @@ impl Driver {
         let path = prompt::override_path(phase)?;
         let text = self.snapshots()?.read(base, &path)?;
         Ok(text.map(|text| (path, text)))
+    }
+
+    /// The documentation at the run's base: the root's Markdown files, for the checks that
+    /// judge what the run added.
+    pub(super) fn base_docs(&self) -> Result<BaseDocs, DriveError> {
+        let Some(base) = &self.record.snapshots.base else {
+            return Ok(BaseDocs::default());
+        };
+        let snapshots = self.snapshots()?;
+        let mut texts = BTreeMap::new();
+        for path in snapshots.files(base)?.keys() {
+            let at_root = path.parent() == Some(Path::new(""));
+            let markdown = path
+                .extension()
+                .is_some_and(|extension| extension.eq_ignore_ascii_case("md"));
+            if at_root
+                && markdown
+                && let Some(text) = snapshots.read(base, path)?
+            {
+                texts.insert(path.display().to_string(), text);
+            }
+        }
+        Ok(BaseDocs::new(texts))
+    }
+
+    /// The documentation files the run changed since its base, and their diff.
+    pub(super) fn documentation_since_base(&self) -> Result<(Vec<PathBuf>, String), DriveError> {
+        let (Some(base), Some(last)) = (&self.record.snapshots.base, &self.record.snapshots.last)
+        else {
+            return Ok((Vec::new(), String::new()));
+        };
+        let snapshots = self.snapshots()?;
+        let changed: Vec<PathBuf> = snapshots
+            .changes(base, last)?
+            .into_keys()
+            .filter(|path| is_documentation(path))
+            .collect();
+        if changed.is_empty() {
+            return Ok((changed, String::new()));
+        }
+        let patch = snapshots.patch_of(base, last, &changed)?;
+        Ok((changed, patch))
     }
 
     /// The last accepted snapshot as a [`Tree`].
@@ -221,6 +263,18 @@ impl Driver {
         self.record.snapshots.count = number;
         self.record.snapshots.last = Some(snapshot.clone());
     }
+}
+
+/// Whether `path` is documentation: a `.md`, `.markdown`, `.rst`, `.adoc` or `.txt` file
+/// anywhere, or anything under `docs/` or `doc/`.
+fn is_documentation(path: &Path) -> bool {
+    path.starts_with("docs")
+        || path.starts_with("doc")
+        || path.extension().is_some_and(|extension| {
+            ["md", "markdown", "rst", "adoc", "txt"]
+                .iter()
+                .any(|known| extension.eq_ignore_ascii_case(known))
+        })
 }
 
 /// The test files of a snapshot with their blob ids.

@@ -86,6 +86,18 @@ function implement() {
   if (!source.includes("function multiply")) writeFileSync(SOURCE, source + MULTIPLY);
 }
 
+/** Adds the README line and the CHANGELOG item of the feature, once. */
+function document() {
+  const readme = readFileSync("README.md", "utf8");
+  const line = "- `multiply(a, b)`: multiply numbers, giving the product of two numbers.";
+  if (!readme.includes(line)) writeFileSync("README.md", `${readme.trimEnd()}\n${line}\n`);
+  const changelog = readFileSync("CHANGELOG.md", "utf8");
+  const item = "- Multiply numbers with `multiply(a, b)`.";
+  if (!changelog.includes(item)) {
+    writeFileSync("CHANGELOG.md", changelog.replace("## [Unreleased]\n", `## [Unreleased]\n\n${item}\n`));
+  }
+}
+
 /** Does the phase's honest work; returns whether the agent believes the phase is done. */
 function work() {
   switch (phase) {
@@ -96,7 +108,9 @@ function work() {
       implement();
       return true;
     case "REFACTOR":
+      return true;
     case "DOCUMENT":
+      document();
       return true;
     case "QA": {
       const report = readFileSync(process.env.PRPD_QA_REPORT, "utf8");
