@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use crate::base::phase::Phase;
+use crate::base::process;
 use crate::base::status_block::{Found, StatusBlock, Verdict};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection};
@@ -289,7 +290,15 @@ impl Driver {
             extra_env: &extra_env,
             group_file: Some(&group_file),
         };
-        let report = agent::invoke(&invocation).await?;
+        let invoked = agent::invoke(&invocation).await;
+        // No agent process survives its call: what escaped its process group is stopped here,
+        // however the agent ended, before prpd measures anything (and before a quota wait).
+        let leftovers = process::stop_leftovers().await;
+        if !leftovers.is_empty() {
+            let stopped: Vec<String> = leftovers.iter().map(ToString::to_string).collect();
+            tracing::warn!(%phase, stopped = %stopped.join(", "), "stopped processes the agent left running");
+        }
+        let report = invoked?;
         if let Some(usage) = &report.usage {
             self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
             self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
