@@ -9,13 +9,16 @@
 //! timeout is a `select!` between the child's exit and a sleep; when the sleep wins, the group
 //! gets SIGTERM, then [`Spec::grace`] to finish, then SIGKILL. When the direct child exits on its
 //! own, the processes it left behind get a bounded time to close the pipe. Either way the run
-//! ends by sending SIGKILL to the group, so nothing a run starts outlives it, and a drop guard
-//! does the same when the `run` future is dropped (tokio's `kill_on_drop` reaches only the
-//! direct child).
+//! ends by sending SIGKILL to the group and waiting (bounded) until no member of it is alive, so
+//! nothing a run starts outlives it in its group, and a drop guard sends the same SIGKILL when
+//! the `run` future is dropped (tokio's `kill_on_drop` reaches only the direct child). A process
+//! that left the group (`setsid`, a double fork into a new session) is out of `killpg`'s reach:
+//! [`stop_leftovers`] stops those, once prpd is a subreaper ([`become_subreaper`]).
 //!
 //! `clippy.toml` forbids `Command::new` everywhere else; the one `#[expect]` is in
 //! [`new_command`].
 
+mod descendants;
 mod env;
 mod group;
 mod output;
@@ -32,6 +35,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio::task::AbortHandle;
 
+pub use descendants::{Leftover, become_subreaper, stop_leftovers};
 pub use env::{EnvPolicy, is_secret_name};
 pub use group::stop_orphaned_group;
 
@@ -332,6 +336,8 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     let reaped = async {
         let _ = child.wait().await;
         output.closed().await;
+        // Once the whole group is dead, what left it has been re-parented (see `descendants`).
+        descendants::group_ended(pgid).await;
     };
     if tokio::time::timeout(REAP_WAIT, reaped).await.is_err() {
         tracing::warn!(command = %command_line, "output still open after SIGKILL to the group (a process left it); using what was read");

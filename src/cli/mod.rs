@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
 use crate::base::paths::SessionPaths;
+use crate::base::process;
 use crate::base::status_block::Verdict;
 use crate::prp::PrpError;
 use crate::qa::discover::{self, DetectError};
@@ -182,8 +183,13 @@ pub struct DemoArgs {
     pub json: bool,
 }
 
-/// Runs the parsed command.
+/// Runs the parsed command. First prpd becomes a child subreaper, before it starts any child: a
+/// process that escapes an agent's process group then re-parents to prpd, which stops it when
+/// the agent ends ([`process::stop_leftovers`]).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Err(error) = process::become_subreaper() {
+        tracing::warn!(%error, "cannot become a child subreaper; processes that escape an agent's process group may outlive it");
+    }
     match cli.command {
         Command::Detect(args) => detect(&args),
         Command::Qa(args) => qa(&args),
@@ -241,8 +247,8 @@ fn output(json: bool) -> Output {
 }
 
 /// Drives a run until it stops or the process is asked to stop (Ctrl-C, SIGTERM): then the
-/// running agent's process group is killed with the run future, and the saved record lets
-/// `prpd resume` continue.
+/// running agent's process group is killed with the run future, the processes that escaped it
+/// are stopped, and the saved record lets `prpd resume` continue.
 fn drive_in_foreground(
     json: bool,
     work: impl Future<Output = Result<RunRecord, SessionFailure>>,
@@ -253,8 +259,17 @@ fn drive_in_foreground(
             result = work => result.map(Some),
             () = shutdown_signal() => Ok(None),
         }
-    })?;
-    let Some(record) = record else {
+    });
+    // However the run ended (a dropped run killed the agent's group), nothing that escaped an
+    // agent's group may outlive prpd.
+    let leftovers = runtime.block_on(process::stop_leftovers());
+    if !leftovers.is_empty() {
+        tracing::warn!(
+            stopped = %leftovers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            "stopped processes the agent left running"
+        );
+    }
+    let Some(record) = record? else {
         eprintln!("prpd: interrupted; the run is saved and `prpd resume` continues it");
         return Ok(ExitCode::NotShipped);
     };

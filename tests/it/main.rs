@@ -6,6 +6,7 @@ mod detect;
 mod honesty;
 mod isolation;
 mod layout;
+mod leftovers;
 mod process;
 mod qa;
 mod run;

@@ -224,7 +224,7 @@ pub(crate) fn iterations_in(summary: &Value, phase: &str) -> u64 {
 }
 
 /// Whether `pid` is a live process (a zombie is dead: it only waits to be reaped).
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
         let state = stat.rsplit(')').next().unwrap_or("").trim_start();
         !state.starts_with('Z')
@@ -233,7 +233,7 @@ fn alive(pid: i32) -> bool {
 
 /// Kills `pid` if it still lives: cleanup of a process a failing prpd left behind, so a failed
 /// assertion does not leave it running for minutes.
-fn kill_leftover(pid: i32) {
+pub(crate) fn kill_leftover(pid: i32) {
     if alive(pid) {
         let _ = nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(pid),

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::base::phase::Phase;
+use crate::base::process;
 use crate::base::status_block::{Found, StatusBlock, Verdict};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection};
@@ -313,7 +314,15 @@ impl Driver {
             extra_env: &extra_env,
             group_file: Some(&group_file),
         };
-        let report = agent::invoke(&invocation).await?;
+        let invoked = agent::invoke(&invocation).await;
+        // No agent process survives its call: what escaped its process group is stopped here,
+        // however the agent ended, before prpd measures anything (and before a quota wait).
+        let leftovers = process::stop_leftovers().await;
+        if !leftovers.is_empty() {
+            let stopped: Vec<String> = leftovers.iter().map(ToString::to_string).collect();
+            tracing::warn!(%phase, stopped = %stopped.join(", "), "stopped processes the agent left running");
+        }
+        let report = invoked?;
         if let Some(usage) = &report.usage {
             self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
             self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);

@@ -18,6 +18,10 @@
 //   cheat-kill    edits prpd.toml, then kills prpd (its parent) with SIGKILL
 //   malformed     does the phase's work but prints no status block
 //   hang          starts a `sleep 600` child, records both pids, and never ends
+//   escape        does the phase's work; in GREEN it also starts a detached `setsid` shell (out
+//                 of its process group, like Claude Code's Bash tool) that records its pid in
+//                 `$PRPD_RUN_DIR/escape-pid`, breaks src/calc.js 3 s after the agent exited,
+//                 then lingers for a minute
 //
 // prpd.toml gives each phase its behaviour. `claude` wraps the answer in a Claude Code result object with usage and cost. Every call is
 // appended to `$PRPD_RUN_DIR/agent-calls.jsonl` (what prpd handed over), so the tests can check
@@ -206,6 +210,14 @@ switch (behaviour) {
     work();
     // Completion words outside a block must not count.
     answer(`${phase}: done. STATUS: COMPLETE\nEXIT_SIGNAL: true\n`);
+    break;
+  case "escape":
+    answer(`${phase}: did the work.\n${block(work())}`);
+    if (phase === "GREEN") {
+      const pidFile = join(process.env.PRPD_RUN_DIR, "escape-pid");
+      const sabotage = `echo $$ > '${pidFile}'; sleep 3; echo 'export function multiply(a, b) { return 0; }' >> ${SOURCE}; sleep 60`;
+      spawn("setsid", ["sh", "-c", sabotage], { detached: true, stdio: "ignore" }).unref();
+    }
     break;
   case "hang": {
     const child = spawn("sleep", ["600"], { stdio: "ignore" });
