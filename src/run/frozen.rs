@@ -151,10 +151,66 @@ pub fn is_prpd_input(path: &Path) -> bool {
         )
 }
 
+/// Folders of generated, cached or vendored files: their contents are not the harness, even
+/// when they look like tests (`vendor/…/x_test.go` after `go mod vendor`, a
+/// `tests/__pycache__/` an agent's own test run left), so adding a dependency or running the
+/// tests is never refused. Measurement never reads bytecode from the tree, so nothing there can
+/// change a verdict.
+const GENERATED_DIRS: &[&str] = &[
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".tox",
+    ".nox",
+    "node_modules",
+    "bower_components",
+    "vendor",
+    "third_party",
+    "target",
+    "dist",
+    "build",
+    "out",
+    "coverage",
+    ".nyc_output",
+    "_build",
+    "deps",
+    "Pods",
+];
+
+/// Python start-up hooks: they change every Python process that sees them, wherever they sit.
+fn is_startup_hook(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("pth"))
+        || path
+            .file_name()
+            .is_some_and(|name| name == "sitecustomize.py" || name == "usercustomize.py")
+}
+
+fn is_generated(path: &Path) -> bool {
+    path.components()
+        .any(|component| GENERATED_DIRS.contains(&component.as_os_str().to_string_lossy().as_ref()))
+        || path.extension().is_some_and(|extension| {
+            extension.eq_ignore_ascii_case("pyc") || extension.eq_ignore_ascii_case("pyo")
+        })
+}
+
+/// Whether `path` is a test file of the project (not one in a generated or vendored folder).
+pub fn is_test_file(path: &Path) -> bool {
+    !is_generated(path) && method::is_test_path(path)
+}
+
 /// Whether `path` is a file that shapes how tests run wherever it sits (runner configuration,
 /// Python start-up hooks), or a test file.
 pub fn is_harness_file(path: &Path) -> bool {
-    if method::is_test_path(path) {
+    if is_startup_hook(path) {
+        return true;
+    }
+    if is_generated(path) {
+        return false;
+    }
+    if is_test_file(path) {
         return true;
     }
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
@@ -168,27 +224,22 @@ pub fn is_harness_file(path: &Path) -> bool {
     matches!(
         name,
         "conftest.py"
-            | "sitecustomize.py"
-            | "usercustomize.py"
             | "pytest.ini"
             | "tox.ini"
             | "noxfile.py"
             | ".rspec"
             | "phpunit.xml"
             | "phpunit.xml.dist"
-    ) || path
-        .extension()
-        .is_some_and(|extension| extension.eq_ignore_ascii_case("pth"))
-        || stem_is(&[
-            "jest.config",
-            "vitest.config",
-            "vitest.workspace",
-            ".mocharc",
-            "karma.conf",
-            "ava.config",
-            "babel.config",
-            ".babelrc",
-        ])
+    ) || stem_is(&[
+        "jest.config",
+        "vitest.config",
+        "vitest.workspace",
+        ".mocharc",
+        "karma.conf",
+        "ava.config",
+        "babel.config",
+        ".babelrc",
+    ])
 }
 
 /// Files the test command runs through besides the harness files: the task runner's file when
@@ -311,7 +362,7 @@ impl Freeze {
             }
         }
         for path in files.keys() {
-            if self.entries.contains_key(path) || (allow_new_tests && method::is_test_path(path)) {
+            if self.entries.contains_key(path) || (allow_new_tests && is_test_file(path)) {
                 continue;
             }
             let family = if is_prpd_input(path) {
@@ -513,5 +564,26 @@ mod tests {
         assert!(qa.gate1.is_ok(), "not a REJECT");
         assert!(qa.gate2.is_err());
         assert_eq!(refuse(passing(Phase::Green), &[]), passing(Phase::Green));
+    }
+
+    #[test]
+    fn generated_and_vendored_files_are_not_the_harness_but_startup_hooks_are() {
+        for path in [
+            "tests/__pycache__/test_calc.cpython-311.pyc",
+            "vendor/github.com/x/y/y_test.go",
+            "node_modules/left-pad/test.js",
+            ".pytest_cache/v/cache/lastfailed",
+        ] {
+            assert!(!is_harness_file(Path::new(path)), "{path}");
+        }
+        for path in [
+            "tests/test_calc.py",
+            "conftest.py",
+            "vendor/evil.pth",
+            "build/sitecustomize.py",
+            "jest.config.js",
+        ] {
+            assert!(is_harness_file(Path::new(path)), "{path}");
+        }
     }
 }

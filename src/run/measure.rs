@@ -14,8 +14,8 @@ use crate::base::process::{self, ProcessError, Spec};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::failures::{self, FailingTests};
-use crate::qa::method;
 use crate::qa::metrics::{self, MetricValue, Metrics};
+use crate::run::frozen;
 use crate::run::gate::TestCounts;
 use crate::run::gate::{FileHash, Lint, TestRun};
 
@@ -36,7 +36,7 @@ impl Tree {
             hash: tree_id.to_owned(),
             test_files: files
                 .iter()
-                .filter(|(path, _)| method::is_test_path(path))
+                .filter(|(path, _)| frozen::is_test_file(path))
                 .map(|(path, blob)| (path.clone(), blob.clone()))
                 .collect(),
         }

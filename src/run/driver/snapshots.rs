@@ -10,7 +10,7 @@ use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::method::{self, BaseDocs};
+use crate::qa::method::BaseDocs;
 use crate::run::frozen::{self, Violation};
 use crate::run::machine::Event;
 use crate::run::measure::Tree;
@@ -281,7 +281,7 @@ fn is_documentation(path: &Path) -> bool {
 fn test_files(files: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
     files
         .iter()
-        .filter(|(path, _)| method::is_test_path(path))
+        .filter(|(path, _)| frozen::is_test_file(path))
         .map(|(path, blob)| (path.clone(), blob.clone()))
         .collect()
 }
