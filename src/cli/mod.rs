@@ -201,6 +201,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status(args) => status(&args),
         Command::Diff(args) => {
             let patch = session::diff(&repo_dir(&args.repo)?, args.run.as_deref(), args.iteration)?;
+            if patch.is_empty() {
+                eprintln!("prpd: the iteration changed nothing");
+            }
             print!("{patch}");
             Ok(ExitCode::Success)
         }

@@ -39,7 +39,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use package_json::PackageManager;
 
@@ -50,7 +50,7 @@ use crate::qa::stack::{Stack, detect_stacks};
 use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
 
 /// A discovered command and where it came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Discovered {
     /// A shell command line, run from the repository root.
     pub command: String,
@@ -73,7 +73,7 @@ pub struct Skipped {
 }
 
 /// Everything `prpd detect` reports about a repository.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Detection {
     /// The stacks found, primary first.
     pub stacks: Vec<Stack>,

@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::qa::tools_mapping::{EntryKind, StackTools, ToolsMapping};
 
@@ -50,7 +50,7 @@ pub const SKIPPED_DIRS: &[&str] = &[
 ];
 
 /// A stack found in the repository.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stack {
     /// The stack's id in the tools mapping, such as `python`.
     pub id: String,

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::phase::Phase;
 use crate::qa::method;
 use crate::run::gate::GateResult;
+use crate::run::snapshot::Snapshot;
 
 /// What a freeze covers, by family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -67,7 +68,10 @@ pub enum Part {
 
 impl Part {
     fn of(path: &Path) -> Option<Part> {
-        match path.to_str()? {
+        if is_generated(path) {
+            return None;
+        }
+        match path.file_name()?.to_str()? {
             "package.json" => Some(Part::PackageJsonTesting),
             "pyproject.toml" => Some(Part::PyprojectPytest),
             "setup.cfg" => Some(Part::SetupCfgPytest),
@@ -131,6 +135,8 @@ pub struct Freeze {
     pub families: BTreeSet<Family>,
     /// The frozen files and parts, with the family that froze them.
     pub entries: BTreeMap<PathBuf, (Family, Frozen)>,
+    /// The snapshot each family was last frozen in: what a refused change is restored from.
+    pub frozen_at: BTreeMap<Family, Snapshot>,
 }
 
 /// A change to something frozen, with the sentence that goes into the gate's feedback.
@@ -140,6 +146,9 @@ pub struct Violation {
     pub path: PathBuf,
     /// What happened to it, and why it is not allowed.
     pub message: String,
+    /// The snapshot the file was frozen in, to restore it from; `None`: the file is new and is
+    /// removed.
+    pub restore_from: Option<Snapshot>,
 }
 
 /// Whether `path` is one of prpd's own inputs.
@@ -151,32 +160,19 @@ pub fn is_prpd_input(path: &Path) -> bool {
         )
 }
 
-/// Folders of generated, cached or vendored files: their contents are not the harness, even
-/// when they look like tests (`vendor/…/x_test.go` after `go mod vendor`, a
-/// `tests/__pycache__/` an agent's own test run left), so adding a dependency or running the
-/// tests is never refused. Measurement never reads bytecode from the tree, so nothing there can
-/// change a verdict.
+/// Folders of caches and installed dependencies: their contents are not the harness, even when
+/// they look like tests (a `tests/__pycache__/` an agent's own test run left, a dependency's
+/// tests under `node_modules/`), so running the tests or installing a package is never refused.
+/// Measurement never reads bytecode from the tree, and test runners do not collect these
+/// folders. A root `vendor/` (Go, PHP) is exempt the same way; anywhere else it is not, since
+/// pytest would collect a `conftest.py` there.
 const GENERATED_DIRS: &[&str] = &[
     "__pycache__",
     ".pytest_cache",
     ".mypy_cache",
     ".ruff_cache",
     ".hypothesis",
-    ".tox",
-    ".nox",
     "node_modules",
-    "bower_components",
-    "vendor",
-    "third_party",
-    "target",
-    "dist",
-    "build",
-    "out",
-    "coverage",
-    ".nyc_output",
-    "_build",
-    "deps",
-    "Pods",
 ];
 
 /// Python start-up hooks: they change every Python process that sees them, wherever they sit.
@@ -189,33 +185,35 @@ fn is_startup_hook(path: &Path) -> bool {
 }
 
 fn is_generated(path: &Path) -> bool {
-    path.components()
-        .any(|component| GENERATED_DIRS.contains(&component.as_os_str().to_string_lossy().as_ref()))
+    path.starts_with("vendor")
+        || path.components().any(|component| {
+            GENERATED_DIRS.contains(&component.as_os_str().to_string_lossy().as_ref())
+        })
         || path.extension().is_some_and(|extension| {
             extension.eq_ignore_ascii_case("pyc") || extension.eq_ignore_ascii_case("pyo")
         })
 }
 
-/// Whether `path` is a test file of the project (not one in a generated or vendored folder).
+/// Whether `path` is a test file of the project (not one in a cache or dependency folder).
 pub fn is_test_file(path: &Path) -> bool {
     !is_generated(path) && method::is_test_path(path)
 }
 
-/// Whether `path` is a file that shapes how tests run wherever it sits (runner configuration,
-/// Python start-up hooks), or a test file.
-pub fn is_harness_file(path: &Path) -> bool {
-    if is_startup_hook(path) {
-        return true;
-    }
-    if is_generated(path) {
-        return false;
-    }
-    if is_test_file(path) {
-        return true;
-    }
-    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
-        return false;
-    };
+/// Whether `path` is a test module GREEN may add after a REJECT: a test file that is not
+/// runner configuration or a package initialiser (which runs before every test beside it).
+fn is_test_module(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
+    is_test_file(path)
+        && !matches!(name, "conftest.py" | "__init__.py" | "setup.py")
+        && !is_startup_hook(path)
+        && !is_runner_config(name)
+}
+
+/// Runner configuration by file name.
+fn is_runner_config(name: &str) -> bool {
     let stem_is = |stems: &[&str]| {
         stems
             .iter()
@@ -230,16 +228,36 @@ pub fn is_harness_file(path: &Path) -> bool {
             | ".rspec"
             | "phpunit.xml"
             | "phpunit.xml.dist"
+            | ".gitignore"
     ) || stem_is(&[
         "jest.config",
+        "jest.setup",
         "vitest.config",
         "vitest.workspace",
+        "vitest.setup",
         ".mocharc",
         "karma.conf",
         "ava.config",
         "babel.config",
         ".babelrc",
     ])
+}
+
+/// Whether `path` is a file that shapes how tests run wherever it sits (runner configuration,
+/// Python start-up hooks), or a test file.
+pub fn is_harness_file(path: &Path) -> bool {
+    if is_startup_hook(path) {
+        return true;
+    }
+    if is_generated(path) {
+        return false;
+    }
+    if is_test_file(path) {
+        return true;
+    }
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(is_runner_config)
 }
 
 /// Files the test command runs through besides the harness files: the task runner's file when
@@ -277,9 +295,10 @@ pub fn command_files(command: &str, files: &BTreeMap<PathBuf, String>) -> BTreeS
 }
 
 impl Freeze {
-    /// Adds prpd's own inputs as they are in `files` (the run's base snapshot).
-    pub fn prpd_inputs(&mut self, files: &BTreeMap<PathBuf, String>) {
+    /// Adds prpd's own inputs as they are in `files`, the files of `snapshot` (the run's base).
+    pub fn prpd_inputs(&mut self, snapshot: &Snapshot, files: &BTreeMap<PathBuf, String>) {
         self.families.insert(Family::PrpdInputs);
+        self.frozen_at.insert(Family::PrpdInputs, snapshot.clone());
         for (path, blob) in files {
             if is_prpd_input(path) {
                 self.entries.insert(
@@ -291,21 +310,23 @@ impl Freeze {
     }
 
     /// Takes prpd's own inputs anew from `files`: a human accepted their change.
-    pub fn reload_prpd_inputs(&mut self, files: &BTreeMap<PathBuf, String>) {
+    pub fn reload_prpd_inputs(&mut self, snapshot: &Snapshot, files: &BTreeMap<PathBuf, String>) {
         self.entries
             .retain(|_, (family, _)| *family != Family::PrpdInputs);
-        self.prpd_inputs(files);
+        self.prpd_inputs(snapshot, files);
     }
 
-    /// Adds the test harness as it is in `files` (the snapshot at the end of RED); `read` gives
-    /// the text of a file of that snapshot.
+    /// Adds the test harness as it is in `files`, the files of `snapshot` (the end of RED, and
+    /// again the end of GREEN); `read` gives the text of a file of that snapshot.
     pub fn harness(
         &mut self,
+        snapshot: &Snapshot,
         files: &BTreeMap<PathBuf, String>,
         test_command: Option<&str>,
         read: impl Fn(&Path) -> Option<String>,
     ) {
         self.families.insert(Family::Harness);
+        self.frozen_at.insert(Family::Harness, snapshot.clone());
         let named =
             test_command.map_or_else(BTreeSet::new, |command| command_files(command, files));
         for (path, blob) in files {
@@ -358,16 +379,24 @@ impl Freeze {
                         path.display(),
                         family.describe()
                     ),
+                    restore_from: self.frozen_at.get(family).cloned(),
                 });
             }
         }
         for path in files.keys() {
-            if self.entries.contains_key(path) || (allow_new_tests && is_test_file(path)) {
+            if self.entries.contains_key(path) || (allow_new_tests && is_test_module(path)) {
                 continue;
             }
             let family = if is_prpd_input(path) {
                 Family::PrpdInputs
-            } else if is_harness_file(path) || Part::of(path).is_some() {
+            } else if is_harness_file(path) {
+                Family::Harness
+            } else if let Some(part) = Part::of(path) {
+                // A new package.json or pyproject.toml is fine while it says nothing about how
+                // tests run (a project gaining its first dependency).
+                if read(path).and_then(|text| part.extract(&text)).is_none() {
+                    continue;
+                }
                 Family::Harness
             } else {
                 continue;
@@ -380,6 +409,7 @@ impl Freeze {
                         path.display(),
                         family.describe()
                     ),
+                    restore_from: None,
                 });
             }
         }
@@ -428,6 +458,13 @@ mod tests {
         None
     }
 
+    fn snapshot(name: &str) -> Snapshot {
+        Snapshot {
+            commit: format!("{name}-commit"),
+            tree: format!("{name}-tree"),
+        }
+    }
+
     #[test]
     fn the_test_command_names_its_runner_file_and_scripts() {
         let repo = files(&[("Makefile", "m"), ("run_tests.py", "r"), ("calc.py", "c")]);
@@ -451,7 +488,7 @@ mod tests {
             ("calc.py", "c1"),
         ]);
         let mut freeze = Freeze::default();
-        freeze.harness(&at_red_end, Some("make test"), no_text);
+        freeze.harness(&snapshot("red"), &at_red_end, Some("make test"), no_text);
         let honest = files(&[
             ("Makefile", "m1"),
             ("run_tests.py", "r1"),
@@ -490,7 +527,10 @@ mod tests {
     #[test]
     fn prpd_inputs_are_frozen_from_the_start_including_new_ones() {
         let mut freeze = Freeze::default();
-        freeze.prpd_inputs(&files(&[("prpd.toml", "p1"), ("src/a.rs", "a")]));
+        freeze.prpd_inputs(
+            &snapshot("base"),
+            &files(&[("prpd.toml", "p1"), ("src/a.rs", "a")]),
+        );
         let edited = files(&[
             ("prpd.toml", "p2"),
             ("qa-checklist.yml", "q"),
@@ -520,7 +560,7 @@ mod tests {
         let at = |text: &'static str| move |_: &Path| Some(text.to_owned());
         let repo = files(&[("package.json", "x")]);
         let mut freeze = Freeze::default();
-        freeze.harness(&repo, Some("npm test"), at(before));
+        freeze.harness(&snapshot("red"), &repo, Some("npm test"), at(before));
         assert!(freeze.violations(&repo, false, at(more_deps)).is_empty());
         let violations = freeze.violations(&repo, false, at(new_script));
         assert_eq!(violations.len(), 1);
@@ -551,6 +591,7 @@ mod tests {
         let violation = Violation {
             path: PathBuf::from("Makefile"),
             message: "`Makefile` was changed".to_owned(),
+            restore_from: None,
         };
         let passing = |phase| GateResult {
             phase,

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::config::BreakerConfig;
 use crate::base::phase::Phase;
+use crate::qa::discover::Detection;
 use crate::run::breaker::{Breaker, Observation};
 use crate::run::frozen::Freeze;
 use crate::run::gate::FileHash;
@@ -46,6 +47,9 @@ pub struct RunRecord {
     pub baseline: Baseline,
     /// The run's git-native snapshots.
     pub snapshots: SnapshotLog,
+    /// The commands discovered when the run started: how the tests run is frozen with them, so
+    /// an agent that adds a Makefile with a friendlier `test` target changes nothing.
+    pub detection: Option<Detection>,
     /// What no agent may change from now on (prpd's inputs; after RED, the test harness).
     pub freeze: Freeze,
     /// Each time a human resumed with `--reload-config`: which of prpd's inputs had changed.
@@ -151,6 +155,7 @@ impl RunRecord {
             usage: RunUsage::default(),
             baseline: Baseline::default(),
             snapshots: SnapshotLog::default(),
+            detection: None,
             freeze: Freeze::default(),
             config_reloads: Vec::new(),
             last_observation: None,

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::config::Config;
+use crate::base::config::{Config, SnapshotRetention};
 use crate::base::config_file::{self, ConfigError};
 use crate::base::lock::{LockError, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
@@ -58,6 +58,12 @@ pub enum SessionError {
         known: String,
     },
     #[error(
+        "{} is not a git repository prpd can open ({reason}); prpd records every iteration as a \
+         git snapshot: run `git init` and commit first",
+        repo.display()
+    )]
+    NotARepository { repo: PathBuf, reason: String },
+    #[error(
         "the snapshots of run {run_id} are gone: prpd removes them when a run ends; set \
          `[run] keep_snapshots = true` in prpd.toml to keep them"
     )]
@@ -107,8 +113,19 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
         .into());
     }
     let prp_relative = relative_prp(&options.repo, prp)?;
-    let context = context(options, &prp_relative)?;
+    let context = context(options, &prp_relative, None)?;
     let run_id = new_run_id("run");
+    // Every verdict is about a snapshot: a directory git cannot open is refused before a run
+    // record exists that could never go on.
+    Snapshots::open(
+        &options.repo,
+        &run_id,
+        &session.run_dir(&run_id).join("snapshot.index"),
+    )
+    .map_err(|error| SessionError::NotARepository {
+        repo: options.repo.clone(),
+        reason: error.to_string(),
+    })?;
     let record = RunRecord::new(
         run_id,
         prp_relative,
@@ -141,7 +158,8 @@ pub async fn resume(
         }
         .into());
     }
-    let context = context(options, &record.prp)?;
+    let base_prp = base_prp_text(&session, &options.repo, &record)?;
+    let context = context(options, &record.prp, base_prp)?;
     let escalated = record.awaits_human();
     let mut driver = Driver::new(context, record);
     driver.check_inputs_on_resume(input_changes)?;
@@ -242,11 +260,31 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
         record.pending.clear();
         record.save(&session.state())?;
         crate::run::driver::write_summary(&session, &record)?;
+        release_snapshots(options, &session, &record);
     }
     drop(lock);
     Ok(Aborted::Now {
         run_id: record.run_id,
     })
+}
+
+/// Removes an aborted run's snapshot refs unless the config keeps them. An abort must work with
+/// a broken config or repository, so a failure here is only logged.
+fn release_snapshots(options: &Options, session: &SessionPaths, record: &RunRecord) {
+    let keep = Config::load(&options.repo, options.config.as_deref())
+        .is_ok_and(|config| config.snapshots == SnapshotRetention::Keep);
+    if keep {
+        return;
+    }
+    let removed = Snapshots::open(
+        &options.repo,
+        &record.run_id,
+        &session.run_dir(&record.run_id).join("snapshot.index"),
+    )
+    .and_then(|snapshots| snapshots.remove_refs());
+    if let Err(error) = removed {
+        tracing::warn!(%error, "could not remove the aborted run's snapshot refs");
+    }
 }
 
 /// The current run's record, if any (read without the lock: the record is written atomically).
@@ -298,13 +336,37 @@ fn stop_orphaned_agent(session: &SessionPaths) {
 }
 
 /// Loads and validates everything a run needs; refuses a repository without a test command.
-fn context(options: &Options, prp_relative: &Path) -> Result<Context, SessionFailure> {
+/// The PRP as the run's base snapshot holds it: a run is judged against the PRP it started
+/// from, whatever an agent did to the file since.
+fn base_prp_text(
+    session: &SessionPaths,
+    repo: &Path,
+    record: &RunRecord,
+) -> Result<Option<String>, SessionFailure> {
+    let Some(base) = &record.snapshots.base else {
+        return Ok(None);
+    };
+    let snapshots = Snapshots::open(
+        repo,
+        &record.run_id,
+        &session.run_dir(&record.run_id).join("snapshot.index"),
+    )?;
+    Ok(snapshots.read(base, &record.prp)?)
+}
+
+fn context(
+    options: &Options,
+    prp_relative: &Path,
+    base_prp: Option<String>,
+) -> Result<Context, SessionFailure> {
     let repo = options.repo.clone();
     let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
     let checklist = Checklist::load(&repo).map_err(SessionError::from)?;
     let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
-    let prp_path = repo.join(prp_relative);
-    let prp_text = config_file::read(&prp_path).map_err(SessionError::from)?;
+    let prp_text = match base_prp {
+        Some(text) => text,
+        None => config_file::read(&repo.join(prp_relative)).map_err(SessionError::from)?,
+    };
     let prp = prp::parse(prp_relative, &prp_text).map_err(SessionError::from)?;
     let detection = discover::detect(&repo, &mapping).map_err(DriveError::from)?;
     if detection.command(CommandKind::Test).is_none() {

@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use git2::{IndexAddOption, Oid, Repository, Signature};
+
+use crate::base::paths::SESSION_DIR;
 use serde::{Deserialize, Serialize};
 
 /// The namespace of prpd's private refs.
@@ -76,6 +78,18 @@ pub enum SnapshotError {
     Restore {
         path: PathBuf,
         commit: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to remove {}", path.display())]
+    Remove {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("failed to prepare the snapshot index {}", path.display())]
+    Index {
+        path: PathBuf,
         #[source]
         source: std::io::Error,
     },
@@ -146,9 +160,8 @@ impl Snapshots {
     ) -> Result<Snapshot, SnapshotError> {
         if !self.index_path.exists() {
             if let Some(parent_dir) = self.index_path.parent() {
-                std::fs::create_dir_all(parent_dir).map_err(|source| SnapshotError::Restore {
+                std::fs::create_dir_all(parent_dir).map_err(|source| SnapshotError::Index {
                     path: parent_dir.to_path_buf(),
-                    commit: String::new(),
                     source,
                 })?;
             }
@@ -163,11 +176,17 @@ impl Snapshots {
         self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
         self.git(
             "add the working tree to the snapshot index",
-            index.add_all(std::iter::empty::<&str>(), IndexAddOption::DEFAULT, None),
+            // A pathspec, not none: git2 reads the matched pathspec the callback gets, which
+            // libgit2 leaves null without one.
+            index.add_all(
+                ["*"].iter(),
+                IndexAddOption::DEFAULT,
+                Some(&mut |path: &Path, _: &[u8]| i32::from(Snapshots::left_out(path))),
+            ),
         )?;
         self.git(
             "update the snapshot index",
-            index.update_all(std::iter::empty::<&str>(), None),
+            index.update_all(["*"].iter(), None),
         )?;
         self.git("write the snapshot index", index.write())?;
         let tree_id = self.git("write the snapshot tree", index.write_tree())?;
@@ -209,6 +228,13 @@ impl Snapshots {
             commit: commit.id().to_string(),
             tree: commit.tree_id().to_string(),
         })
+    }
+
+    /// Paths a snapshot never holds: prpd's own state (kept out through `.git/info/exclude`,
+    /// which a linked worktree does not read), and a nested repository that is not a
+    /// submodule, which git cannot add (a user's clone under `examples/`, a test's `git init`).
+    fn left_out(path: &Path) -> bool {
+        path.starts_with(SESSION_DIR) || path.to_str().is_some_and(|text| text.ends_with('/'))
     }
 
     fn commit_of(&self, hex: &str) -> Result<git2::Commit<'_>, SnapshotError> {
@@ -313,35 +339,59 @@ impl Snapshots {
         Ok(text)
     }
 
-    /// Puts `path` back as it is in `snapshot`: its content and executable bit, or removes it
-    /// when the snapshot has no such file.
+    /// Puts `path` back as it is in `snapshot` — its content and executable bit, or the link it
+    /// was — or removes it when the snapshot has no such file. Whatever stands at the path now
+    /// (a symlink pointing out of the repository, a directory) is removed first, never written
+    /// through.
     pub fn restore(&self, snapshot: &Snapshot, path: &Path) -> Result<(), SnapshotError> {
         let tree = self.tree_of(snapshot)?;
-        let target = self.workdir.join(path);
+        let Ok(entry) = tree.get_path(path) else {
+            return self.remove(path);
+        };
         let io_error = |source| SnapshotError::Restore {
             path: path.to_path_buf(),
             commit: snapshot.commit.clone(),
             source,
         };
-        match tree.get_path(path) {
-            Ok(entry) => {
-                let blob = self.git("read a frozen file", self.repo.find_blob(entry.id()))?;
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(io_error)?;
-                }
-                if target.is_dir() {
-                    std::fs::remove_dir_all(&target).map_err(io_error)?;
-                }
-                std::fs::write(&target, blob.content()).map_err(io_error)?;
-                set_executable(&target, entry.filemode() == 0o100_755).map_err(io_error)?;
+        let target = self.workdir.join(path);
+        self.remove(path)?;
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error)?;
+        }
+        match entry.filemode() {
+            0o120_000 => {
+                let blob = self.git("read a frozen link", self.repo.find_blob(entry.id()))?;
+                let link = PathBuf::from(String::from_utf8_lossy(blob.content()).into_owned());
+                std::os::unix::fs::symlink(link, &target).map_err(io_error)?;
             }
-            Err(_) => match std::fs::remove_file(&target) {
-                Ok(()) => {}
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(io_error(error)),
-            },
+            0o160_000 => {
+                return Err(io_error(std::io::Error::other(
+                    "it is a submodule, which prpd does not restore",
+                )));
+            }
+            mode => {
+                let blob = self.git("read a frozen file", self.repo.find_blob(entry.id()))?;
+                std::fs::write(&target, blob.content()).map_err(io_error)?;
+                set_executable(&target, mode == 0o100_755).map_err(io_error)?;
+            }
         }
         Ok(())
+    }
+
+    /// Removes whatever is at `path` in the working tree (a file, a link — not what it points
+    /// to — or a directory); nothing there is fine.
+    pub fn remove(&self, path: &Path) -> Result<(), SnapshotError> {
+        let target = self.workdir.join(path);
+        let result = match std::fs::symlink_metadata(&target) {
+            Ok(metadata) if metadata.is_dir() => std::fs::remove_dir_all(&target),
+            Ok(_) => std::fs::remove_file(&target),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(error) => Err(error),
+        };
+        result.map_err(|source| SnapshotError::Remove {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// The text of `path` in `snapshot`, if the file is there and is UTF-8.
@@ -494,5 +544,48 @@ mod tests {
         );
         assert_eq!(snaps.remove_refs().expect("remove"), 2);
         assert!(repo.find_reference("refs/prpd/run-1/0").is_err());
+    }
+
+    #[test]
+    fn a_nested_repository_and_prpds_state_are_left_out() {
+        let dir = repo_with(&[("a.txt", "a\n")]);
+        Repository::init(dir.path().join("examples/clone")).expect("nested init");
+        std::fs::write(dir.path().join("examples/clone/x.txt"), "x").expect("write");
+        std::fs::create_dir_all(dir.path().join(".prp-session")).expect("mkdir");
+        std::fs::write(dir.path().join(".prp-session/state.json"), "{}").expect("write");
+        let snaps = snapshots(dir.path());
+        let snapshot = snaps
+            .record(0, None, "base")
+            .expect("a nested repository is no error");
+        let files = snaps.files(&snapshot).expect("files");
+        assert_eq!(files.keys().collect::<Vec<_>>(), vec![Path::new("a.txt")]);
+    }
+
+    #[test]
+    fn restore_replaces_a_symlink_instead_of_writing_through_it() {
+        let dir = repo_with(&[("tests/test_a.py", "real test\n")]);
+        let outside = tempfile::NamedTempFile::new().expect("outside file");
+        std::fs::write(outside.path(), "the user's data").expect("write");
+        let snaps = snapshots(dir.path());
+        let frozen = snaps.record(0, None, "frozen").expect("record");
+        let target = dir.path().join("tests/test_a.py");
+        std::fs::remove_file(&target).expect("rm");
+        std::os::unix::fs::symlink(outside.path(), &target).expect("symlink");
+        snaps
+            .restore(&frozen, Path::new("tests/test_a.py"))
+            .expect("restore");
+        assert_eq!(
+            std::fs::read_to_string(outside.path()).expect("read"),
+            "the user's data"
+        );
+        assert!(
+            !std::fs::symlink_metadata(&target)
+                .expect("stat")
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("read"),
+            "real test\n"
+        );
     }
 }

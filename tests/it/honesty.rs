@@ -31,6 +31,13 @@ const ATTACKS: &[Attack] = &[
         refused: "test/extra.test.js",
         stops_in: "GREEN",
     },
+    // What a snapshot holds is frozen too: an agent cannot hide a file from git.
+    Attack {
+        phase: "green",
+        behaviour: "cheat-ignore",
+        refused: ".gitignore",
+        stops_in: "GREEN",
+    },
     // An agent cannot instruct the QA agent: prompt overrides are prpd's inputs.
     Attack {
         phase: "green",

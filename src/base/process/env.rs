@@ -18,9 +18,10 @@ pub enum EnvPolicy {
     /// the agent cannot have shaped. `HOME` is a fresh directory, so nothing an agent left in
     /// the user's home (a `.pth` file in the user site-packages, an `.npmrc`, a git config)
     /// reaches the tests; Python ignores the user site-packages, writes no bytecode and reads
-    /// none from the tree's `__pycache__` (its cache goes under `home`). The toolchains and
-    /// package caches that live in the real home keep their real place, so a healthy project
-    /// builds as it does for its developers.
+    /// none from the tree's `__pycache__` (its cache goes under `home`); `CI=true`, so runners
+    /// behave as in CI (Jest and Vitest fail on a missing snapshot instead of writing one). The
+    /// toolchains, package caches and git identity that live in the real home keep their real
+    /// place, so a healthy project builds as it does for its developers.
     Measurement {
         /// The fresh home directory.
         home: std::path::PathBuf,
@@ -42,6 +43,9 @@ const TOOL_HOMES: &[(&str, &str)] = &[
     ("PYENV_ROOT", ".pyenv"),
     ("DENO_DIR", ".cache/deno"),
     ("BUN_INSTALL", ".bun"),
+    ("GRADLE_USER_HOME", ".gradle"),
+    ("XDG_CACHE_HOME", ".cache"),
+    ("GIT_CONFIG_GLOBAL", ".gitconfig"),
 ];
 
 impl EnvPolicy {
@@ -66,8 +70,20 @@ impl EnvPolicy {
                         }
                     }
                 }
+                if std::env::var_os("MAVEN_OPTS").is_none()
+                    && let Some(real_home) = std::env::var_os("HOME")
+                {
+                    let repository = std::path::Path::new(&real_home).join(".m2/repository");
+                    if repository.exists() {
+                        command.env(
+                            "MAVEN_OPTS",
+                            format!("-Dmaven.repo.local={}", repository.display()),
+                        );
+                    }
+                }
                 command
                     .env("HOME", home)
+                    .env("CI", "true")
                     .env("PYTHONNOUSERSITE", "1")
                     .env("PYTHONDONTWRITEBYTECODE", "1")
                     .env("PYTHONPYCACHEPREFIX", home.join(".pycache"));

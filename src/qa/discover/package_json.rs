@@ -15,7 +15,7 @@ use super::{Candidate, CommandKind, DetectError, Directory};
 use crate::base::config_file::ConfigError;
 
 /// A JavaScript package manager.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PackageManager {
     Npm,

@@ -10,7 +10,7 @@ use crate::base::phase::Phase;
 use crate::base::process;
 use crate::base::status_block::{Found, StatusBlock, Verdict};
 use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, Detection};
+use crate::qa::discover::Detection;
 use crate::qa::report;
 use crate::qa::runner::QaOutcome;
 use crate::run::agent::{self, AgentError, Invocation};
@@ -39,7 +39,7 @@ impl Driver {
             phase.to_string().to_lowercase()
         ));
         let repo = self.context.repo.clone();
-        let detection = discover::detect(&repo, &self.context.mapping)?;
+        let detection = self.detection()?;
 
         // QA's verdict is about the tree as it was measured; its fingerprint tells whether the
         // QA agent changed it afterwards.

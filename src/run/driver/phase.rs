@@ -4,7 +4,6 @@
 //! facts are fixed once per phase and every later gate is measured against them.
 
 use crate::base::phase::Phase;
-use crate::qa::discover;
 use crate::run::breaker::{AgentEnd, Observation};
 use crate::run::gate;
 use crate::run::measure;
@@ -41,7 +40,7 @@ impl Driver {
         match phase {
             Phase::Red => {
                 self.freeze_tests()?;
-                let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+                let detection = self.detection()?;
                 self.freeze_harness(&detection)?;
                 self.record.baseline.tests_at_red_end = self
                     .record
@@ -55,7 +54,7 @@ impl Driver {
                 // the same rule as RED's from now on.
                 self.freeze_tests()?;
                 self.record.qa_blockers.clear();
-                let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+                let detection = self.detection()?;
                 self.freeze_harness(&detection)?;
                 let log_dir = self.run_dir().join("measure");
                 self.record.baseline.complexity_at_green_end =

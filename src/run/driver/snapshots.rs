@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
 use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
+use crate::qa::discover::{self, Detection};
 use crate::qa::method::BaseDocs;
-use crate::run::frozen::{self, Violation};
+use crate::run::frozen::{self, Family, Violation};
 use crate::run::machine::Event;
 use crate::run::measure::Tree;
 use crate::run::prompt;
@@ -37,8 +37,9 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let message = format!("prpd {}: base", self.record.run_id);
         let base = snapshots.record(0, None, &message)?;
+        self.record.detection = Some(discover::detect(&self.context.repo, &self.context.mapping)?);
         let files = snapshots.files(&base)?;
-        self.record.freeze.prpd_inputs(&files);
+        self.record.freeze.prpd_inputs(&base, &files);
         self.record.baseline.tests_at_start = test_files(&files);
         self.record.snapshots = SnapshotLog {
             base: Some(base.clone()),
@@ -60,17 +61,29 @@ impl Driver {
         Ok(Tree::from_snapshot(&snapshot.tree, &files))
     }
 
-    /// The repository's override of `phase`'s prompt template as the run's base snapshot holds
-    /// it: an agent that writes `.prpd/prompts/` during the run instructs nobody.
+    /// The commands of the run, as discovered when it started.
+    pub(super) fn detection(&mut self) -> Result<Detection, DriveError> {
+        if let Some(detection) = &self.record.detection {
+            return Ok(detection.clone());
+        }
+        let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+        self.record.detection = Some(detection.clone());
+        Ok(detection)
+    }
+
+    /// The repository's override of `phase`'s prompt template as prpd's frozen inputs hold it:
+    /// an agent that writes `.prpd/prompts/` during the run instructs nobody.
     pub(super) fn prompt_override(
         &self,
         phase: Phase,
     ) -> Result<Option<(PathBuf, String)>, DriveError> {
-        let Some(base) = &self.record.snapshots.base else {
+        // The snapshot prpd's inputs were frozen in: the base, or the tree a human accepted with
+        // `--reload-config`.
+        let Some(frozen) = self.record.freeze.frozen_at.get(&Family::PrpdInputs) else {
             return Ok(None);
         };
         let path = prompt::override_path(phase)?;
-        let text = self.snapshots()?.read(base, &path)?;
+        let text = self.snapshots()?.read(frozen, &path)?;
         Ok(text.map(|text| (path, text)))
     }
 
@@ -107,7 +120,7 @@ impl Driver {
         let changed: Vec<PathBuf> = snapshots
             .changes(base, last)?
             .into_keys()
-            .filter(|path| is_documentation(path))
+            .filter(|path| is_documentation(path, &self.record.prp))
             .collect();
         if changed.is_empty() {
             return Ok((changed, String::new()));
@@ -150,21 +163,23 @@ impl Driver {
             .violations(&files, allow_new_tests, |path| {
                 snapshots.read(&snapshot, path).ok().flatten()
             });
-        let (snapshot, files) = match (&violations[..], &previous) {
-            ([], _) | (_, None) => (snapshot, files),
-            (refused, Some(previous)) => {
-                for violation in refused {
-                    tracing::warn!(%phase, path = %violation.path.display(), "restoring a frozen file");
-                    snapshots.restore(previous, &violation.path)?;
+        let (snapshot, files) = if violations.is_empty() {
+            (snapshot, files)
+        } else {
+            for violation in &violations {
+                tracing::warn!(%phase, path = %violation.path.display(), "restoring a frozen file");
+                match &violation.restore_from {
+                    Some(frozen) => snapshots.restore(frozen, &violation.path)?,
+                    None => snapshots.remove(&violation.path)?,
                 }
-                let restored = snapshots.record(
-                    sequence,
-                    Some(previous),
-                    &format!("{message} (frozen files restored)"),
-                )?;
-                let files = snapshots.files(&restored)?;
-                (restored, files)
             }
+            let restored = snapshots.record(
+                sequence,
+                previous.as_ref(),
+                &format!("{message} (frozen files restored)"),
+            )?;
+            let files = snapshots.files(&restored)?;
+            (restored, files)
         };
         self.accept(sequence, &snapshot);
         if phase != Phase::Ship {
@@ -182,11 +197,12 @@ impl Driver {
         };
         let snapshots = self.snapshots()?;
         let files = snapshots.files(&last)?;
-        self.record
-            .freeze
-            .harness(&files, detection.command(CommandKind::Test), |path| {
-                snapshots.read(&last, path).ok().flatten()
-            });
+        self.record.freeze.harness(
+            &last,
+            &files,
+            detection.command(CommandKind::Test),
+            |path| snapshots.read(&last, path).ok().flatten(),
+        );
         Ok(())
     }
 
@@ -221,7 +237,9 @@ impl Driver {
             }),
             InputChanges::Reload => {
                 tracing::warn!(files = %changed.join(", "), "continuing with changed prpd inputs (--reload-config)");
-                self.record.freeze.reload_prpd_inputs(&files);
+                self.record.freeze.reload_prpd_inputs(&snapshot, &files);
+                self.record.detection =
+                    Some(discover::detect(&self.context.repo, &self.context.mapping)?);
                 self.record.config_reloads.push(changed.join(", "));
                 self.accept(number, &snapshot);
                 Ok(())
@@ -265,13 +283,17 @@ impl Driver {
     }
 }
 
-/// Whether `path` is documentation: a `.md`, `.markdown`, `.rst`, `.adoc` or `.txt` file
-/// anywhere, or anything under `docs/` or `doc/`.
-fn is_documentation(path: &Path) -> bool {
+/// Whether `path` is documentation: anything under `docs/` or `doc/`, or a Markdown,
+/// reStructuredText or `AsciiDoc` file elsewhere — but not a test file or the PRP itself
+/// (ticking its checkboxes documents nothing).
+fn is_documentation(path: &Path, prp: &Path) -> bool {
+    if path == prp || frozen::is_test_file(path) {
+        return false;
+    }
     path.starts_with("docs")
         || path.starts_with("doc")
         || path.extension().is_some_and(|extension| {
-            ["md", "markdown", "rst", "adoc", "txt"]
+            ["md", "markdown", "rst", "adoc"]
                 .iter()
                 .any(|known| extension.eq_ignore_ascii_case(known))
         })
