@@ -20,7 +20,7 @@ use crate::qa::standalone::{self, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, InputChanges, Output, Summary};
 use crate::run::machine::State;
-use crate::run::record::RunRecord;
+use crate::run::record::{RunError, RunRecord};
 use crate::run::session::{self, SessionError, SessionFailure};
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
@@ -457,6 +457,7 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
                 cause.downcast_ref::<SessionFailure>(),
                 Some(
                     SessionFailure::Request(_)
+                        | SessionFailure::Record(RunError::OtherVersion { .. })
                         | SessionFailure::Drive(
                             DriveError::Detect(_) | DriveError::InputsChanged { .. }
                         )

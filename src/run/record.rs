@@ -126,6 +126,13 @@ pub enum RunError {
     },
     #[error("{} is not a run record prpd can read: {message}", path.display())]
     Corrupt { path: PathBuf, message: String },
+    #[error(
+        "{} holds a run record of version {found}, written by another prpd (this one reads \
+         version {RECORD_VERSION}); finish or abort that run with the prpd that started it, or \
+         move the file away to start afresh",
+        path.display()
+    )]
+    OtherVersion { path: PathBuf, found: String },
     #[error("failed to write {}", path.display())]
     Write {
         path: PathBuf,
@@ -214,9 +221,10 @@ impl RunRecord {
             serde_json::from_str(&text).map_err(|error| corrupt(error.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         if version != Some(u64::from(RECORD_VERSION)) {
-            return Err(corrupt(format!(
-                "record version {version:?}, this prpd reads version {RECORD_VERSION}"
-            )));
+            return Err(RunError::OtherVersion {
+                path: path.to_path_buf(),
+                found: version.map_or_else(|| "none".to_owned(), |version| version.to_string()),
+            });
         }
         serde_json::from_value(value)
             .map(Some)
@@ -306,7 +314,7 @@ mod tests {
         std::fs::write(&path, r#"{"version": 99}"#).expect("write");
         let error = RunRecord::load(&path).expect_err("version 99");
         assert!(
-            error.to_string().contains("record version Some(99)"),
+            error.to_string().contains("a run record of version 99"),
             "{error}"
         );
     }

@@ -124,7 +124,8 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
     )
     .map_err(|error| SessionError::NotARepository {
         repo: options.repo.clone(),
-        reason: error.to_string(),
+        reason: std::error::Error::source(&error)
+            .map_or_else(|| error.to_string(), ToString::to_string),
     })?;
     let record = RunRecord::new(
         run_id,

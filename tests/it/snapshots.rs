@@ -63,3 +63,40 @@ fn snapshot_refs_are_removed_when_the_run_ships() {
     let stderr = prpd_fails(&repo, &["diff"], 2);
     assert!(stderr.contains("keep_snapshots = true"), "{stderr}");
 }
+
+#[test]
+fn a_directory_git_cannot_open_is_refused_before_a_run_record_exists() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"scripts":{"test":"node --test"}}"#,
+    )
+    .expect("write");
+    std::fs::create_dir_all(dir.path().join("PRPs")).expect("mkdir");
+    std::fs::write(dir.path().join(crate::run::PRP), prp("")).expect("write");
+    let output = assert_cmd::Command::cargo_bin("prpd")
+        .expect("prpd binary is built")
+        .args(["run", crate::run::PRP, "--repo"])
+        .arg(dir.path())
+        .env("PRPD_LOG", "warn")
+        .output()
+        .expect("run prpd");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not a git repository"), "{stderr}");
+    assert!(stderr.contains("git init"), "{stderr}");
+    assert!(!dir.path().join(".prp-session/state.json").exists());
+}
+
+#[test]
+fn a_record_of_another_version_is_named_with_a_way_out() {
+    let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
+    repo.file(".prp-session/state.json", r#"{"version": 1}"#);
+    for args in [&["status"][..], &["resume"], &["abort"]] {
+        let stderr = prpd_fails(&repo, args, 2);
+        assert!(
+            stderr.contains("a run record of version 1") && stderr.contains("move the file away"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
