@@ -8,6 +8,7 @@ mod isolation;
 mod layout;
 mod leftovers;
 mod process;
+mod python;
 mod qa;
 mod run;
 mod snapshots;
