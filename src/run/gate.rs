@@ -56,15 +56,6 @@ impl TestRun {
     }
 }
 
-/// A file and its content hash.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FileHash {
-    /// The path, relative to the target repo root.
-    pub path: PathBuf,
-    /// The content hash.
-    pub hash: String,
-}
-
 /// The lint result of a REFACTOR iteration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lint {
@@ -92,15 +83,12 @@ pub enum Measured {
         /// Test files added or changed since the run started.
         changed_test_files: Vec<PathBuf>,
     },
-    /// GREEN: the last two test runs pass, and the test files fixed at the end of RED are
-    /// unchanged (agents may not weaken tests to pass).
+    /// GREEN: the last two test runs pass, at least as many tests as RED counted. (That RED's
+    /// tests are unchanged is the frozen measurement's job: they are restored before GREEN is
+    /// measured, see `run/frozen.rs`.)
     Green {
         /// The test runs of this iteration, in order; the last two must pass.
         runs: Vec<TestRun>,
-        /// The test files and their hashes at the end of RED.
-        frozen_tests: Vec<FileHash>,
-        /// The current hashes of those files; a frozen path missing here was deleted.
-        current_tests: Vec<FileHash>,
         /// How many tests RED's last run counted (passing + failing); GREEN must pass at least
         /// as many, so a test command narrowed to a subset cannot turn green.
         tests_at_red_end: Option<u32>,
@@ -220,8 +208,6 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
         }
         Measured::Green {
             runs,
-            frozen_tests,
-            current_tests,
             tests_at_red_end,
         } => {
             let passing = runs.last().and_then(|run| run.counts).map(|c| c.passing);
@@ -247,13 +233,6 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
                         last_two.len()
                     ));
                 }
-            }
-            let changed = modified_tests(frozen_tests, current_tests);
-            if !changed.is_empty() {
-                reasons.push(format!(
-                    "tests were modified: {}; GREEN may not change the tests RED fixed",
-                    changed.join(", ")
-                ));
             }
         }
         Measured::Refactor {
@@ -342,21 +321,6 @@ fn lint_shortfall(lint: &Lint) -> Option<String> {
     }
 }
 
-/// The frozen test files that changed or disappeared, as `path (changed)` / `path (deleted)`.
-fn modified_tests(frozen: &[FileHash], current: &[FileHash]) -> Vec<String> {
-    frozen
-        .iter()
-        .filter_map(|file| {
-            match current.iter().find(|now| now.path == file.path) {
-                None => Some("deleted"),
-                Some(now) if now.hash != file.hash => Some("changed"),
-                Some(_) => None,
-            }
-            .map(|how| format!("{} ({how})", file.path.display()))
-        })
-        .collect()
-}
-
 fn gate2(phase: Phase, signal: Signal) -> Result<(), String> {
     match signal.exit_signal {
         None => return Err("the agent's status block gave no EXIT_SIGNAL".to_owned()),
@@ -388,30 +352,11 @@ mod tests {
         run(Some(0), Some((12, 0)))
     }
 
-    fn file(path: &str, hash: &str) -> FileHash {
-        FileHash {
-            path: PathBuf::from(path),
-            hash: hash.to_owned(),
-        }
-    }
-
-    fn green(runs: Vec<TestRun>, current: Vec<FileHash>) -> Measured {
+    fn green(runs: Vec<TestRun>) -> Measured {
         Measured::Green {
             runs,
-            frozen_tests: vec![
-                file("tests/login.rs", "aaa"),
-                file("tests/logout.rs", "bbb"),
-            ],
-            current_tests: current,
             tests_at_red_end: None,
         }
-    }
-
-    fn frozen_unchanged() -> Vec<FileHash> {
-        vec![
-            file("tests/logout.rs", "bbb"),
-            file("tests/login.rs", "aaa"),
-        ]
     }
 
     /// Gate 1 per phase: each case gives the facts and the unmet conditions expected (empty
@@ -470,57 +415,34 @@ mod tests {
                 vec!["the test command did not finish (killed or timed out)"],
             ),
             (
-                "GREEN holds: two passing runs, frozen tests unchanged",
-                green(vec![passing(), passing()], frozen_unchanged()),
+                "GREEN holds: two passing runs",
+                green(vec![passing(), passing()]),
                 vec![],
             ),
             (
                 "GREEN: only the last two runs count",
-                green(
-                    vec![run(Some(1), Some((10, 2))), passing(), passing()],
-                    frozen_unchanged(),
-                ),
+                green(vec![run(Some(1), Some((10, 2))), passing(), passing()]),
                 vec![],
             ),
             (
                 "GREEN: one run is not twice in a row",
-                green(vec![passing()], frozen_unchanged()),
+                green(vec![passing()]),
                 vec!["the test command ran 1 time(s); GREEN needs two passing runs in a row"],
             ),
             (
                 "GREEN: a flaky second run",
-                green(
-                    vec![passing(), run(Some(101), Some((11, 1)))],
-                    frozen_unchanged(),
-                ),
+                green(vec![passing(), run(Some(101), Some((11, 1)))]),
                 vec!["test run 2 of the last 2: exit code 101, 1 failing test(s)"],
             ),
             (
                 "GREEN: a run of zero tests proves nothing",
-                green(
-                    vec![passing(), run(Some(0), Some((0, 0)))],
-                    frozen_unchanged(),
-                ),
+                green(vec![passing(), run(Some(0), Some((0, 0)))]),
                 vec!["test run 2 of the last 2: ran no test"],
             ),
             (
                 "GREEN: exit code 0 with failures counted",
-                green(
-                    vec![run(Some(0), Some((3, 1))), passing()],
-                    frozen_unchanged(),
-                ),
+                green(vec![run(Some(0), Some((3, 1))), passing()]),
                 vec!["test run 1 of the last 2: exit code 0 but 1 failing test(s) counted"],
-            ),
-            (
-                "GREEN: tests fixed by RED were changed and deleted",
-                green(
-                    vec![passing(), passing()],
-                    vec![file("tests/login.rs", "zzz")],
-                ),
-                vec![
-                    "tests were modified: tests/login.rs (changed), tests/logout.rs (deleted); \
-                     GREEN may not change the tests RED fixed",
-                ],
             ),
             (
                 "REFACTOR holds",
@@ -707,7 +629,7 @@ mod tests {
     #[test]
     fn exit_signal_without_gate1_never_exits() {
         let result = evaluate(
-            &green(vec![passing()], frozen_unchanged()),
+            &green(vec![passing()]),
             Signal {
                 exit_signal: Some(true),
                 agent_approves: Some(true),
@@ -719,10 +641,7 @@ mod tests {
 
     #[test]
     fn gate1_without_exit_signal_never_exits() {
-        let result = evaluate(
-            &green(vec![passing(), passing()], frozen_unchanged()),
-            Signal::default(),
-        );
+        let result = evaluate(&green(vec![passing(), passing()]), Signal::default());
         assert!(result.gate1.is_ok());
         assert!(!result.can_exit());
         assert_eq!(
@@ -734,10 +653,7 @@ mod tests {
     #[test]
     fn regression_exit_zero_without_a_test_count_is_no_pass() {
         let gate = evaluate(
-            &green(
-                vec![run(Some(0), None), run(Some(0), None)],
-                frozen_unchanged(),
-            ),
+            &green(vec![run(Some(0), None), run(Some(0), None)]),
             Signal {
                 exit_signal: Some(true),
                 agent_approves: None,
@@ -752,20 +668,12 @@ mod tests {
 
     #[test]
     fn regression_green_on_a_narrowed_test_command_is_refused() {
-        let Measured::Green {
-            runs,
-            frozen_tests,
-            current_tests,
-            ..
-        } = green(vec![passing(), passing()], frozen_unchanged())
-        else {
+        let Measured::Green { runs, .. } = green(vec![passing(), passing()]) else {
             unreachable!("green() builds a GREEN measurement")
         };
         let passed = runs[1].counts.expect("counts").passing;
         let narrowed = Measured::Green {
             runs,
-            frozen_tests,
-            current_tests,
             tests_at_red_end: Some(passed + 1),
         };
         let reasons = evaluate(&narrowed, Signal::default())

@@ -17,7 +17,7 @@ use crate::qa::failures::{self, FailingTests};
 use crate::qa::metrics::{self, MetricValue, Metrics};
 use crate::run::frozen;
 use crate::run::gate::TestCounts;
-use crate::run::gate::{FileHash, Lint, TestRun};
+use crate::run::gate::{Lint, TestRun};
 
 /// The content of the working tree as a snapshot recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,20 +48,6 @@ impl Tree {
             .iter()
             .filter(|(path, hash)| before.get(*path) != Some(*hash))
             .map(|(path, _)| path.clone())
-            .collect()
-    }
-
-    /// The current hashes of those of `files` that still exist (the gate reads a missing one
-    /// as deleted).
-    pub fn hashes_of(&self, files: &[FileHash]) -> Vec<FileHash> {
-        files
-            .iter()
-            .filter_map(|file| {
-                self.test_files.get(&file.path).map(|hash| FileHash {
-                    path: file.path.clone(),
-                    hash: hash.clone(),
-                })
-            })
             .collect()
     }
 }
@@ -225,24 +211,5 @@ mod tests {
             after.changed_tests(&before.test_files),
             vec![PathBuf::from("test/b.test.js")]
         );
-    }
-
-    #[test]
-    fn regression_deleted_frozen_test_is_refused_as_deleted_not_changed() {
-        let frozen = vec![FileHash {
-            path: PathBuf::from("test/gone.test.js"),
-            hash: "1".to_owned(),
-        }];
-        let current = Tree::from_snapshot("t", &BTreeMap::new()).hashes_of(&frozen);
-        assert!(current.is_empty());
-        let measured = crate::run::gate::Measured::Green {
-            runs: Vec::new(),
-            frozen_tests: frozen,
-            current_tests: current,
-            tests_at_red_end: None,
-        };
-        let gate = crate::run::gate::evaluate(&measured, crate::run::gate::Signal::default());
-        let reasons = gate.gate1.expect_err("refused").join(" ");
-        assert!(reasons.contains("test/gone.test.js (deleted)"), "{reasons}");
     }
 }

@@ -16,7 +16,6 @@ use crate::base::phase::Phase;
 use crate::qa::discover::Detection;
 use crate::run::breaker::{Breaker, Observation};
 use crate::run::frozen::Freeze;
-use crate::run::gate::FileHash;
 use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
 use crate::run::snapshot::SnapshotLog;
 
@@ -97,9 +96,6 @@ pub struct RunUsage {
 pub struct Baseline {
     /// Hashes of the test files when the run started.
     pub tests_at_start: BTreeMap<PathBuf, String>,
-    /// The test files RED wrote or changed, with their hashes at the end of RED: GREEN may not
-    /// change them.
-    pub frozen_tests: Vec<FileHash>,
     /// The maximum complexity measured at the end of GREEN.
     pub complexity_at_green_end: Option<u32>,
     /// How many tests RED's last run counted (passing + failing).

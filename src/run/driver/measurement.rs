@@ -44,15 +44,10 @@ impl Driver {
                     changed_test_files: tree.changed_tests(&self.record.baseline.tests_at_start),
                 }
             }
-            Phase::Green => {
-                let frozen = self.record.baseline.frozen_tests.clone();
-                Measured::Green {
-                    runs: green_runs(&probe, &mut observation, &mut evidence).await?,
-                    current_tests: tree.hashes_of(&frozen),
-                    frozen_tests: frozen,
-                    tests_at_red_end: self.record.baseline.tests_at_red_end,
-                }
-            }
+            Phase::Green => Measured::Green {
+                runs: green_runs(&probe, &mut observation, &mut evidence).await?,
+                tests_at_red_end: self.record.baseline.tests_at_red_end,
+            },
             Phase::Refactor => {
                 let tests = probe.tests("tests").await?;
                 if let Some(tests) = &tests {

@@ -1,11 +1,10 @@
 //! What the driver does at the boundaries of a phase: the breaker restarts and the baselines
-//! are taken (the tests at the start of the run, the frozen tests, the test count at the end of
+//! are taken (the run's base snapshot, the frozen test harness, the test count at the end of
 //! RED, the complexity at the end of GREEN). It stands apart from the iterations because these
 //! facts are fixed once per phase and every later gate is measured against them.
 
 use crate::base::phase::Phase;
 use crate::run::breaker::{AgentEnd, Observation};
-use crate::run::gate;
 use crate::run::measure;
 
 use super::{DriveError, Driver, unix_now};
@@ -39,7 +38,6 @@ impl Driver {
         self.record.feedback.remove(&phase);
         match phase {
             Phase::Red => {
-                self.freeze_tests()?;
                 let detection = self.detection()?;
                 self.freeze_harness(&detection)?;
                 self.record.baseline.tests_at_red_end = self
@@ -52,7 +50,6 @@ impl Driver {
             Phase::Green => {
                 // Tests GREEN added (after a REJECT, for an uncovered criterion) are held to
                 // the same rule as RED's from now on.
-                self.freeze_tests()?;
                 self.record.qa_blockers.clear();
                 let detection = self.detection()?;
                 self.freeze_harness(&detection)?;
@@ -62,21 +59,6 @@ impl Driver {
             }
             Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {}
         }
-        Ok(())
-    }
-
-    /// Fixes the test files added or changed since the run started, with their current hashes:
-    /// GREEN may not change them afterwards.
-    fn freeze_tests(&mut self) -> Result<(), DriveError> {
-        let tree = self.current_tree()?;
-        let changed = tree.changed_tests(&self.record.baseline.tests_at_start);
-        self.record.baseline.frozen_tests = changed
-            .into_iter()
-            .map(|path| gate::FileHash {
-                hash: tree.test_files.get(&path).cloned().unwrap_or_default(),
-                path,
-            })
-            .collect();
         Ok(())
     }
 }
