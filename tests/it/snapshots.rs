@@ -2,7 +2,7 @@
 //! without touching the user's branch or index, `prpd diff` shows what an iteration changed, and
 //! the refs go when the run ends unless `[run] keep_snapshots = true`.
 
-use crate::run::{calc_repo, prp, prpd_fails, prpd_toml, run};
+use crate::run::{calc_repo, measured, prp, prpd_fails, prpd_toml, run};
 
 #[test]
 fn prpd_diff_shows_an_iteration_and_kept_snapshots_stay_off_the_users_branch() {
@@ -99,4 +99,45 @@ fn a_record_of_another_version_is_named_with_a_way_out() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+#[test]
+fn a_file_the_test_run_writes_is_not_the_next_agents_progress() {
+    // The test script leaves a file git does not ignore, different at every run. An idle
+    // REFACTOR agent on passing tests has no error to repeat: only the tree shows it does
+    // nothing, so the stamp must not count as its change.
+    let repo = calc_repo(
+        &prp(""),
+        &prpd_toml(
+            "plain",
+            &[("refactor", "idle")],
+            "[guardrails]\nmax_agent_invocations = 12\n",
+        ),
+    );
+    let manifest = std::fs::read_to_string(repo.join("package.json")).expect("read");
+    repo.file(
+        "package.json",
+        &manifest.replace(
+            r#""test": "node --test","#,
+            r#""test": "node -e \"require('fs').writeFileSync('last-run.txt', String(process.hrtime.bigint()))\" && node --test","#,
+        ),
+    )
+    .commit("tests leave a stamp");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    let reason = summary["escalation_reason"].as_str().expect("reason");
+    assert!(reason.contains("the REFACTOR breaker opened"), "{reason}");
+    assert!(
+        repo.join("last-run.txt").exists(),
+        "the test run wrote its stamp"
+    );
+    let classes: Vec<String> = measured(repo.path(), &summary, "refactor")
+        .iter()
+        .map(|measured| measured["class"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        classes.iter().all(|class| class != "Progress"),
+        "an idle agent makes no progress, whatever the tests wrote: {classes:?}"
+    );
 }

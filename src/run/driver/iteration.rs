@@ -41,14 +41,13 @@ impl Driver {
         let repo = self.context.repo.clone();
         let detection = self.detection()?;
 
-        // QA's verdict is about the tree as it was measured; its fingerprint tells whether the
-        // QA agent changed it afterwards.
+        // QA's verdict is about the tree as it was measured; its fingerprint, taken after the
+        // checklist ran (which may write files of its own), tells whether the QA agent changed
+        // it afterwards.
         let (tree_before, mut qa_outcome) = if phase == Phase::Qa {
-            let before = self.current_tree()?.hash;
-            (
-                Some(before),
-                Some(self.qa_pass(&detection, &iteration_dir).await?),
-            )
+            let outcome = self.qa_pass(&detection, &iteration_dir).await?;
+            let before = self.snapshot_tree("after the QA checklist")?.hash;
+            (Some(before), Some(outcome))
         } else {
             (None, None)
         };
@@ -101,14 +100,22 @@ impl Driver {
             )
             .await?;
         measurement.refused = violations;
-        self.conclude(
+        let event = self.conclude(
             phase,
             number,
             &iteration_dir,
             &report,
             measurement,
             qa_outcome.as_ref(),
-        )
+        )?;
+        // What prpd's own measurement wrote (a cache, a report git does not ignore) is not the
+        // next agent's change: the next iteration is compared with the tree as measured.
+        let measured =
+            self.snapshot_tree(&format!("after measuring {phase} iteration {number}"))?;
+        if let Some(last) = &mut self.record.last_observation {
+            last.tree_hash = measured.hash;
+        }
+        Ok(event)
     }
 
     /// The guardrail the run has reached, if any; waits first when the hourly call limit is

@@ -129,15 +129,6 @@ impl Driver {
         Ok((changed, patch))
     }
 
-    /// The last accepted snapshot as a [`Tree`].
-    pub(super) fn current_tree(&self) -> Result<Tree, DriveError> {
-        let Some(last) = &self.record.snapshots.last else {
-            return Ok(Tree::from_snapshot("", &BTreeMap::new()));
-        };
-        let files = self.snapshots()?.files(last)?;
-        Ok(Tree::from_snapshot(&last.tree, &files))
-    }
-
     /// Records the tree an agent left, refuses every change to something frozen (restoring it
     /// from the last accepted snapshot), and records the restored tree in its place.
     pub(super) fn snapshot_after_agent(
