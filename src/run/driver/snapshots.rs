@@ -50,7 +50,8 @@ impl Driver {
         Ok(())
     }
 
-    /// Records the working tree as the next snapshot, without judging it (a phase start).
+    /// Records the working tree as the next snapshot, without judging it: at a phase start, and
+    /// after prpd's own measurement (so what a test run writes is never the next agent's).
     pub(super) fn snapshot_tree(&mut self, label: &str) -> Result<Tree, DriveError> {
         let snapshots = self.snapshots()?;
         let number = self.record.snapshots.count + 1;
@@ -130,7 +131,7 @@ impl Driver {
     }
 
     /// Records the tree an agent left, refuses every change to something frozen (restoring it
-    /// from the last accepted snapshot), and records the restored tree in its place.
+    /// from the snapshot it was frozen in), and records the restored tree in its place.
     pub(super) fn snapshot_after_agent(
         &mut self,
         phase: Phase,
