@@ -20,6 +20,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::base::phase::Phase;
+mod command;
+
+use command::command_files;
+
 use crate::qa::method;
 use crate::run::gate::GateResult;
 use crate::run::snapshot::Snapshot;
@@ -260,40 +264,6 @@ pub fn is_harness_file(path: &Path) -> bool {
         .is_some_and(is_runner_config)
 }
 
-/// Files the test command runs through besides the harness files: the task runner's file when
-/// it goes through `make` or `just`, and every word of the command that names a file of the
-/// repository (`python3 run_tests.py`, `bash scripts/test.sh`).
-pub fn command_files(command: &str, files: &BTreeMap<PathBuf, String>) -> BTreeSet<PathBuf> {
-    let mut named = BTreeSet::new();
-    for segment in command.split(['&', ';', '|', '(', ')']) {
-        let words: Vec<&str> = segment.split_whitespace().collect();
-        let Some(first) = words.first() else {
-            continue;
-        };
-        let runner_files: &[&str] = match *first {
-            "make" | "gmake" => &["Makefile", "makefile", "GNUmakefile"],
-            "just" => &["justfile", "Justfile", ".justfile"],
-            _ => &[],
-        };
-        named.extend(
-            runner_files
-                .iter()
-                .map(PathBuf::from)
-                .filter(|path| files.contains_key(path)),
-        );
-        for word in &words {
-            let word = word
-                .trim_matches(|character| matches!(character, '"' | '\''))
-                .trim_start_matches("./");
-            let path = PathBuf::from(word);
-            if !word.is_empty() && files.contains_key(&path) {
-                named.insert(path);
-            }
-        }
-    }
-    named
-}
-
 impl Freeze {
     /// Adds prpd's own inputs as they are in `files`, the files of `snapshot` (the run's base).
     pub fn prpd_inputs(&mut self, snapshot: &Snapshot, files: &BTreeMap<PathBuf, String>) {
@@ -327,8 +297,9 @@ impl Freeze {
     ) {
         self.families.insert(Family::Harness);
         self.frozen_at.insert(Family::Harness, snapshot.clone());
-        let named =
-            test_command.map_or_else(BTreeSet::new, |command| command_files(command, files));
+        let named = test_command.map_or_else(BTreeSet::new, |command| {
+            command_files(command, files, &read)
+        });
         for (path, blob) in files {
             if is_prpd_input(path) {
                 continue;
@@ -463,19 +434,6 @@ mod tests {
             commit: format!("{name}-commit"),
             tree: format!("{name}-tree"),
         }
-    }
-
-    #[test]
-    fn the_test_command_names_its_runner_file_and_scripts() {
-        let repo = files(&[("Makefile", "m"), ("run_tests.py", "r"), ("calc.py", "c")]);
-        assert_eq!(
-            command_files("make test", &repo),
-            BTreeSet::from([PathBuf::from("Makefile")])
-        );
-        assert_eq!(
-            command_files("cd . && python3 ./run_tests.py -v", &repo),
-            BTreeSet::from([PathBuf::from("run_tests.py")])
-        );
     }
 
     #[test]
