@@ -141,6 +141,9 @@ pub struct Freeze {
     pub entries: BTreeMap<PathBuf, (Family, Frozen)>,
     /// The snapshot each family was last frozen in: what a refused change is restored from.
     pub frozen_at: BTreeMap<Family, Snapshot>,
+    /// The repository's `.git/info/exclude` at the run's start (`None`: there was none). It
+    /// decides what a snapshot holds, like a `.gitignore`, but lives outside the tree.
+    pub git_exclude: Option<String>,
 }
 
 /// A change to something frozen, with the sentence that goes into the gate's feedback.

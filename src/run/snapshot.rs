@@ -145,6 +145,12 @@ impl Snapshots {
         })
     }
 
+    /// The repository's `info/exclude` file (in the common git directory, which linked
+    /// worktrees share), whose patterns decide what a snapshot holds.
+    pub fn exclude_file(&self) -> PathBuf {
+        self.repo.commondir().join("info").join("exclude")
+    }
+
     /// The private ref of snapshot `number`.
     pub fn ref_name(&self, number: u32) -> String {
         format!("{REF_PREFIX}/{}/{number}", self.run_id)

@@ -36,6 +36,7 @@ impl Driver {
         }
         let snapshots = self.snapshots()?;
         let message = format!("prpd {}: base", self.record.run_id);
+        self.record.freeze.git_exclude = std::fs::read_to_string(snapshots.exclude_file()).ok();
         let base = snapshots.record(0, None, &message)?;
         self.record.detection = Some(discover::detect(&self.context.repo, &self.context.mapping)?);
         let files = snapshots.files(&base)?;
@@ -144,12 +145,14 @@ impl Driver {
             "prpd {}: after {phase} iteration {number}",
             self.record.run_id
         );
+        // Before the tree is recorded: the exclude file decides what the snapshot holds.
+        let exclude_refused = self.guard_git_exclude(&snapshots)?;
         let snapshot = snapshots.record(sequence, previous.as_ref(), &message)?;
         let files = snapshots.files(&snapshot)?;
         // After a REJECT, GREEN may add tests for what QA found uncovered; they are frozen
         // when GREEN ends.
         let allow_new_tests = phase == Phase::Green && !self.record.verdicts.is_empty();
-        let violations = self
+        let mut violations = self
             .record
             .freeze
             .violations(&files, allow_new_tests, |path| {
@@ -173,12 +176,42 @@ impl Driver {
             let files = snapshots.files(&restored)?;
             (restored, files)
         };
+        violations.extend(exclude_refused);
         self.accept(sequence, &snapshot);
         if phase != Phase::Ship {
             let iteration = self.record.total_iterations() + 1;
             self.record.snapshots.iterations.insert(iteration, sequence);
         }
         Ok((Tree::from_snapshot(&snapshot.tree, &files), violations))
+    }
+
+    /// Puts `.git/info/exclude` back as the run started with it when an agent changed it (an
+    /// added pattern would hide a file from every later snapshot).
+    fn guard_git_exclude(&self, snapshots: &Snapshots) -> Result<Option<Violation>, DriveError> {
+        if self.record.snapshots.base.is_none() {
+            return Ok(None);
+        }
+        let path = snapshots.exclude_file();
+        let now = std::fs::read_to_string(&path).ok();
+        if now == self.record.freeze.git_exclude {
+            return Ok(None);
+        }
+        let restored = match &self.record.freeze.git_exclude {
+            Some(text) => std::fs::write(&path, text),
+            None => std::fs::remove_file(&path),
+        };
+        restored.map_err(|source| DriveError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        tracing::warn!(path = %path.display(), "restoring git's exclude file");
+        Ok(Some(Violation {
+            path: PathBuf::from(".git/info/exclude"),
+            message: "`.git/info/exclude` was changed: it decides what prpd's snapshots hold, \
+                      like a .gitignore, and is frozen for the whole run; prpd restored it"
+                .to_owned(),
+            restore_from: None,
+        }))
     }
 
     /// Freezes the test harness as the last accepted snapshot holds it (end of RED; again at
