@@ -3,6 +3,7 @@
 
 use super::feature::Feature;
 use super::files::{display, find_file, read_text};
+use super::since_base::judged_text;
 use super::{MethodContext, MethodOutcome, one_flag};
 
 /// `changelog_has_entry`: CHANGELOG.md mentions the feature or lists an unreleased change.
@@ -19,13 +20,7 @@ pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
     let Some(text) = read_text(&path) else {
         return one_flag(METRIC, false, format!("{name} could not be read as text"));
     };
-    let (text, name) = match context.base_docs {
-        Some(base) => (
-            base.added_lines(&name, &text),
-            format!("{name} (the lines added since the run started)"),
-        ),
-        None => (text, name),
-    };
+    let (text, name) = judged_text(context.base_docs, name, text);
     if let Some(prp) = context.prp {
         // With a PRP the entry must be about the feature: an unrelated item that was already
         // under Unreleased says nothing about this work.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::feature::Feature;
 use super::files::{display, extension, find_file, read_text};
+use super::since_base::judged_text;
 use super::{MethodContext, MethodOutcome, one_flag};
 
 /// `readme_contains_feature`: README*.md at the root mentions the PRP's feature.
@@ -23,13 +24,7 @@ pub(super) fn grep_readme(context: &MethodContext<'_>) -> MethodOutcome {
     let Some(text) = read_text(&path) else {
         return one_flag(METRIC, false, format!("{name} could not be read as text"));
     };
-    let (text, name) = match context.base_docs {
-        Some(base) => (
-            base.added_lines(&name, &text),
-            format!("{name} (the lines added since the run started)"),
-        ),
-        None => (text, name),
-    };
+    let (text, name) = judged_text(context.base_docs, name, text);
     let Some(prp) = context.prp else {
         let has_content = !text.trim().is_empty();
         let detail = if has_content {

@@ -36,6 +36,18 @@ impl BaseDocs {
     }
 }
 
+/// What a README or CHANGELOG check reads: inside a run, only the lines the run added to the
+/// file `name`, and a name that says so; standalone, the whole file.
+pub(super) fn judged_text(base: Option<&BaseDocs>, name: String, text: String) -> (String, String) {
+    match base {
+        Some(base) => (
+            base.added_lines(&name, &text),
+            format!("{name} (the lines added since the run started)"),
+        ),
+        None => (text, name),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
