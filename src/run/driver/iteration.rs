@@ -46,7 +46,7 @@ impl Driver {
         // it afterwards.
         let (tree_before, mut qa_outcome) = if phase == Phase::Qa {
             let outcome = self.qa_pass(&detection, &iteration_dir).await?;
-            let before = self.snapshot_tree("after the QA checklist")?.hash;
+            let before = self.record_tree("after the QA checklist")?;
             (Some(before), Some(outcome))
         } else {
             (None, None)
@@ -110,10 +110,9 @@ impl Driver {
         )?;
         // What prpd's own measurement wrote (a cache, a report git does not ignore) is not the
         // next agent's change: the next iteration is compared with the tree as measured.
-        let measured =
-            self.snapshot_tree(&format!("after measuring {phase} iteration {number}"))?;
+        let measured = self.record_tree(&format!("after measuring {phase} iteration {number}"))?;
         if let Some(last) = &mut self.record.last_observation {
-            last.tree_hash = measured.hash;
+            last.tree_hash = measured;
         }
         Ok(event)
     }

@@ -18,11 +18,11 @@ impl Driver {
         self.record.iteration = 0;
         let repo = self.context.repo.clone();
         self.ensure_base_snapshot()?;
-        let tree = self.snapshot_tree(&format!("start of {phase}"))?;
+        let tree_hash = self.record_tree(&format!("start of {phase}"))?;
         let log_dir = self.run_dir().join("measure");
         self.record.last_observation = Some(Observation {
             head: measure::head(&repo, &log_dir).await?,
-            tree_hash: tree.hash,
+            tree_hash,
             tests: None,
             checks_passing: None,
             blocking_failed: None,

@@ -41,7 +41,7 @@ impl Driver {
         self.record.detection = Some(discover::detect(&self.context.repo, &self.context.mapping)?);
         let files = snapshots.files(&base)?;
         self.record.freeze.prpd_inputs(&base, &files);
-        self.record.baseline.tests_at_start = test_files(&files);
+        self.record.baseline.tests_at_start = Tree::from_snapshot(&base.tree, &files).test_files;
         self.record.snapshots = SnapshotLog {
             base: Some(base.clone()),
             last: Some(base),
@@ -53,14 +53,14 @@ impl Driver {
 
     /// Records the working tree as the next snapshot, without judging it: at a phase start, and
     /// after prpd's own measurement (so what a test run writes is never the next agent's).
-    pub(super) fn snapshot_tree(&mut self, label: &str) -> Result<Tree, DriveError> {
+    /// Returns its tree id; nothing is listed, since only the fingerprint is needed.
+    pub(super) fn record_tree(&mut self, label: &str) -> Result<String, DriveError> {
         let snapshots = self.snapshots()?;
         let number = self.record.snapshots.count + 1;
         let message = format!("prpd {}: {label}", self.record.run_id);
         let snapshot = snapshots.record(number, self.record.snapshots.last.as_ref(), &message)?;
-        let files = snapshots.files(&snapshot)?;
         self.accept(number, &snapshot);
-        Ok(Tree::from_snapshot(&snapshot.tree, &files))
+        Ok(snapshot.tree)
     }
 
     /// The commands of the run, as discovered when it started.
@@ -97,15 +97,11 @@ impl Driver {
         };
         let snapshots = self.snapshots()?;
         let mut texts = BTreeMap::new();
-        for path in snapshots.files(base)?.keys() {
-            let at_root = path.parent() == Some(Path::new(""));
+        for path in snapshots.root_files(base)? {
             let markdown = path
                 .extension()
                 .is_some_and(|extension| extension.eq_ignore_ascii_case("md"));
-            if at_root
-                && markdown
-                && let Some(text) = snapshots.read(base, path)?
-            {
+            if markdown && let Some(text) = snapshots.read(base, &path)? {
                 texts.insert(path.display().to_string(), text);
             }
         }
@@ -322,13 +318,4 @@ fn is_documentation(path: &Path, prp: &Path) -> bool {
                 .iter()
                 .any(|known| extension.eq_ignore_ascii_case(known))
         })
-}
-
-/// The test files of a snapshot with their blob ids.
-fn test_files(files: &BTreeMap<PathBuf, String>) -> BTreeMap<PathBuf, String> {
-    files
-        .iter()
-        .filter(|(path, _)| frozen::is_test_file(path))
-        .map(|(path, blob)| (path.clone(), blob.clone()))
-        .collect()
 }
