@@ -408,17 +408,7 @@ impl Tally {
 /// Each parser comes with a piece of text its lines always contain, so a long log of ordinary
 /// lines costs a few substring searches per line instead of a dozen regex runs.
 fn classify(line: &str) -> Option<Finding> {
-    type Parser = fn(&str) -> Option<Finding>;
-    const PARSERS: &[(&str, Parser)] = &[
-        ("test result: ", test_runners::cargo_test),
-        ("Summary [", test_runners::nextest),
-        ("Tests:", test_runners::jest),
-        ("Tests ", test_runners::vitest),
-        ("", test_runners::node_test),
-        (" / ", test_runners::busted),
-        (" in ", test_runners::pytest),
-        ("", test_runners::go_test),
-        (" passed, ", test_runners::plain_counts),
+    const OTHER_TOOLS: &[(&str, test_runners::Parser)] = &[
         ("✖", lint::eslint),
         ("", lint::ruff),
         ("Total: ", lint::luacheck),
@@ -434,8 +424,11 @@ fn classify(line: &str) -> Option<Finding> {
         ("", duplication::jscpd),
         ("Found total", duplication::dupl),
     ];
-    PARSERS
+    test_runners::FAMILIES
         .iter()
+        .copied()
+        .chain(std::iter::once(OTHER_TOOLS))
+        .flatten()
         .filter(|(needle, _)| line.contains(needle))
         .find_map(|(_, parser)| parser(line))
 }

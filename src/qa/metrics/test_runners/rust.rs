@@ -1,0 +1,88 @@
+//! cargo test's `test result:` line, one per test binary, and nextest's `Summary` line.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::Parser;
+use super::count_items;
+use crate::qa::metrics::{Finding, TestSummary, number, regex};
+
+/// This family's parsers, in the order they are tried.
+pub(super) const PARSERS: &[(&str, Parser)] =
+    &[("test result: ", cargo_test), ("Summary [", nextest)];
+
+/// `test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s`
+fn cargo_test(line: &str) -> Option<Finding> {
+    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+        regex(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored;")
+    });
+    let captures = PATTERN.captures(line.trim())?;
+    Some(Finding::Tests(TestSummary {
+        passed: number(&captures[1]),
+        failed: number(&captures[2]),
+        skipped: number(&captures[3]),
+        total: None,
+    }))
+}
+
+/// `     Summary [   0.015s] 3 tests run: 2 passed, 1 failed, 1 skipped`
+fn nextest(line: &str) -> Option<Finding> {
+    static PATTERN: LazyLock<Regex> =
+        LazyLock::new(|| regex(r"^Summary \[[^\]]*\] (\d+) tests? run: (.*)$"));
+    static ITEM: LazyLock<Regex> = LazyLock::new(|| regex(r"(\d+) ([a-z]+)"));
+    let captures = PATTERN.captures(line.trim())?;
+    let mut summary = count_items(ITEM.captures_iter(&captures[2]).map(|item| {
+        (
+            number(&item[1]),
+            item.get(2).map_or("", |word| word.as_str()),
+        )
+    }));
+    let run = number(&captures[1]);
+    summary.total = Some(run.saturating_add(summary.skipped));
+    Some(Finding::Tests(summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::qa::metrics::tests::tests;
+
+    #[test]
+    fn cargo_test_sums_every_binary() {
+        let output = "\
+running 2 tests
+test parse::tests::empty ... ok
+test parse::tests::full ... FAILED
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+running 3 tests
+test it::a ... ok
+test it::b ... ignored
+test it::c ... ok
+
+test result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s
+
+   Doc-tests app
+
+running 0 tests
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+";
+        assert_eq!(tests(output), Some((3.0, 1.0, 1.0, 5.0)));
+    }
+
+    #[test]
+    fn nextest_summary() {
+        let output = "\
+    Starting 4 tests across 2 binaries (1 test skipped)
+        PASS [   0.004s] app tests::a
+        FAIL [   0.005s] app tests::b
+------------
+     Summary [   0.015s] 3 tests run: 2 passed, 1 failed, 1 skipped
+        FAIL [   0.005s] app tests::b
+error: test run failed
+";
+        assert_eq!(tests(output), Some((2.0, 1.0, 1.0, 4.0)));
+    }
+}
