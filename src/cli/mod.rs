@@ -9,13 +9,15 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
+use crate::base::config::Config;
 use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
 use crate::base::paths::SessionPaths;
 use crate::base::process;
 use crate::base::status_block::Verdict;
 use crate::prp::PrpError;
-use crate::qa::discover::{self, DetectError};
+use crate::qa::discover::DetectError;
+use crate::qa::settings;
 use crate::qa::standalone::{self, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, InputChanges, Output, Summary};
@@ -84,6 +86,9 @@ pub struct RepoArgs {
 pub struct DetectArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
+    /// The prpd.toml whose `[commands]` apply (default: `<repo>/prpd.toml` when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -487,8 +492,9 @@ fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
+    let config = Config::load(&repo, args.config.as_deref())?;
     let mapping = ToolsMapping::load(&repo)?;
-    let detection = discover::detect(&repo, &mapping)?;
+    let detection = settings::detect(&repo, &mapping, &config)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &detection)?;

@@ -103,7 +103,9 @@ pub enum CheckStatus {
     Fail,
     /// A warning check failed: reported, not blocking.
     Warn,
-    /// An optional check that could not apply (no command found, tool missing, no PRP).
+    /// A check that did not run: an optional check that could not apply (no command found,
+    /// tool missing, no PRP), a documentation check with no change to judge, or a check the
+    /// repository disabled. The detail says which; a skip never counts as a pass.
     Skip,
 }
 
@@ -278,6 +280,11 @@ async fn run_check(
         output_tail: String::new(),
         log: None,
     };
+    if let Some(note) = &spec.disabled {
+        result.detail.clone_from(note);
+        result.status = CheckStatus::Skip;
+        return Ok(result);
+    }
     let finding = match &spec.action {
         Action::Command(template) => {
             run_command(request, detection, spec, template, &mut result).await?

@@ -12,10 +12,9 @@ use crate::base::config_file;
 use crate::base::files;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
-use crate::qa::checklist::Checklist;
-use crate::qa::discover;
 use crate::qa::report;
 use crate::qa::runner::{self, QaOutcome, QaRequest};
+use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
 
 /// What `prpd qa` was asked.
@@ -53,14 +52,14 @@ pub struct StandaloneResult {
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
     let config = Config::load(repo, request.config.as_deref())?;
-    let checklist = Checklist::load(repo)?;
+    let checklist = settings::checklist(repo, &config)?;
     let mapping = ToolsMapping::load(repo)?;
     let prp = request
         .prp
         .as_deref()
         .map(|path| load_prp(repo, path))
         .transpose()?;
-    let detection = discover::detect(repo, &mapping)?;
+    let detection = settings::detect(repo, &mapping, &config)?;
     let session = SessionPaths::new(repo);
     session
         .ensure()
