@@ -17,6 +17,7 @@ use crate::base::process;
 use crate::base::status_block::Verdict;
 use crate::prp::PrpError;
 use crate::qa::discover::DetectError;
+use crate::qa::method::BaseDocsError;
 use crate::qa::settings;
 use crate::qa::standalone::{self, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
@@ -102,6 +103,11 @@ pub struct QaArgs {
     /// documentation checks look for the feature by name.
     #[arg(long, value_name = "FILE")]
     pub prp: Option<PathBuf>,
+    /// The commit the change under review starts from (a branch, tag or commit): the
+    /// documentation checks judge only what was added since. Without `--prp` or `--base` there
+    /// is no change to judge and they are reported as not applicable.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
     /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -459,6 +465,10 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<UsageError>()
             || cause.is::<SessionError>()
             || matches!(
+                cause.downcast_ref::<BaseDocsError>(),
+                Some(BaseDocsError::UnknownRevision { .. })
+            )
+            || matches!(
                 cause.downcast_ref::<SessionFailure>(),
                 Some(
                     SessionFailure::Request(_)
@@ -510,6 +520,7 @@ fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
         repo: repo_dir(&args.repo)?,
         config: args.config.clone(),
         prp: args.prp.clone(),
+        base: args.base.clone(),
         jobs: args.jobs,
         report: args.report.clone(),
     })?;

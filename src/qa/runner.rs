@@ -304,6 +304,10 @@ async fn run_check(
                 CheckStatus::Warn
             }
         }
+        Finding::NothingToJudge(detail) => {
+            result.detail = detail;
+            CheckStatus::Skip
+        }
         Finding::Inapplicable(detail) => {
             result.detail = detail;
             if spec.optional {
@@ -325,6 +329,9 @@ enum Finding {
     /// The check could not be carried out (nothing to run, tool missing, no PRP to verify
     /// against): a failure unless the checklist marks the check optional.
     Inapplicable(String),
+    /// The check has nothing to judge here (a documentation check with no change under
+    /// review): skipped, whatever `optional` says.
+    NothingToJudge(String),
 }
 
 async fn run_command(
@@ -519,10 +526,11 @@ fn run_method(
             match evaluation_finding(spec, &result.metrics) {
                 Finding::Pass(_) => Finding::Pass(detail),
                 Finding::Fail(reason) => Finding::Fail(format!("{reason}: {detail}")),
-                other @ Finding::Inapplicable(_) => other,
+                other @ (Finding::Inapplicable(_) | Finding::NothingToJudge(_)) => other,
             }
         }
         MethodOutcome::NotApplicable { reason } => Finding::Inapplicable(reason),
+        MethodOutcome::NoChange { reason } => Finding::NothingToJudge(reason),
     }
 }
 

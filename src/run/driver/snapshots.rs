@@ -98,23 +98,17 @@ impl Driver {
         Ok(text.map(|text| (path, text)))
     }
 
-    /// The documentation at the run's base: the root's Markdown files, for the checks that
-    /// judge what the run added.
+    /// The documentation at the run's base (the README, changelog, `docs/` and changelog
+    /// fragments), for the checks that judge what the run added.
     pub(super) fn base_docs(&self) -> Result<BaseDocs, DriveError> {
         let Some(base) = &self.record.snapshots.base else {
             return Ok(BaseDocs::default());
         };
-        let snapshots = self.snapshots()?;
-        let mut texts = BTreeMap::new();
-        for path in snapshots.root_files(base)? {
-            let markdown = path
-                .extension()
-                .is_some_and(|extension| extension.eq_ignore_ascii_case("md"));
-            if markdown && let Some(text) = snapshots.read(base, &path)? {
-                texts.insert(path.display().to_string(), text);
-            }
-        }
-        Ok(BaseDocs::new(texts))
+        Ok(BaseDocs::at_revision(
+            &self.context.repo,
+            &base.commit,
+            "the run started",
+        )?)
     }
 
     /// The documentation files the run changed since its base, and their diff.
