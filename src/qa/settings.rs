@@ -85,6 +85,14 @@ pub fn detect(
     Ok(detection)
 }
 
+/// Whether `discovered` is a built-in default of the tools mapping rather than a command the
+/// project declares: its tool is prpd's guess, which the project may not use.
+pub fn is_fallback(discovered: &Discovered) -> bool {
+    discovered
+        .source
+        .starts_with(&format!("{MAPPING_FILE_NAME} default"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +145,12 @@ mod tests {
             )
         );
         assert_eq!(found(&detection, CommandKind::Lint).0, "npm run lint");
+        let lint = detection.commands[&CommandKind::Lint].as_ref().expect("lint");
+        assert!(!is_fallback(lint));
+        let format = detection.commands[&CommandKind::FormatCheck]
+            .as_ref()
+            .expect("a default format check");
+        assert!(is_fallback(format), "{format:?}");
         assert_eq!(
             found(&detection, CommandKind::Typecheck),
             (
