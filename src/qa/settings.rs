@@ -145,7 +145,9 @@ mod tests {
             )
         );
         assert_eq!(found(&detection, CommandKind::Lint).0, "npm run lint");
-        let lint = detection.commands[&CommandKind::Lint].as_ref().expect("lint");
+        let lint = detection.commands[&CommandKind::Lint]
+            .as_ref()
+            .expect("lint");
         assert!(!is_fallback(lint));
         let format = detection.commands[&CommandKind::FormatCheck]
             .as_ref()
