@@ -181,7 +181,7 @@ impl Checklist {
         let version = version.clone().unwrap_or_else(|| "1".to_owned());
         let mut checks = Vec::new();
         for (category, raw_check) in file.entries() {
-            checks.push(new_check(path, text, category, raw_check, "")?);
+            checks.push(new_check(path, text, category, &raw_check, "")?);
         }
         if checks.is_empty() {
             return Err(ConfigError::at(
@@ -264,7 +264,7 @@ fn new_check(
     path: &Path,
     text: &str,
     category: Category,
-    raw: RawCheck,
+    raw: &RawCheck,
     why: &str,
 ) -> Result<CheckSpec, ConfigError> {
     let id = raw.id.clone();
@@ -281,13 +281,13 @@ fn new_check(
     let Some(criterion) = raw.criterio.clone() else {
         return Err(missing("criterio", "what it verifies (`criterion`)"));
     };
-    let Some(validation) = validation_of(path, text, &raw)? else {
+    let Some(validation) = validation_of(path, text, raw)? else {
         return Err(missing(
             "validacao",
             "the expression its figures must satisfy (`validation`), such as `exit_code == 0`",
         ));
     };
-    let Some(action) = action_of(path, text, &raw)? else {
+    let Some(action) = action_of(path, text, raw)? else {
         return Err(error_at_id(
             path,
             text,
@@ -307,8 +307,8 @@ fn new_check(
         action,
         severity: severity(raw.blocking.unwrap_or(true)),
         optional: raw.optional.unwrap_or(false),
-        timeout: timeout_of(path, text, &raw)?,
-        disabled: disabled_of(path, text, &raw)?,
+        timeout: timeout_of(path, text, raw)?,
+        disabled: disabled_of(path, text, raw)?,
         id,
     })
 }

@@ -54,8 +54,8 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
 
-/// The healthy project is APPROVEd with its tests run and its documentation checks not
-/// applicable (no change is under review); the broken twin is REJECTed by F1 alone.
+/// The healthy project gets APPROVE with its tests run and its documentation checks not
+/// applicable (no change is under review); the broken twin gets REJECT from F1 alone.
 fn approves_healthy_and_rejects_broken(
     build: impl Fn(&TestRepo),
     break_a_test: impl Fn(&TestRepo),

@@ -35,7 +35,7 @@ pub(super) fn over(
                 path,
                 text,
                 category,
-                raw,
+                &raw,
                 " and is not a built-in check",
             )?);
             continue;

@@ -1,5 +1,5 @@
 //! Which files are a project's documentation, changelog and decision records. Projects write
-//! them in Markdown, reStructuredText, AsciiDoc or plain text, and keep a changelog as one file
+//! them in Markdown, reStructuredText, Asciidoc or plain text, and keep a changelog as one file
 //! (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`, `NEWS`) or as one fragment per change
 //! (`changelog.d/`, `newsfragments/`, `.changeset/`), so the documentation checks recognise all
 //! of these. The same rules pick the files read at a change's base (`since_base.rs`), so a

@@ -1,6 +1,6 @@
 //! The `grep_readme` method: a feature is not done until the documentation tells users about
 //! it, so this check looks for the change in the README at the repository's root and in the
-//! documents under `docs/` or `doc/` (Markdown, reStructuredText, AsciiDoc or plain text).
+//! documents under `docs/` or `doc/` (Markdown, reStructuredText, Asciidoc or plain text).
 
 use super::documents::{documents, is_changelog_document, is_readme};
 use super::files::display;
