@@ -466,7 +466,7 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<SessionError>()
             || matches!(
                 cause.downcast_ref::<BaseDocsError>(),
-                Some(BaseDocsError::UnknownRevision { .. })
+                Some(BaseDocsError::UnknownRevision { .. } | BaseDocsError::NotARepository { .. })
             )
             || matches!(
                 cause.downcast_ref::<SessionFailure>(),

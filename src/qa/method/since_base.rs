@@ -27,6 +27,14 @@ pub struct BaseDocs {
 /// The base a change is judged against could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum BaseDocsError {
+    /// The repository is not a git repository, so it has no commits to name.
+    #[error("--base {revision}: {} is not inside a git repository", repo.display())]
+    NotARepository {
+        revision: String,
+        repo: PathBuf,
+        #[source]
+        source: git2::Error,
+    },
     /// `--base` names nothing git knows in the repository.
     #[error("--base {revision}: not a commit of the git repository at {}", repo.display())]
     UnknownRevision {
@@ -67,7 +75,12 @@ impl BaseDocs {
             repo: repo.to_path_buf(),
             source,
         };
-        let repository = Repository::discover(repo).map_err(git)?;
+        let repository =
+            Repository::discover(repo).map_err(|source| BaseDocsError::NotARepository {
+                revision: revision.to_owned(),
+                repo: repo.to_path_buf(),
+                source,
+            })?;
         let tree = repository
             .revparse_single(revision)
             .and_then(|object| object.peel_to_tree())
@@ -253,6 +266,14 @@ mod tests {
         let docs = BaseDocs::at_revision(&root.join("docs"), "HEAD", "HEAD").expect("a commit");
         assert!(docs.texts.is_empty(), "{docs:?}");
 
+        let elsewhere = tempfile::tempdir().expect("temporary directory");
+        let error = BaseDocs::at_revision(elsewhere.path(), "main", "main").expect_err("no git");
+        assert!(
+            error
+                .to_string()
+                .ends_with("is not inside a git repository"),
+            "{error}"
+        );
         let error = BaseDocs::at_revision(root, "no-such-branch", "x").expect_err("unknown");
         assert!(
             error
