@@ -5,8 +5,9 @@
 //! so [`parse_output`] reads it line by line, cuts every line at [`MAX_LINE_BYTES`] and keeps
 //! only running sums. Each tool's summary line has its own small parser, tried in a fixed order;
 //! the first that recognises a line wins, so a line is never counted twice. Summary lines add up
-//! (cargo prints one `test result:` line per test binary; a Makefile may run two runners), and
-//! per-item lines (flake8's `path:l:c: E123`, go's `--- PASS:`) are only a fallback used when
+//! (cargo prints one `test result:` line per test binary; a Makefile may run two runners),
+//! except the plain `N passed, N failed` line of a hand-written wrapper, which counts only when
+//! no runner's own summary was seen; per-item lines (flake8's `path:l:c: E123`, go's `--- PASS:`) are only a fallback used when
 //! no summary line of the same kind was seen, because tools such as ruff print both. A figure
 //! that was never seen is absent, not zero: the checklist treats a missing figure as
 //! "prpd could not measure this", never as a pass.
@@ -245,6 +246,10 @@ struct LintSummary {
 enum Finding {
     /// A runner's summary line: counts. Summary lines win over counting named cases.
     Tests(TestSummary),
+    /// The plain `N passed, N failed` line of a hand-written runner. Such a runner often wraps
+    /// a real one whose own summary is in the same output, so it counts only when no runner's
+    /// own summary was seen: one run is never counted twice.
+    PlainTests(TestSummary),
     /// One test's line with its name and outcome (`test calc::mul ... ok`).
     Case(String, Outcome),
     /// A test's name whose outcome comes on a later line (unittest `-v` when the test prints).
@@ -338,6 +343,7 @@ struct Tally {
     cases: TestCases,
     started_case: Option<String>,
     tap: TapLines,
+    plain: Option<TestSummary>,
     tap_counts: Option<TestSummary>,
     tap_counts_total: u32,
     loose: LooseLines,
@@ -362,6 +368,10 @@ impl Tally {
         };
         match finding {
             Finding::Tests(summary) => self.add_tests(summary),
+            Finding::PlainTests(summary) => {
+                let sum = self.plain.get_or_insert_with(TestSummary::default);
+                add_counts(sum, summary);
+            }
             Finding::Case(name, outcome) => self.cases.record(&name, outcome),
             Finding::CaseStarted(name) => self.started_case = Some(name),
             Finding::CaseEnded(outcome) => {
@@ -449,6 +459,9 @@ impl Tally {
             }
         }
         self.add_tap_counts();
+        if let (None, Some(plain)) = (self.tests, self.plain) {
+            self.add_tests(plain);
+        }
         let skips = self.tests.is_some_and(|tests| tests.skipped > 0);
         let summary = self.loose.vouched || self.tests.is_some();
         for (name, outcome, voucher) in std::mem::take(&mut self.loose.cases) {
