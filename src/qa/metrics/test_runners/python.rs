@@ -125,10 +125,11 @@ fn unittest_name(method: &str, qualified: &str) -> String {
 
 /// unittest `-v`: `test_mul (test_calc.TestCalc.test_mul) ... ok` (Python 3.11+) or
 /// `test_mul (test_calc.TestCalc) ... FAIL` (before). When the test writes output, the line
-/// stops after `... ` and the outcome comes on a later line of its own.
+/// stops after `... ` and the outcome comes on a later line of its own; when the test has a
+/// docstring, the name stands alone and its first line follows as `Doc line. ... ok`.
 fn unittest_case(line: &str) -> Option<Finding> {
     static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^(\w+) \(([\w.]+)\) \.\.\.(?: (.*))?$"));
+        LazyLock::new(|| regex(r"^(\w+) \(([\w.]+)\)(?: \.\.\.(?: (.*))?)?$"));
     let captures = PATTERN.captures(line.trim_end())?;
     let name = unittest_name(&captures[1], &captures[2]);
     match captures.get(3).map(|rest| unittest_word(rest.as_str())) {
@@ -137,9 +138,12 @@ fn unittest_case(line: &str) -> Option<Finding> {
     }
 }
 
-/// The outcome word of a unittest `-v` line, alone on its line after a test's output.
+/// The outcome of a unittest `-v` test whose name came on an earlier line: the word alone
+/// after the test's output, or a docstring line ending in ` ... word`.
 fn unittest_outcome(line: &str) -> Option<Finding> {
-    unittest_word(line.trim()).map(Finding::CaseEnded)
+    let line = line.trim();
+    let word = line.rsplit_once(" ... ").map_or(line, |(_, word)| word);
+    unittest_word(word).map(Finding::CaseEnded)
 }
 
 fn unittest_word(word: &str) -> Option<Outcome> {
@@ -187,6 +191,8 @@ test_noisy (test_calc.TestCalc.test_noisy) ... printing something
 ok
 test_old (test_calc.TestCalc.test_old) ... skipped 'obsolete'
 test_wip (test_calc.TestCalc.test_wip) ... expected failure
+test_doc (test_calc.TestCalc.test_doc)
+AC-1: multiply returns the product. ... ok
 ";
         let metrics = parse(output);
         let cases = metrics.test_cases();
@@ -210,7 +216,11 @@ test_wip (test_calc.TestCalc.test_wip) ... expected failure
             cases.get("test_calc.TestCalc.test_wip"),
             Some(Outcome::Skipped)
         );
-        assert_eq!(tests(output), Some((2.0, 1.0, 2.0, 5.0)));
+        assert_eq!(
+            cases.get("test_calc.TestCalc.test_doc"),
+            Some(Outcome::Passed)
+        );
+        assert_eq!(tests(output), Some((3.0, 1.0, 2.0, 6.0)));
     }
 
     #[test]
