@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::base::config_file::{self, ConfigError};
 use crate::base::phase::Phase;
 
+mod gate;
+
+pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
+
 /// The file name prpd looks for at the root of the target repository.
 pub const FILE_NAME: &str = "prpd.toml";
 
@@ -30,6 +34,8 @@ pub struct Config {
     pub breaker: BreakerConfig,
     /// What happens to a run's snapshots when it ends.
     pub snapshots: SnapshotRetention,
+    /// `[commands]` and `[checks.<ID>]`: the repository's adjustments of the QA gate.
+    pub gate: GateSettings,
 }
 
 /// What happens to a run's snapshot refs (`refs/prpd/<run>/…`) when the run ends.
@@ -162,6 +168,8 @@ struct RawConfig {
     guardrails: Option<RawGuardrails>,
     breaker: Option<RawBreaker>,
     run: Option<RawRun>,
+    commands: Option<gate::RawCommands>,
+    checks: Option<gate::RawChecks>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -305,6 +313,7 @@ impl Config {
             } else {
                 SnapshotRetention::RemoveAtEnd
             },
+            gate: gate::settings(path, text, raw.commands, raw.checks)?,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! `prpd qa`: the QA gate on its own, outside any run. One entry point loads what the gate needs
-//! from the repository (config, checklist, tools mapping, the PRP if named), detects the
-//! commands, runs the checks, and writes the artifacts every QA leaves behind, so the command
-//! line only parses and prints.
+//! from the repository (config, checklist, tools mapping, the PRP and the base of the change
+//! under review when named), detects the commands, runs the checks, and writes the artifacts
+//! every QA leaves behind, so the command line only parses and prints.
 
 use std::path::{Path, PathBuf};
 
@@ -12,10 +12,10 @@ use crate::base::config_file;
 use crate::base::files;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
-use crate::qa::checklist::Checklist;
-use crate::qa::discover;
+use crate::qa::method::BaseDocs;
 use crate::qa::report;
 use crate::qa::runner::{self, QaOutcome, QaRequest};
+use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
 
 /// What `prpd qa` was asked.
@@ -27,6 +27,8 @@ pub struct StandaloneRequest {
     pub config: Option<PathBuf>,
     /// `--prp`: the PRP the work implements, as given or relative to the repository.
     pub prp: Option<PathBuf>,
+    /// `--base`: the commit the change under review starts from.
+    pub base: Option<String>,
     /// `--jobs`: checks at once, instead of the config's.
     pub jobs: Option<u16>,
     /// `--report`: a copy of the Markdown report goes here too.
@@ -53,14 +55,19 @@ pub struct StandaloneResult {
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
     let config = Config::load(repo, request.config.as_deref())?;
-    let checklist = Checklist::load(repo)?;
+    let checklist = settings::checklist(repo, &config)?;
     let mapping = ToolsMapping::load(repo)?;
     let prp = request
         .prp
         .as_deref()
         .map(|path| load_prp(repo, path))
         .transpose()?;
-    let detection = discover::detect(repo, &mapping)?;
+    let detection = settings::detect(repo, &mapping, &config)?;
+    let base_docs = request
+        .base
+        .as_deref()
+        .map(|revision| BaseDocs::at_revision(repo, revision, revision))
+        .transpose()?;
     let session = SessionPaths::new(repo);
     session
         .ensure()
@@ -75,7 +82,7 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         grace: config.qa.grace,
         run_dir: run_dir.clone(),
         attempt: 1,
-        base_docs: None,
+        base_docs,
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;

@@ -10,9 +10,8 @@ use crate::base::config_file::{self, ConfigError};
 use crate::base::lock::{LockError, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, PrpError};
-use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
-use crate::qa::discover;
+use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
@@ -377,14 +376,14 @@ fn context(
 ) -> Result<Context, SessionFailure> {
     let repo = options.repo.clone();
     let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
-    let checklist = Checklist::load(&repo).map_err(SessionError::from)?;
+    let checklist = settings::checklist(&repo, &config).map_err(SessionError::from)?;
     let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
     let prp_text = match base_prp {
         Some(text) => text,
         None => config_file::read(&repo.join(prp_relative)).map_err(SessionError::from)?,
     };
     let prp = prp::parse(prp_relative, &prp_text).map_err(SessionError::from)?;
-    let detection = discover::detect(&repo, &mapping).map_err(DriveError::from)?;
+    let detection = settings::detect(&repo, &mapping, &config).map_err(DriveError::from)?;
     if detection.command(CommandKind::Test).is_none() {
         return Err(SessionError::NoTestCommand { repo }.into());
     }

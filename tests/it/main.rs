@@ -3,6 +3,8 @@
 
 mod config_errors;
 mod detect;
+mod gate_settings;
+mod healthy;
 mod honesty;
 mod isolation;
 mod layout;
