@@ -30,18 +30,21 @@
 //! is only skipped with a warning, since CI syntax goes beyond what prpd needs from it.
 
 mod ci;
+mod directory;
 mod just;
 mod make;
 mod package_json;
 mod python;
+mod render;
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 pub use package_json::PackageManager;
+
+use directory::{Directory, in_directory, logical_lines};
 
 use crate::base::config_file::ConfigError;
 use crate::qa::command::CommandKind;
@@ -241,122 +244,6 @@ fn scan_directory(
     Ok(())
 }
 
-/// A directory of the repository that discovery reads.
-#[derive(Debug)]
-struct Directory<'repo> {
-    repo: &'repo Path,
-    relative: &'repo Path,
-}
-
-impl<'repo> Directory<'repo> {
-    fn new(repo: &'repo Path, relative: &'repo Path) -> Directory<'repo> {
-        Directory { repo, relative }
-    }
-
-    fn is_root(&self) -> bool {
-        self.relative == Path::new(".")
-    }
-
-    /// The directory's absolute path.
-    fn absolute(&self) -> PathBuf {
-        if self.is_root() {
-            self.repo.to_path_buf()
-        } else {
-            self.repo.join(self.relative)
-        }
-    }
-
-    /// How many levels below the root the directory is.
-    fn depth(&self) -> usize {
-        if self.is_root() {
-            0
-        } else {
-            self.relative.components().count()
-        }
-    }
-
-    /// The absolute path of `name` in this directory.
-    fn path(&self, name: &str) -> PathBuf {
-        self.absolute().join(name)
-    }
-
-    /// How sources name `name` of this directory: `package.json`, `web/package.json`.
-    fn display(&self, name: &str) -> String {
-        if self.is_root() {
-            name.to_owned()
-        } else {
-            format!("{}/{name}", self.relative.display())
-        }
-    }
-
-    /// The text of `name`, `None` when it does not exist; invalid UTF-8 is replaced, since
-    /// the files read this way are searched for commands, not parsed strictly.
-    fn read(&self, name: &str) -> Result<Option<String>, DetectError> {
-        let path = self.path(name);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(error) if is_absent(&error) => Ok(None),
-            Err(source) => Err(DetectError::Read { path, source }),
-        }
-    }
-}
-
-/// Whether a read failed because the file is not there (or a parent is not a directory).
-fn is_absent(error: &std::io::Error) -> bool {
-    matches!(
-        error.kind(),
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-    )
-}
-
-/// `command` run from `directory`: `cd web && npm test`; the root needs no prefix.
-fn in_directory(directory: &Path, command: &str) -> String {
-    if directory == Path::new(".") || directory.as_os_str().is_empty() {
-        command.to_owned()
-    } else {
-        format!(
-            "cd {} && {command}",
-            shell_quote(&directory.display().to_string())
-        )
-    }
-}
-
-/// `word` quoted for `sh` when it holds anything but plain path characters.
-fn shell_quote(word: &str) -> String {
-    let plain = word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+' | '@'));
-    if plain && !word.is_empty() {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// The lines of a script or a Makefile with backslash continuations joined by one space.
-fn logical_lines(text: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut pending = String::new();
-    for line in text.lines() {
-        let line = if pending.is_empty() {
-            line
-        } else {
-            line.trim_start()
-        };
-        if let Some(head) = line.strip_suffix('\\') {
-            pending.push_str(head.trim_end());
-            pending.push(' ');
-        } else {
-            pending.push_str(line);
-            lines.push(std::mem::take(&mut pending));
-        }
-    }
-    if !pending.is_empty() {
-        lines.push(pending.trim_end().to_owned());
-    }
-    lines
-}
-
 impl Detection {
     /// The discovered command of `kind`, if one was found.
     pub fn command(&self, kind: CommandKind) -> Option<&str> {
@@ -365,65 +252,6 @@ impl Detection {
             .and_then(Option::as_ref)
             .map(|discovered| discovered.command.as_str())
     }
-
-    /// The human report: stacks, package manager, then the seed's "Quality Commands" table
-    /// with "Not found" for missing kinds, and the unsafe commands that were skipped.
-    pub fn render_table(&self) -> String {
-        let mut out = String::new();
-        let stacks = if self.stacks.is_empty() {
-            "none found".to_owned()
-        } else {
-            self.stacks
-                .iter()
-                .map(|stack| format!("{} ({})", stack.id, stack.path.display()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let package_manager = self.package_manager.map_or("none", PackageManager::name);
-        let _ = writeln!(out, "Stacks: {stacks}");
-        let _ = writeln!(out, "Package manager: {package_manager}");
-        let _ = writeln!(out);
-        let _ = writeln!(out, "## Quality Commands");
-        let _ = writeln!(out);
-        let _ = writeln!(out, "| Type | Command | Source |");
-        let _ = writeln!(out, "|------|---------|--------|");
-        for kind in CommandKind::ALL {
-            match self.commands.get(&kind).and_then(Option::as_ref) {
-                Some(found) => {
-                    let _ = writeln!(
-                        out,
-                        "| {} | `{}` | {} |",
-                        kind.label(),
-                        table_cell(&found.command),
-                        table_cell(&found.source)
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "| {} | Not found | - |", kind.label());
-                }
-            }
-        }
-        if !self.skipped.is_empty() {
-            let _ = writeln!(out);
-            let _ = writeln!(out, "Skipped as unsafe:");
-            for skipped in &self.skipped {
-                let _ = writeln!(
-                    out,
-                    "- {}: `{}` ({}): it {}",
-                    skipped.kind.label(),
-                    skipped.command,
-                    skipped.source,
-                    skipped.reason
-                );
-            }
-        }
-        out
-    }
-}
-
-/// `text` made safe for a Markdown table cell: a `|` would end the cell.
-fn table_cell(text: &str) -> String {
-    text.replace('|', r"\|")
 }
 
 #[cfg(test)]
@@ -436,27 +264,6 @@ mod tests {
             let json = serde_json::to_string(&kind).expect("serialize");
             assert_eq!(json, format!("\"{}\"", kind.name()));
         }
-    }
-
-    #[test]
-    fn in_directory_prefixes_cd_and_quotes_odd_paths() {
-        let cases = [
-            (".", "npm test", "npm test"),
-            ("web", "npm test", "cd web && npm test"),
-            ("apps/api", "pytest", "cd apps/api && pytest"),
-            ("my app", "pytest", "cd 'my app' && pytest"),
-        ];
-        for (directory, command, expected) in cases {
-            assert_eq!(in_directory(Path::new(directory), command), expected);
-        }
-    }
-
-    #[test]
-    fn logical_lines_join_backslash_continuations() {
-        assert_eq!(
-            logical_lines("\ta \\\n  b\nc \\\n"),
-            ["\ta b".to_owned(), "c".to_owned()]
-        );
     }
 
     #[test]
