@@ -18,6 +18,16 @@ impl<'repo> Directory<'repo> {
         Directory { repo, relative }
     }
 
+    /// The repository's root.
+    pub(super) fn repo(&self) -> &'repo Path {
+        self.repo
+    }
+
+    /// The directory, relative to the repository root (`.` for the root).
+    pub(super) fn relative(&self) -> &'repo Path {
+        self.relative
+    }
+
     pub(super) fn is_root(&self) -> bool {
         self.relative == Path::new(".")
     }
