@@ -234,9 +234,10 @@ fn judge_segment(words: &[&str]) -> Result<(), Unsafe> {
         if *word == "watch" || word.ends_with(":watch") {
             return unsafe_because(format!("watches files (`{word}`)"));
         }
-        if FIXING_SCRIPT_SUFFIXES
-            .iter()
-            .any(|suffix| word.len() > suffix.len() && word.ends_with(suffix))
+        if !word.starts_with('-')
+            && FIXING_SCRIPT_SUFFIXES
+                .iter()
+                .any(|suffix| word.len() > suffix.len() && word.ends_with(suffix))
         {
             return unsafe_because(format!("rewrites files (`{word}`)"));
         }
@@ -366,6 +367,7 @@ mod tests {
             "rm -rf dist && tsc -p .",
             "twine check dist/*",
             "cargo build --release",
+            "ruff check --no-fix .",
         ];
         for command in safe {
             assert_eq!(is_safe(command), Ok(()), "{command}");

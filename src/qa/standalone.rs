@@ -31,6 +31,8 @@ pub struct StandaloneRequest {
     pub jobs: Option<u16>,
     /// `--report`: a copy of the Markdown report goes here too.
     pub report: Option<PathBuf>,
+    /// `--path`: gate only this sub-project folder (relative to the repository).
+    pub path: Option<PathBuf>,
 }
 
 /// The outcome and its renderings, as written to the run directory.
@@ -60,7 +62,10 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         .as_deref()
         .map(|path| load_prp(repo, path))
         .transpose()?;
-    let detection = discover::detect(repo, &mapping)?;
+    let detection = match &request.path {
+        Some(folder) => discover::detect_in(repo, folder, &mapping)?,
+        None => discover::detect(repo, &mapping)?,
+    };
     let session = SessionPaths::new(repo);
     session
         .ensure()

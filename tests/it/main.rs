@@ -3,6 +3,7 @@
 
 mod config_errors;
 mod detect;
+mod discovery;
 mod honesty;
 mod isolation;
 mod layout;
