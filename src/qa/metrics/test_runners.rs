@@ -9,6 +9,7 @@
 
 mod go;
 mod javascript;
+mod js_runtimes;
 mod lua;
 mod plain;
 mod python;
@@ -26,6 +27,7 @@ pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     javascript::PARSERS,
     lua::PARSERS,
     python::PARSERS,
+    js_runtimes::PARSERS,
     go::PARSERS,
     tap::PARSERS,
     plain::PARSERS,
