@@ -12,6 +12,7 @@ use crate::base::config_file;
 use crate::base::files;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
+use crate::qa::discover;
 use crate::qa::method::BaseDocs;
 use crate::qa::report;
 use crate::qa::runner::{self, QaOutcome, QaRequest};
@@ -33,6 +34,8 @@ pub struct StandaloneRequest {
     pub jobs: Option<u16>,
     /// `--report`: a copy of the Markdown report goes here too.
     pub report: Option<PathBuf>,
+    /// `--path`: gate only this sub-project folder (relative to the repository).
+    pub path: Option<PathBuf>,
 }
 
 /// The outcome and its renderings, as written to the run directory.
@@ -62,7 +65,12 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         .as_deref()
         .map(|path| load_prp(repo, path))
         .transpose()?;
-    let detection = settings::detect(repo, &mapping, &config)?;
+    // A sub-project's gate (`--path`) uses what discovery finds in that folder; prpd.toml's
+    // `[commands]` describe the repository's root.
+    let detection = match &request.path {
+        Some(folder) => discover::detect_in(repo, folder, &mapping)?,
+        None => settings::detect(repo, &mapping, &config)?,
+    };
     let base_docs = request
         .base
         .as_deref()

@@ -3,6 +3,7 @@
 
 mod config_errors;
 mod detect;
+mod discovery;
 mod gate_settings;
 mod healthy;
 mod honesty;
