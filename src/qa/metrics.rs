@@ -17,9 +17,12 @@
 //! streaming read, what one line can say (`Finding`), the order the parsers are tried in, and
 //! the running sums.
 
+mod cases;
 mod complexity;
 mod duplication;
 mod lint;
+#[cfg(test)]
+mod runner_outputs;
 mod test_runners;
 
 use std::collections::BTreeMap;
@@ -30,6 +33,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::{Serialize, Serializer};
+
+pub use cases::{Outcome, TestCases};
 
 /// Lines longer than this are cut: no summary line is this long, and a log that is one 64 MiB
 /// line must not be held in memory.
@@ -80,35 +85,50 @@ impl Serialize for MetricValue {
     }
 }
 
-/// Named figures, ordered by name; serialises as one JSON object of numbers and booleans.
+/// Named figures, ordered by name, and the tests the output named; serialises as one JSON
+/// object of the figures (numbers and booleans).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct Metrics(BTreeMap<String, MetricValue>);
+pub struct Metrics {
+    figures: BTreeMap<String, MetricValue>,
+    #[serde(skip)]
+    cases: TestCases,
+}
 
 impl Metrics {
     /// Sets (or replaces) a number.
     pub fn set_number(&mut self, name: &str, value: f64) {
-        self.0.insert(name.to_owned(), MetricValue::Number(value));
+        self.figures
+            .insert(name.to_owned(), MetricValue::Number(value));
     }
 
     /// Sets (or replaces) a yes/no fact.
     pub fn set_bool(&mut self, name: &str, value: bool) {
-        self.0.insert(name.to_owned(), MetricValue::Bool(value));
+        self.figures
+            .insert(name.to_owned(), MetricValue::Bool(value));
     }
 
     /// The figure called `name`, if it was measured.
     pub fn get(&self, name: &str) -> Option<MetricValue> {
-        self.0.get(name).copied()
+        self.figures.get(name).copied()
     }
 
     /// Every figure, ordered by name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, MetricValue)> {
-        self.0.iter().map(|(name, value)| (name.as_str(), *value))
+        self.figures
+            .iter()
+            .map(|(name, value)| (name.as_str(), *value))
     }
 
     /// True when nothing was measured.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.figures.is_empty() && self.cases.is_empty()
+    }
+
+    /// The tests the output named, with how each ended (empty when the runner prints no
+    /// per-test lines).
+    pub fn test_cases(&self) -> &TestCases {
+        &self.cases
     }
 
     /// How many tests ran — passed plus failed; skipped tests ran nothing — if any test
@@ -221,9 +241,21 @@ struct LintSummary {
 }
 
 /// What one line says, if it is a line some tool prints as a summary or an item.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Finding {
+    /// A runner's summary line: counts. Summary lines win over counting named cases.
     Tests(TestSummary),
+    /// One test's line with its name and outcome (`test calc::mul ... ok`).
+    Case(String, Outcome),
+    /// A test's name whose outcome comes on a later line (unittest `-v` when the test prints).
+    CaseStarted(String),
+    /// The outcome of the last started test.
+    CaseEnded(Outcome),
+    /// A TAP test line: a case counted only when the output also has a TAP plan (`1..N`), so a
+    /// stray `ok 1 thing` line in a build log is not taken for a test.
+    TapCase(String, Outcome),
+    /// A TAP plan line `1..N`.
+    TapPlan,
     /// A go test result line (`--- PASS: TestX`), counted only without package summaries.
     GoTest(GoResult),
     /// A go package line (`ok  \tpkg`), used when `-v` was not given.
@@ -257,11 +289,21 @@ enum GoPackage {
     NoTests,
 }
 
+/// TAP test lines seen so far, and whether a plan line vouched for them.
+#[derive(Debug, Default)]
+struct TapLines {
+    cases: TestCases,
+    planned: bool,
+}
+
 /// The running sums of one parse.
 #[derive(Debug, Default)]
 struct Tally {
     tests: Option<TestSummary>,
     tests_total: u32,
+    cases: TestCases,
+    started_case: Option<String>,
+    tap: TapLines,
     go_tests: [u32; 3],
     go_packages: [u32; 3],
     saw_go: bool,
@@ -288,6 +330,15 @@ impl Tally {
                 sum.skipped = sum.skipped.saturating_add(summary.skipped);
                 self.tests_total = self.tests_total.saturating_add(summary.total());
             }
+            Finding::Case(name, outcome) => self.cases.record(&name, outcome),
+            Finding::CaseStarted(name) => self.started_case = Some(name),
+            Finding::CaseEnded(outcome) => {
+                if let Some(name) = self.started_case.take() {
+                    self.cases.record(&name, outcome);
+                }
+            }
+            Finding::TapCase(name, outcome) => self.tap.cases.record(&name, outcome),
+            Finding::TapPlan => self.tap.planned = true,
             Finding::GoTest(result) => {
                 self.saw_go = true;
                 let index = match result {
@@ -341,7 +392,24 @@ impl Tally {
         if self.saw_go {
             self.add_go_counts();
         }
-        let mut metrics = Metrics::default();
+        if self.tap.planned {
+            for (name, outcome) in self.tap.cases.iter() {
+                self.cases.record(name, outcome);
+            }
+        }
+        if self.tests.is_none() && !self.cases.is_empty() {
+            self.tests = Some(TestSummary {
+                passed: self.cases.count(Outcome::Passed),
+                failed: self.cases.count(Outcome::Failed),
+                skipped: self.cases.count(Outcome::Skipped),
+                total: None,
+            });
+            self.tests_total = self.tests.map_or(0, |summary| summary.total());
+        }
+        let mut metrics = Metrics {
+            cases: std::mem::take(&mut self.cases),
+            ..Metrics::default()
+        };
         if let Some(tests) = self.tests {
             metrics.set_number("tests_passed", f64::from(tests.passed));
             metrics.set_number("tests_failed", f64::from(tests.failed));

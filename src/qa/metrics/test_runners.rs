@@ -13,6 +13,7 @@ mod lua;
 mod plain;
 mod python;
 mod rust;
+mod tap;
 
 use crate::qa::metrics::{Finding, TestSummary};
 
@@ -26,6 +27,7 @@ pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     lua::PARSERS,
     python::PARSERS,
     go::PARSERS,
+    tap::PARSERS,
     plain::PARSERS,
 ];
 
