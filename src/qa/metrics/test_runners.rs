@@ -7,11 +7,16 @@
 //! Each family exports its parsers in a `PARSERS` list; [`FAMILIES`] orders the families,
 //! specific formats before generic ones.
 
+mod ctest;
+mod elixir;
 mod go;
 mod javascript;
+mod jvm;
 mod lua;
+mod php;
 mod plain;
 mod python;
+mod ruby;
 mod rust;
 mod tap;
 
@@ -27,6 +32,11 @@ pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     lua::PARSERS,
     python::PARSERS,
     go::PARSERS,
+    elixir::PARSERS,
+    ruby::PARSERS,
+    php::PARSERS,
+    jvm::PARSERS,
+    ctest::PARSERS,
     tap::PARSERS,
     plain::PARSERS,
 ];
