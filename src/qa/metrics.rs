@@ -5,8 +5,9 @@
 //! so [`parse_output`] reads it line by line, cuts every line at [`MAX_LINE_BYTES`] and keeps
 //! only running sums. Each tool's summary line has its own small parser, tried in a fixed order;
 //! the first that recognises a line wins, so a line is never counted twice. Summary lines add up
-//! (cargo prints one `test result:` line per test binary; a Makefile may run two runners), and
-//! per-item lines (flake8's `path:l:c: E123`, go's `--- PASS:`) are only a fallback used when
+//! (cargo prints one `test result:` line per test binary; a Makefile may run two runners),
+//! except the plain `N passed, N failed` line of a hand-written wrapper, which counts only when
+//! no runner's own summary was seen; per-item lines (flake8's `path:l:c: E123`, go's `--- PASS:`) are only a fallback used when
 //! no summary line of the same kind was seen, because tools such as ruff print both. A figure
 //! that was never seen is absent, not zero: the checklist treats a missing figure as
 //! "prpd could not measure this", never as a pass.
@@ -245,6 +246,10 @@ struct LintSummary {
 enum Finding {
     /// A runner's summary line: counts. Summary lines win over counting named cases.
     Tests(TestSummary),
+    /// The plain `N passed, N failed` line of a hand-written runner. Such a runner often wraps
+    /// a real one whose own summary is in the same output, so it counts only when no runner's
+    /// own summary was seen: one run is never counted twice.
+    PlainTests(TestSummary),
     /// One test's line with its name and outcome (`test calc::mul ... ok`).
     Case(String, Outcome),
     /// A test's name whose outcome comes on a later line (unittest `-v` when the test prints).
@@ -264,12 +269,31 @@ enum Finding {
     ListHeading(Option<Outcome>),
     /// One test in the list under the last heading (`  1) Calc divides`).
     ListItem(String),
+    /// Counts from a TAP comment (`# pass 3`, node-tap's `# { total: 3, pass: 3 }`). They win
+    /// over the TAP lines, which leave nested subtests to their parent's line, unless the lines
+    /// name more tests (mocha's `# tests` leaves out the pending tests its lines mark `# SKIP`).
+    TapCount(TestSummary),
+    /// A per-test line too plain to trust alone (`✓ adds`, `(pass) adds`): recorded only when
+    /// the output also holds the line the [`Voucher`] names, so a build step that prints
+    /// `✔ done` is not taken for a passing test.
+    LooseCase(String, Outcome, Voucher),
+    /// A runner's closing line that carries no usable count (ava's `2 tests failed` leaves out
+    /// the passed ones) but vouches for its loose per-test lines.
+    Vouch,
+    /// unittest's `Ran 4 tests in 0.001s`: the total, split by the result line that follows.
+    RanTests(u32),
+    /// unittest's result line (`OK`, `OK (skipped=1)`, `FAILED (failures=1, errors=1)`): the
+    /// failed and skipped tests of the `Ran` line before it; the rest passed.
+    RanResult(TestSummary),
     /// A go test's line (`--- FAIL: TestMul/zero`, a `-json` event): a named case that also
     /// tells the package line after it that its tests were named.
     GoTest(String, Outcome),
     /// A go package line (`ok  \tpkg`, `FAIL\tpkg [build failed]`): the package stands for
     /// its tests when none of them was named, as without `-v`.
     GoPackage(GoPackage, String),
+    /// A line that looks like another runner's test line but names no test (gotestsum's
+    /// package line `✓  strs (3ms)`): it is claimed so that no other parser misreads it.
+    NotATest,
     /// prove's `Files=2, Tests=5,` closing line: how many tests ran.
     ProveTests(u32),
     /// A file in prove's `Test Summary Report`, with how many of its tests failed; a file
@@ -285,6 +309,16 @@ enum Finding {
     Complexity(f64),
     DuplicationPercentage(f64),
     DuplicationClones(u32),
+}
+
+/// What must also be in the output before a [`Finding::LooseCase`] counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Voucher {
+    /// Any test runner's closing line.
+    Summary,
+    /// A closing line that counted skipped tests (mocha's `  - title` is a pending test only
+    /// where mocha also says `2 pending`; elsewhere it is any indented list item).
+    Skips,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -323,6 +357,14 @@ struct ProveLines {
     broken_files: u32,
 }
 
+/// Loose per-test lines seen so far, and whether a closing line without counts vouched for
+/// them.
+#[derive(Debug, Default)]
+struct LooseLines {
+    cases: Vec<(String, Outcome, Voucher)>,
+    vouched: bool,
+}
+
 /// The running sums of one parse.
 #[derive(Debug, Default)]
 struct Tally {
@@ -333,6 +375,11 @@ struct Tally {
     name_next: Option<Outcome>,
     list: Option<Outcome>,
     tap: TapLines,
+    plain: Option<TestSummary>,
+    tap_counts: Option<TestSummary>,
+    tap_counts_total: u32,
+    loose: LooseLines,
+    ran: Option<u32>,
     go: GoLines,
     prove: ProveLines,
     lint: Option<LintSummary>,
@@ -355,12 +402,10 @@ impl Tally {
             return;
         };
         match finding {
-            Finding::Tests(summary) => {
-                let sum = self.tests.get_or_insert_with(TestSummary::default);
-                sum.passed = sum.passed.saturating_add(summary.passed);
-                sum.failed = sum.failed.saturating_add(summary.failed);
-                sum.skipped = sum.skipped.saturating_add(summary.skipped);
-                self.tests_total = self.tests_total.saturating_add(summary.total());
+            Finding::Tests(summary) => self.add_tests(summary),
+            Finding::PlainTests(summary) => {
+                let sum = self.plain.get_or_insert_with(TestSummary::default);
+                add_counts(sum, summary);
             }
             Finding::Case(name, outcome) => self.cases.record(&name, outcome),
             Finding::CaseStarted(name) => self.started_case = Some(name),
@@ -374,6 +419,25 @@ impl Tally {
                 self.tap.planned = true;
                 self.tap.planned_tests = self.tap.planned_tests.saturating_add(count);
             }
+            Finding::TapCount(summary) => {
+                let sum = self.tap_counts.get_or_insert_with(TestSummary::default);
+                add_counts(sum, summary);
+                self.tap_counts_total = self.tap_counts_total.saturating_add(summary.total());
+            }
+            Finding::LooseCase(name, outcome, voucher) => {
+                self.loose.cases.push((name, outcome, voucher));
+            }
+            Finding::Vouch => self.loose.vouched = true,
+            Finding::RanTests(count) => self.ran = Some(count),
+            Finding::RanResult(result) => {
+                if let Some(ran) = self.ran.take() {
+                    self.add_tests(TestSummary {
+                        passed: ran.saturating_sub(result.failed.saturating_add(result.skipped)),
+                        total: Some(ran),
+                        ..result
+                    });
+                }
+            }
             Finding::NameNext(outcome) => self.name_next = Some(outcome),
             Finding::ListHeading(outcome) => self.list = outcome,
             Finding::ListItem(name) => {
@@ -385,25 +449,13 @@ impl Tally {
                 self.go.named_since_package = true;
                 self.cases.record(&name, outcome);
             }
-            Finding::GoPackage(package, name) => {
-                self.go.seen = true;
-                let unnamed = !std::mem::take(&mut self.go.named_since_package);
-                match package {
-                    GoPackage::Ok if unnamed => self.cases.record(&name, Outcome::Passed),
-                    GoPackage::Fail if unnamed => self.cases.record(&name, Outcome::Failed),
-                    GoPackage::Ok | GoPackage::Fail | GoPackage::NoTests => {}
-                }
-            }
+            Finding::GoPackage(package, name) => self.add_go_package(package, &name),
+            Finding::NotATest => {}
             Finding::ProveTests(count) => {
                 self.prove.seen = true;
                 self.prove.tests = self.prove.tests.saturating_add(count);
             }
-            Finding::ProveFailedFile(failed) => {
-                self.prove.failed_tests = self.prove.failed_tests.saturating_add(failed);
-                if failed == 0 {
-                    self.prove.broken_files = self.prove.broken_files.saturating_add(1);
-                }
-            }
+            Finding::ProveFailedFile(failed) => self.add_prove_file(failed),
             Finding::Lint(summary) => {
                 let sum = self.lint.get_or_insert_with(LintSummary::default);
                 sum.errors = sum.errors.saturating_add(summary.errors);
@@ -434,6 +486,25 @@ impl Tally {
         }
     }
 
+    /// A go package line stands for the package's tests when none of them was named.
+    fn add_go_package(&mut self, package: GoPackage, name: &str) {
+        self.go.seen = true;
+        let unnamed = !std::mem::take(&mut self.go.named_since_package);
+        match package {
+            GoPackage::Ok if unnamed => self.cases.record(name, Outcome::Passed),
+            GoPackage::Fail if unnamed => self.cases.record(name, Outcome::Failed),
+            GoPackage::Ok | GoPackage::Fail | GoPackage::NoTests => {}
+        }
+    }
+
+    /// A file in prove's report; one with no failed test died or broke its plan.
+    fn add_prove_file(&mut self, failed: u32) {
+        self.prove.failed_tests = self.prove.failed_tests.saturating_add(failed);
+        if failed == 0 {
+            self.prove.broken_files = self.prove.broken_files.saturating_add(1);
+        }
+    }
+
     /// The sums as named figures; kinds never seen stay absent.
     fn into_metrics(mut self) -> Metrics {
         if self.tap.planned {
@@ -443,6 +514,21 @@ impl Tally {
         }
         if self.prove.seen {
             self.add_prove_counts();
+        }
+        self.add_tap_counts();
+        if let (None, Some(plain)) = (self.tests, self.plain) {
+            self.add_tests(plain);
+        }
+        let skips = self.tests.is_some_and(|tests| tests.skipped > 0);
+        let summary = self.loose.vouched || self.tests.is_some();
+        for (name, outcome, voucher) in std::mem::take(&mut self.loose.cases) {
+            let vouched = match voucher {
+                Voucher::Summary => summary,
+                Voucher::Skips => skips,
+            };
+            if vouched {
+                self.cases.record(&name, outcome);
+            }
         }
         if self.tests.is_none() && !self.cases.is_empty() {
             self.tests = Some(TestSummary {
@@ -494,6 +580,33 @@ impl Tally {
         metrics
     }
 
+    /// Adds one summary line's counts to the sums.
+    fn add_tests(&mut self, summary: TestSummary) {
+        add_counts(self.tests.get_or_insert_with(TestSummary::default), summary);
+        self.tests_total = self.tests_total.saturating_add(summary.total());
+    }
+
+    /// TAP comment counts, or the planned TAP lines where they name more tests.
+    fn add_tap_counts(&mut self) {
+        let Some(counts) = self.tap_counts.take() else {
+            return;
+        };
+        let lines = TestSummary {
+            passed: self.tap.cases.count(Outcome::Passed),
+            failed: self.tap.cases.count(Outcome::Failed),
+            skipped: self.tap.cases.count(Outcome::Skipped),
+            total: None,
+        };
+        if self.tap.planned && lines.total() > self.tap_counts_total {
+            self.add_tests(lines);
+        } else {
+            self.add_tests(TestSummary {
+                total: Some(self.tap_counts_total),
+                ..counts
+            });
+        }
+    }
+
     /// prove's closing line counts the tests of every file; a file that died after its tests or
     /// broke its plan fails with no failed test, so it adds one failure. Under `-v` the TAP
     /// lines name each test (and tell skips apart), so they are counted instead.
@@ -515,11 +628,7 @@ impl Tally {
             }
         };
         summary.failed = summary.failed.saturating_add(prove.broken_files);
-        let sum = self.tests.get_or_insert_with(TestSummary::default);
-        sum.passed = sum.passed.saturating_add(summary.passed);
-        sum.failed = sum.failed.saturating_add(summary.failed);
-        sum.skipped = sum.skipped.saturating_add(summary.skipped);
-        self.tests_total = self.tests_total.saturating_add(summary.total());
+        self.add_tests(summary);
     }
 }
 
@@ -532,6 +641,13 @@ fn name_line(line: &str) -> &str {
         Some(_) | None => name,
     };
     name.strip_suffix(':').unwrap_or(name)
+}
+
+/// Adds the passed, failed and skipped counts of `summary` to `sum` (not the total).
+fn add_counts(sum: &mut TestSummary, summary: TestSummary) {
+    sum.passed = sum.passed.saturating_add(summary.passed);
+    sum.failed = sum.failed.saturating_add(summary.failed);
+    sum.skipped = sum.skipped.saturating_add(summary.skipped);
 }
 
 /// Tries each tool's parser in turn; the order puts specific formats before generic ones.

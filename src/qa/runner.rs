@@ -85,6 +85,15 @@ impl QaOutcome {
         self.count(CheckStatus::Pass)
     }
 
+    /// Adds a check prpd ran outside the checklist (inside a run: the fail-to-pass proof);
+    /// a blocking failure turns the verdict into REJECT.
+    pub fn add_check(&mut self, check: CheckResult) {
+        if check.status == CheckStatus::Fail {
+            self.verdict = Verdict::Reject;
+        }
+        self.checks.push(check);
+    }
+
     fn count(&self, status: CheckStatus) -> usize {
         self.checks
             .iter()

@@ -14,6 +14,7 @@ mod handoff;
 mod iteration;
 mod measurement;
 mod phase;
+mod proof;
 mod qa;
 mod snapshots;
 mod status;

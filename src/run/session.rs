@@ -151,6 +151,7 @@ pub async fn resume(
     let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
     stop_orphaned_agent(&session);
     let record = current(&session, &options.repo, run, "resume")?;
+    stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
             run_id: record.run_id.clone(),
@@ -247,6 +248,7 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
     };
     stop_orphaned_agent(&session);
     let mut record = current(&session, &options.repo, run, "abort")?;
+    stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
             run_id: record.run_id.clone(),
@@ -332,6 +334,19 @@ fn stop_orphaned_agent(session: &SessionPaths) {
         tracing::warn!(
             pgid,
             "stopped an agent left running by a prpd that was killed"
+        );
+    }
+}
+
+/// Stops what the run's agents left running when the prpd driving them was killed with
+/// `kill -9` (and so could not stop it): every process that carries the run's `PRPD_RUN_ID`,
+/// `setsid` and double-forked ones included.
+fn stop_escaped_processes(run_id: &str) {
+    let stopped = crate::base::process::stop_marked("PRPD_RUN_ID", run_id);
+    if !stopped.is_empty() {
+        tracing::warn!(
+            stopped = %stopped.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            "stopped processes an agent of this run left running before prpd was killed"
         );
     }
 }

@@ -743,7 +743,7 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
             .map(|entry| entry.path().join("paused"))
             .find(|path| path.is_file());
         if let Some(marker) = found
-            && !read(&marker).trim().is_empty()
+            && read(&marker).lines().count() == 2
         {
             break marker;
         }
@@ -753,12 +753,16 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
         assert!(Instant::now() < deadline, "GREEN never paused");
         std::thread::sleep(Duration::from_millis(100));
     };
-    let paused_agent: i32 = read(&marker).trim().parse().expect("pid");
+    let pids: Vec<i32> = read(&marker)
+        .lines()
+        .map(|line| line.trim().parse().expect("pid"))
+        .collect();
+    let (escaped, paused_agent) = (pids[0], pids[1]);
     prpd.kill().expect("SIGKILL prpd");
     prpd.wait().expect("reap prpd");
     assert!(
-        alive(paused_agent),
-        "the paused agent outlives the killed prpd"
+        alive(paused_agent) && alive(escaped),
+        "the paused agent and the process it set loose outlive the killed prpd"
     );
 
     let (_, status) = prpd_json(repo.path(), &["status", "--json"]);
@@ -766,12 +770,18 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
 
     let (code, resumed) = prpd_json(repo.path(), &["resume", "--json"]);
     let orphan_alive = alive(paused_agent);
+    let escaped_alive = alive(escaped);
     kill_leftover(paused_agent);
+    kill_leftover(escaped);
     assert_eq!(resumed["state"], "SHIPPED", "{resumed:#}");
     assert_eq!(code, 0);
     assert!(
         !orphan_alive,
         "the agent of the killed prpd (pid {paused_agent}) is still running"
+    );
+    assert!(
+        !escaped_alive,
+        "the setsid process the agent of the killed prpd started (pid {escaped}) is still running"
     );
     assert_eq!(verdicts(&resumed), verdicts(&uninterrupted));
     let blocking = |summary: &Value| -> Vec<Value> {

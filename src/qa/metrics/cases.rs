@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 
 /// How one named test ended. Expected failures, `xfail`, `todo` and pending tests are
 /// [`Outcome::Skipped`]: they did not pass. Errors are [`Outcome::Failed`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Passed,

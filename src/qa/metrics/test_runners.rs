@@ -11,6 +11,7 @@ mod ctest;
 mod elixir;
 mod go;
 mod javascript;
+mod js_runtimes;
 mod jvm;
 mod lua;
 mod php;
@@ -25,16 +26,19 @@ use crate::qa::metrics::{Finding, TestSummary};
 /// A parser of one kind of line.
 pub(super) type Parser = fn(&str) -> Option<Finding>;
 
-/// Every family's parsers, in the order they are tried.
+/// Every family's parsers, in the order they are tried. go and PHPUnit come before the
+/// JavaScript runners, whose symbol-marked and numbered test lines (`✓ adds`, `1) adds`) look
+/// like gotestsum's package lines and PHPUnit's list items.
 pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     rust::PARSERS,
+    go::PARSERS,
+    php::PARSERS,
     javascript::PARSERS,
     lua::PARSERS,
     python::PARSERS,
-    go::PARSERS,
+    js_runtimes::PARSERS,
     elixir::PARSERS,
     ruby::PARSERS,
-    php::PARSERS,
     jvm::PARSERS,
     ctest::PARSERS,
     tap::PARSERS,

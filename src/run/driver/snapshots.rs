@@ -20,7 +20,7 @@ use crate::run::snapshot::{Snapshot, SnapshotLog, Snapshots};
 use super::{DriveError, Driver, InputChanges};
 
 impl Driver {
-    fn snapshots(&self) -> Result<Snapshots, DriveError> {
+    pub(super) fn snapshots(&self) -> Result<Snapshots, DriveError> {
         Ok(Snapshots::open(
             &self.context.repo,
             &self.record.run_id,

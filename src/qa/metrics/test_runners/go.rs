@@ -20,6 +20,7 @@ pub(super) const PARSERS: &[(&str, Parser)] = &[
     ("\"Action\":", go_json),
     ("\t", go_package),
     ("=== ", gotestsum_case),
+    ("  ", gotestsum_package),
     ("DONE ", gotestsum_done),
 ];
 
@@ -101,6 +102,15 @@ fn gotestsum_case(line: &str) -> Option<Finding> {
         captures[2].to_owned(),
         outcome(&captures[1])?,
     ))
+}
+
+/// gotestsum's package lines, `✓  strs (3ms)`, `✖  calc (5ms)`, `∅  cmd/calc`: the packages'
+/// tests are counted by the `DONE` line and named under `=== FAIL:`, so these name nothing.
+fn gotestsum_package(line: &str) -> Option<Finding> {
+    static PATTERN: LazyLock<Regex> = LazyLock::new(|| regex(r"^(?:✓|✖|∅|↷)  \S+(?: \([^)]*\))?$"));
+    PATTERN
+        .is_match(line.trim_end())
+        .then_some(Finding::NotATest)
 }
 
 /// gotestsum's closing line: `DONE 6 tests, 2 skipped, 3 failures, 1 error in 0.31s`. Its
@@ -198,6 +208,15 @@ ok  \texample.com/calc/strs\t0.002s
 {"Action":"fail","Package":"example.com/calc","Elapsed":0.006}
 {"Action":"skip","Package":"example.com/calc/cmd","Elapsed":0}
 "#;
+        assert_eq!(tests(output), Some((1.0, 1.0, 0.0, 2.0)));
+    }
+
+    #[test]
+    fn regression_gotestsum_package_lines_are_not_tests() {
+        let output = "✖  calc (5ms)\n∅  cmd/calc\n✓  strs (3ms)\n\n=== FAIL: calc TestDiv (0.00s)\n\nDONE 2 tests, 1 failure in 0.3s\n";
+        let metrics = parse(output);
+        let names: Vec<_> = metrics.test_cases().iter().map(|(name, _)| name).collect();
+        assert_eq!(names, ["TestDiv"]);
         assert_eq!(tests(output), Some((1.0, 1.0, 0.0, 2.0)));
     }
 
