@@ -108,6 +108,9 @@ fn gotestsum_case(line: &str) -> Option<Finding> {
 /// tests are counted by the `DONE` line and named under `=== FAIL:`, so these name nothing.
 fn gotestsum_package(line: &str) -> Option<Finding> {
     static PATTERN: LazyLock<Regex> = LazyLock::new(|| regex(r"^(?:✓|✖|∅|↷)  \S+(?: \([^)]*\))?$"));
+    if !line.starts_with(['✓', '✖', '∅', '↷']) {
+        return None;
+    }
     PATTERN
         .is_match(line.trim_end())
         .then_some(Finding::NotATest)
