@@ -12,6 +12,8 @@
 //! checklist — each is a failure with a message that says so, unless the checklist marks the
 //! check `optional`, in which case it is a visible skip.
 
+mod earlier;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,6 +32,8 @@ use crate::qa::discover::{Detection, PackageManager};
 use crate::qa::failures;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
+
+pub use earlier::EarlierRun;
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;
@@ -55,6 +59,9 @@ pub struct QaRequest {
     pub attempt: u32,
     /// Inside a run: the documentation at the run's base (see [`BaseDocs`]).
     pub base_docs: Option<BaseDocs>,
+    /// Inside a run: commands prpd already ran on this very tree; a check whose command is one
+    /// of them reads that run's log instead of running it again.
+    pub earlier_runs: Vec<EarlierRun>,
 }
 
 /// The result of one QA pass.
@@ -332,6 +339,29 @@ async fn run_check(
     Ok(result)
 }
 
+/// Runs `spec`'s command, unless the request holds an earlier run of the same command on the
+/// same tree: then that run's log is read, and the check's source says so.
+async fn run_or_reuse(
+    request: &QaRequest,
+    spec: Spec,
+    result: &mut CheckResult,
+) -> Result<process::Outcome, process::ProcessError> {
+    let command = result.command.as_deref().unwrap_or_default();
+    let earlier = request
+        .earlier_runs
+        .iter()
+        .find(|run| run.command == command);
+    if let Some((earlier, outcome)) = earlier.and_then(|run| Some((run, run.outcome()?))) {
+        let note = earlier.note();
+        result.source = Some(match &result.source {
+            Some(source) => format!("{source}; {note}"),
+            None => note,
+        });
+        return Ok(outcome);
+    }
+    process::run(spec).await
+}
+
 /// What a check found, before severity turns it into a status.
 enum Finding {
     Pass(String),
@@ -372,7 +402,7 @@ async fn run_command(
     let mut process_spec = Spec::measurement(&resolved.command, &request.repo, &log_path);
     process_spec.timeout = spec.timeout.unwrap_or(request.check_timeout);
     process_spec.grace = request.grace;
-    let outcome = process::run(process_spec).await?;
+    let outcome = run_or_reuse(request, process_spec, result).await?;
     result.duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
     result.output_tail.clone_from(&outcome.tail);
     result.log = Some(outcome.log_path.clone());

@@ -91,6 +91,7 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         run_dir: run_dir.clone(),
         attempt: 1,
         base_docs,
+        earlier_runs: Vec::new(),
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;

@@ -15,6 +15,7 @@ use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::failures::{self, FailingTests};
 use crate::qa::metrics::{self, MetricValue, Metrics};
+use crate::qa::runner::EarlierRun;
 use crate::run::frozen;
 use crate::run::gate::TestCounts;
 use crate::run::gate::{Lint, TestRun};
@@ -67,6 +68,10 @@ pub struct Probe<'a> {
 /// One run of the test command, as the gates see it.
 #[derive(Debug, Clone)]
 pub struct TestMeasurement {
+    /// The command that ran (or whose earlier run was read).
+    pub command: String,
+    /// Set when the result is an earlier run's on the same tree: where it came from.
+    pub reused: Option<String>,
     pub run: TestRun,
     /// The run as the fail-to-pass proof compares it: counts with skipped tests, and names.
     pub cases: CasesRun,
@@ -92,12 +97,27 @@ impl TestMeasurement {
 }
 
 impl Probe<'_> {
-    /// Runs the test command; `label` names the log (`tests-1`, `tests-2`).
-    pub async fn tests(&self, label: &str) -> Result<Option<TestMeasurement>, ProcessError> {
+    /// Runs the test command; `label` names the log (`tests-1`, `tests-2`). `earlier` is a run
+    /// of the same tree, whose log is read instead when it ran the same command.
+    pub async fn tests(
+        &self,
+        label: &str,
+        earlier: Option<&EarlierRun>,
+    ) -> Result<Option<TestMeasurement>, ProcessError> {
         let Some(command) = self.detection.command(CommandKind::Test) else {
             return Ok(None);
         };
-        let (outcome, metrics) = self.run(command, label).await?;
+        let reused = earlier
+            .filter(|run| run.command == command)
+            .and_then(|run| Some((run.outcome()?, run.note())));
+        let (outcome, metrics, reused) = if let Some((outcome, note)) = reused {
+            let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
+            tracing::info!(%note, "test result reused");
+            (outcome, metrics, Some(note))
+        } else {
+            let (outcome, metrics) = self.run(command, label).await?;
+            (outcome, metrics, None)
+        };
         let counts = match (
             number(&metrics, "tests_passed"),
             number(&metrics, "tests_failed"),
@@ -109,6 +129,8 @@ impl Probe<'_> {
             }),
         };
         Ok(Some(TestMeasurement {
+            command: command.to_owned(),
+            reused,
             cases: CasesRun::from_metrics(outcome.exit_code(), &metrics).relative_to(self.repo),
             run: TestRun {
                 exit_code: outcome.exit_code(),

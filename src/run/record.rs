@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::config::BreakerConfig;
 use crate::base::phase::Phase;
 use crate::qa::discover::Detection;
+use crate::qa::runner::EarlierRun;
 use crate::run::breaker::{Breaker, Observation};
 use crate::run::frozen::Freeze;
 use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
@@ -78,6 +79,25 @@ pub struct RunRecord {
     /// records written before the proof existed).
     #[serde(default)]
     pub without_feature: Option<WithoutFeature>,
+    /// The last test run prpd made and the tree it ran on: the same command on the same tree is
+    /// not run again (GREEN's two runs excepted).
+    #[serde(default)]
+    pub last_test_run: Option<MeasuredTree>,
+}
+
+/// A test run and the id of the tree it ran on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeasuredTree {
+    /// The snapshot tree id the command ran on.
+    pub tree: String,
+    pub run: EarlierRun,
+}
+
+impl MeasuredTree {
+    /// The run, when it was made on `tree`.
+    pub fn on(&self, tree: &str) -> Option<&EarlierRun> {
+        (self.tree == tree).then_some(&self.run)
+    }
 }
 
 /// What the guardrails of a run count (seed 001).
@@ -177,6 +197,7 @@ impl RunRecord {
             guardrail: None,
             escalation_report: None,
             without_feature: None,
+            last_test_run: None,
         }
     }
 

@@ -9,12 +9,13 @@ use crate::base::files;
 use crate::base::phase::Phase;
 use crate::qa::checklist::Category;
 use crate::qa::discover::Detection;
+use crate::qa::runner::EarlierRun;
 use crate::qa::runner::{CheckStatus, QaOutcome};
 use crate::run::breaker::{self, Observation};
 use crate::run::frozen::Violation;
 use crate::run::gate::{self, Measured};
 use crate::run::measure::{self, Probe};
-use crate::run::proof::CasesRun;
+use crate::run::record::MeasuredTree;
 
 use super::{DriveError, Driver};
 
@@ -32,7 +33,9 @@ impl Driver {
         let mut evidence = Vec::new();
         let measured = match phase {
             Phase::Red => {
-                let tests = self.probe(detection, iteration_dir).tests("tests").await?;
+                let tests = self
+                    .measured_tests(phase, detection, iteration_dir, &tree.hash)
+                    .await?;
                 if let Some(tests) = &tests {
                     observation.tests = tests.run.counts;
                     observation.error_signature = observation
@@ -47,9 +50,10 @@ impl Driver {
             Phase::Green => {
                 let probe = self.probe(detection, iteration_dir);
                 let (runs, last) = green_runs(&probe, &mut observation, &mut evidence).await?;
+                self.remember_test_run(phase, &tree.hash, last.as_ref());
                 let proof = match last {
                     Some(with) if runs.len() >= 2 && runs.iter().all(gate::TestRun::passed) => {
-                        self.prove(detection, iteration_dir, &with).await?
+                        self.prove(detection, iteration_dir, &with.cases).await?
                     }
                     _ => None,
                 };
@@ -69,8 +73,10 @@ impl Driver {
                 }
             }
             Phase::Refactor => {
+                let tests = self
+                    .measured_tests(phase, detection, iteration_dir, &tree.hash)
+                    .await?;
                 let probe = self.probe(detection, iteration_dir);
-                let tests = probe.tests("tests").await?;
                 if let Some(tests) = &tests {
                     observation.tests = tests.run.counts;
                     if tests.run.exit_code != Some(0) {
@@ -148,7 +154,7 @@ impl Driver {
             );
         } else {
             let outcome = self
-                .checklist_run(detection, &documentation, iteration_dir)
+                .checklist_run(detection, &documentation, iteration_dir, Vec::new())
                 .await?;
             let blocking = blocking_failures(&outcome);
             observation.checks_passing = u32::try_from(outcome.passing()).ok();
@@ -156,6 +162,69 @@ impl Driver {
             failed.extend(blocking);
         }
         Ok(Measured::Document { failed })
+    }
+
+    /// One test run on `tree`, read from the last one when that ran on the same tree, and kept
+    /// for the next measurement.
+    async fn measured_tests(
+        &mut self,
+        phase: Phase,
+        detection: &Detection,
+        iteration_dir: &Path,
+        tree: &str,
+    ) -> Result<Option<measure::TestMeasurement>, DriveError> {
+        let earlier = self.earlier_run_on(tree);
+        let tests = self
+            .probe(detection, iteration_dir)
+            .tests("tests", earlier.as_ref())
+            .await?;
+        self.remember_test_run(phase, tree, tests.as_ref());
+        Ok(tests)
+    }
+
+    /// The last test run, when it ran on `tree`.
+    pub(super) fn earlier_run_on(&self, tree: &str) -> Option<EarlierRun> {
+        self.record
+            .last_test_run
+            .as_ref()
+            .and_then(|measured| measured.on(tree))
+            .cloned()
+    }
+
+    /// Keeps a test run prpd just made on `tree` (not one read back from an earlier run, and
+    /// not a killed one) for the next measurement of the same tree.
+    pub(super) fn remember_test_run(
+        &mut self,
+        phase: Phase,
+        tree: &str,
+        tests: Option<&measure::TestMeasurement>,
+    ) {
+        let Some(tests) = tests.filter(|tests| tests.reused.is_none()) else {
+            return;
+        };
+        if let Some(exit_code) = tests.run.exit_code {
+            self.remember_run(phase, tree, &tests.command, exit_code, &tests.log);
+        }
+    }
+
+    /// Keeps `command`'s run on `tree`, which exited with `exit_code` and logged to `log`.
+    pub(super) fn remember_run(
+        &mut self,
+        phase: Phase,
+        tree: &str,
+        command: &str,
+        exit_code: i32,
+        log: &Path,
+    ) {
+        self.record.last_test_run = Some(MeasuredTree {
+            tree: tree.to_owned(),
+            run: EarlierRun {
+                command: command.to_owned(),
+                exit_code,
+                log: log.to_path_buf(),
+                measured_in: format!("{phase} iteration {}", self.record.iteration + 1),
+            },
+        });
     }
 
     /// prpd's own measurement commands, run with the QA limits, logging into `log_dir`.
@@ -170,17 +239,17 @@ impl Driver {
     }
 }
 
-/// GREEN runs the tests twice (a flaky pass is no pass); it stops at the first failure. Also
-/// returns the last run as the fail-to-pass proof compares it.
+/// GREEN runs the tests twice (a flaky pass is no pass, so never from an earlier result); it
+/// stops at the first failure. Also returns the last run, for the fail-to-pass proof.
 async fn green_runs(
     probe: &Probe<'_>,
     observation: &mut Observation,
     evidence: &mut Vec<String>,
-) -> Result<(Vec<gate::TestRun>, Option<CasesRun>), DriveError> {
+) -> Result<(Vec<gate::TestRun>, Option<measure::TestMeasurement>), DriveError> {
     let mut runs = Vec::new();
     let mut last = None;
     for label in ["tests-1", "tests-2"] {
-        let Some(tests) = probe.tests(label).await? else {
+        let Some(tests) = probe.tests(label, None).await? else {
             break;
         };
         observation.tests = tests.run.counts;
@@ -191,8 +260,8 @@ async fn green_runs(
         if failed {
             evidence.push(test_evidence(&tests));
         }
-        runs.push(tests.run);
-        last = Some(tests.cases);
+        runs.push(tests.run.clone());
+        last = Some(tests);
         if failed {
             break;
         }

@@ -68,7 +68,7 @@ impl Driver {
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
         };
-        let Some(tests) = probe.tests("tests-without-feature").await? else {
+        let Some(tests) = probe.tests("tests-without-feature", None).await? else {
             return Ok(None);
         };
         let without = WithoutFeature {
@@ -111,7 +111,7 @@ impl Driver {
                 .relative_to(&self.context.repo),
             None => match self
                 .probe(detection, log_dir)
-                .tests("tests-with-feature")
+                .tests("tests-with-feature", None)
                 .await?
             {
                 Some(tests) => tests.cases,

@@ -4,10 +4,12 @@
 
 use std::path::Path;
 
+use crate::base::phase::Phase;
 use crate::qa::checklist::Checklist;
+use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::report;
-use crate::qa::runner::{self, QaOutcome, QaRequest};
+use crate::qa::runner::{self, EarlierRun, QaOutcome, QaRequest};
 use crate::run::machine::QaVerdict;
 use crate::run::record::VerdictRecord;
 
@@ -40,9 +42,13 @@ impl Driver {
         detection: &Detection,
         iteration_dir: &Path,
     ) -> Result<QaOutcome, DriveError> {
+        // The tree the checklist judges; a test run prpd already made on it is not repeated.
+        let tree = self.record_tree("before the QA checklist")?;
+        let earlier: Vec<EarlierRun> = self.earlier_run_on(&tree).into_iter().collect();
         let mut outcome = self
-            .checklist_run(detection, &self.context.checklist, iteration_dir)
+            .checklist_run(detection, &self.context.checklist, iteration_dir, earlier)
             .await?;
+        self.remember_checklist_test_run(detection, &tree, iteration_dir, &outcome);
         let proof = self
             .proof_check(detection, iteration_dir, &outcome.checks)
             .await?;
@@ -55,11 +61,38 @@ impl Driver {
         Ok(outcome)
     }
 
+    /// Keeps the test run of the checklist that just ran on `tree`, when it ran afresh (its log
+    /// is in this iteration's folder) and exited by itself.
+    fn remember_checklist_test_run(
+        &mut self,
+        detection: &Detection,
+        tree: &str,
+        iteration_dir: &Path,
+        outcome: &QaOutcome,
+    ) {
+        let Some(test_command) = detection.command(CommandKind::Test) else {
+            return;
+        };
+        let fresh = outcome.checks.iter().find_map(|check| {
+            let log = check
+                .log
+                .as_ref()
+                .filter(|log| log.starts_with(iteration_dir))?;
+            (check.command.as_deref() == Some(test_command)).then_some((check.exit_code?, log))
+        });
+        if let Some((exit_code, log)) = fresh {
+            let log = log.clone();
+            self.remember_run(Phase::Qa, tree, test_command, exit_code, &log);
+        }
+    }
+
+    /// Runs `checklist` on the working tree; `earlier_runs` are commands already run on it.
     pub(super) async fn checklist_run(
         &self,
         detection: &Detection,
         checklist: &Checklist,
         iteration_dir: &Path,
+        earlier_runs: Vec<EarlierRun>,
     ) -> Result<QaOutcome, DriveError> {
         let request = QaRequest {
             repo: self.context.repo.clone(),
@@ -71,6 +104,7 @@ impl Driver {
             run_dir: iteration_dir.to_path_buf(),
             attempt: self.record.machine.qa_attempt(),
             base_docs: Some(self.base_docs()?),
+            earlier_runs,
         };
         Ok(runner::run(&request, checklist, detection.clone()).await?)
     }
