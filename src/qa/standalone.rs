@@ -52,7 +52,7 @@ pub struct StandaloneResult {
 /// the status block (appended to `phase-status.log`).
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
-    let config = Config::load(repo, request.config.as_deref())?;
+    let config = Config::load_qa(repo, request.config.as_deref())?;
     let checklist = Checklist::load(repo)?;
     let mapping = ToolsMapping::load(repo)?;
     let prp = request
@@ -70,9 +70,9 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         repo: repo.clone(),
         prp_path: prp.as_ref().map(|(path, _)| path.clone()),
         prp: prp.map(|(_, prp)| prp),
-        jobs: request.jobs.map_or(config.qa.jobs, usize::from),
-        check_timeout: config.qa.check_timeout,
-        grace: config.qa.grace,
+        jobs: request.jobs.map_or(config.jobs, usize::from),
+        check_timeout: config.check_timeout,
+        grace: config.grace,
         run_dir: run_dir.clone(),
         attempt: 1,
         base_docs: None,
