@@ -43,8 +43,12 @@ pub enum SnapshotRetention {
 
 impl Default for Config {
     fn default() -> Self {
-        Config::parse(Path::new("(built-in defaults)"), "")
-            .unwrap_or_else(|error| unreachable!("the empty config is valid: {error}"))
+        let defaults = Config::parse(Path::new("(built-in defaults)"), "")
+            .unwrap_or_else(|error| unreachable!("the empty config is valid: {error}"));
+        Config {
+            source: None,
+            ..defaults
+        }
     }
 }
 
@@ -86,6 +90,17 @@ impl Agents {
     /// The agent of `phase`.
     pub fn for_phase(&self, phase: Phase) -> &AgentConfig {
         self.phases.get(&phase).unwrap_or(&self.default)
+    }
+
+    /// The `[agents.<key>]` table the command of `phase` comes from: the phase's own when it
+    /// names another command than the default, else `default`.
+    pub fn command_key(&self, phase: Phase) -> String {
+        match self.phases.get(&phase) {
+            Some(agent) if agent.command != self.default.command => {
+                phase.to_string().to_lowercase()
+            }
+            Some(_) | None => "default".to_owned(),
+        }
     }
 }
 

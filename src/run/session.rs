@@ -14,6 +14,7 @@ use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
 use crate::qa::discover;
 use crate::qa::tools_mapping::ToolsMapping;
+use crate::run::agent::{self, AgentsNotInstalled};
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
 use crate::run::record::{RunError, RunRecord};
@@ -28,6 +29,8 @@ pub enum SessionError {
     Prp(#[from] PrpError),
     #[error(transparent)]
     Lock(#[from] LockError),
+    #[error(transparent)]
+    AgentsNotInstalled(#[from] AgentsNotInstalled),
     #[error(
         "run {run_id} ({state}) is not finished; continue it with `prpd resume` or end it with `prpd abort` before starting another"
     )]
@@ -362,6 +365,8 @@ fn context(
 ) -> Result<Context, SessionFailure> {
     let repo = options.repo.clone();
     let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
+    agent::check_installed(&config.agents, config.source.as_deref(), &repo)
+        .map_err(SessionError::from)?;
     let checklist = Checklist::load(&repo).map_err(SessionError::from)?;
     let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
     let prp_text = match base_prp {
