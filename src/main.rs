@@ -1,6 +1,8 @@
 //! The `prpd` binary: parse the command line, set up logging, run the command, map the result
 //! to an exit code. Everything else is library code.
 
+use std::io::IsTerminal as _;
+
 use clap::Parser as _;
 use prpd::cli::{self, Cli};
 use tracing_subscriber::EnvFilter;
@@ -17,7 +19,9 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-/// Logs go to stderr (stdout carries results). `PRPD_LOG` wins over `-v`.
+/// Logs go to stderr (stdout carries results). `PRPD_LOG` wins over `-v`. Colours only when
+/// stderr is a terminal and `NO_COLOR` is not set (to any value, empty included): a log
+/// redirected to a file or a pipe stays plain text.
 fn init_logging(verbose: u8) {
     let default = match verbose {
         0 => "prpd=info",
@@ -28,6 +32,7 @@ fn init_logging(verbose: u8) {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .with_target(false)
         .init();
 }

@@ -2,6 +2,7 @@
 //! a parsed command into library calls and an [`ExitCode`].
 
 pub mod demo;
+pub mod init;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -13,10 +14,11 @@ use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
 use crate::base::paths::SessionPaths;
 use crate::base::process;
+use crate::base::repo::{self, NotInRepository};
 use crate::base::status_block::Verdict;
 use crate::prp::PrpError;
 use crate::qa::discover::{self, DetectError};
-use crate::qa::standalone::{self, StandaloneRequest};
+use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, InputChanges, Output, Summary};
 use crate::run::machine::State;
@@ -38,6 +40,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a commented prpd.toml for the agent CLI found on PATH (claude, codex, aider, in
+    /// that order; otherwise the scripted demo agents), check that it loads, and show the
+    /// commands prpd will measure.
+    ///
+    /// An existing prpd.toml is left alone unless `--force` is given.
+    /// Example: `prpd init` (or `prpd init --agent codex`)
+    Init(InitArgs),
     /// Detect the stacks of a repository and the commands that test, lint and build it.
     ///
     /// Example: `prpd detect --repo ../my-service --json`
@@ -75,9 +84,22 @@ pub enum Command {
 /// Options shared by commands that work on one repository.
 #[derive(Debug, Args)]
 pub struct RepoArgs {
-    /// The target repository (default: the current directory).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub repo: PathBuf,
+    /// The target repository, taken as given (default: the root of the git repository around
+    /// the current directory, found as git finds it).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Write the configuration for this agent instead of the first one found on PATH.
+    #[arg(long, value_enum)]
+    pub agent: Option<init::AgentChoice>,
+    /// Overwrite an existing prpd.toml.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -191,6 +213,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         tracing::warn!(%error, "cannot become a child subreaper; processes that escape an agent's process group may outlive it");
     }
     match cli.command {
+        Command::Init(args) => {
+            let message = init::init(&init::InitRequest {
+                repo: repo_dir(&args.repo)?,
+                agent: args.agent,
+                force: args.force,
+            })?;
+            print!("{message}");
+            Ok(ExitCode::Success)
+        }
         Command::Detect(args) => detect(&args),
         Command::Qa(args) => qa(&args),
         Command::Run(args) => {
@@ -403,9 +434,16 @@ fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {
 fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let dir = match &args.dir {
         Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("failed to create {}", dir.display()))?;
-            if std::fs::read_dir(dir)?.next().is_some() {
+            std::fs::create_dir_all(dir).map_err(|error| {
+                UsageError(format!(
+                    "--dir {}: cannot create it ({error})",
+                    dir.display()
+                ))
+            })?;
+            let mut entries = std::fs::read_dir(dir).map_err(|error| {
+                UsageError(format!("--dir {}: cannot read it ({error})", dir.display()))
+            })?;
+            if entries.next().is_some() {
                 return Err(UsageError(format!("--dir {}: not empty", dir.display())).into());
             }
             dir.canonicalize()?
@@ -452,12 +490,16 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<DetectError>()
             || cause.is::<PrpError>()
             || cause.is::<UsageError>()
+            || cause.is::<NotInRepository>()
+            || cause.is::<ReportNotWritable>()
             || cause.is::<SessionError>()
             || matches!(
                 cause.downcast_ref::<SessionFailure>(),
                 Some(
                     SessionFailure::Request(_)
-                        | SessionFailure::Record(RunError::OtherVersion { .. })
+                        | SessionFailure::Record(
+                            RunError::OtherVersion { .. } | RunError::Corrupt { .. }
+                        )
                         | SessionFailure::Drive(
                             DriveError::Detect(_) | DriveError::InputsChanged { .. }
                         )
@@ -476,13 +518,20 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
 #[error("{0}")]
 pub struct UsageError(String);
 
+/// The repository a command works on: `--repo DIR` as given (it must be a directory inside a
+/// git repository), else the root of the git repository around the current directory.
 fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
-    if !args.repo.is_dir() {
-        return Err(UsageError(format!("--repo {}: not a directory", args.repo.display())).into());
+    let Some(dir) = &args.repo else {
+        let current = std::env::current_dir()
+            .map_err(|error| UsageError(format!("cannot read the current directory: {error}")))?;
+        return Ok(repo::root_of(&current)?);
+    };
+    if !dir.is_dir() {
+        return Err(UsageError(format!("--repo {}: not a directory", dir.display())).into());
     }
-    args.repo
-        .canonicalize()
-        .with_context(|| format!("failed to resolve --repo {}", args.repo.display()))
+    repo::root_of(dir)?;
+    dir.canonicalize()
+        .with_context(|| format!("failed to resolve --repo {}", dir.display()))
 }
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {

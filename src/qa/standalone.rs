@@ -33,6 +33,15 @@ pub struct StandaloneRequest {
     pub report: Option<PathBuf>,
 }
 
+/// `--report FILE` names a place the report cannot be written to (the user's to fix).
+#[derive(Debug, thiserror::Error)]
+#[error("--report {}: cannot write the report there", path.display())]
+pub struct ReportNotWritable {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// The outcome and its renderings, as written to the run directory.
 #[derive(Debug)]
 pub struct StandaloneResult {
@@ -60,6 +69,9 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         .as_deref()
         .map(|path| load_prp(repo, path))
         .transpose()?;
+    if let Some(path) = &request.report {
+        check_report_path(path)?;
+    }
     let detection = discover::detect(repo, &mapping)?;
     let session = SessionPaths::new(repo);
     session
@@ -86,7 +98,10 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     write_file(&run_dir.join("qa-report.md"), &markdown)?;
     write_file(&run_dir.join("qa-report.json"), &json)?;
     if let Some(path) = &request.report {
-        write_file(path, &markdown)?;
+        files::write_atomically(path, markdown.as_bytes()).map_err(|source| ReportNotWritable {
+            path: path.clone(),
+            source,
+        })?;
     }
     let status_log = session.phase_status_log();
     files::append(&status_log, &status_block)
@@ -116,4 +131,25 @@ fn load_prp(repo: &Path, path: &Path) -> anyhow::Result<(PathBuf, Prp)> {
 fn write_file(path: &Path, contents: &str) -> anyhow::Result<()> {
     files::write_atomically(path, contents.as_bytes())
         .with_context(|| format!("failed to write {}", path.display()))
+}
+
+/// Refuses a `--report` destination before any check runs: a directory, or a file whose folder
+/// cannot be created.
+fn check_report_path(path: &Path) -> Result<(), ReportNotWritable> {
+    let refuse = |source| ReportNotWritable {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(refuse(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        )));
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => {
+            std::fs::create_dir_all(parent).map_err(refuse)
+        }
+        Some(_) | None => Ok(()),
+    }
 }

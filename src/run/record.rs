@@ -120,7 +120,11 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} is not a run record prpd can read: {message}", path.display())]
+    #[error(
+        "{} is not a run record prpd can read ({message}); move the file away to start afresh \
+         (the run's artifacts stay under runs/)",
+        path.display()
+    )]
     Corrupt { path: PathBuf, message: String },
     #[error(
         "{} holds a run record of version {found}, written by another prpd (this one reads \
