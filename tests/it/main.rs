@@ -3,6 +3,7 @@
 
 mod config_errors;
 mod detect;
+mod first_hour;
 mod honesty;
 mod isolation;
 mod layout;
