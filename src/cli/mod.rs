@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod init;
+pub mod status;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -62,7 +63,8 @@ pub enum Command {
     /// `prpd resume` continues), 2 usage or configuration error, 3 ESCALATED.
     /// Example: `prpd run PRPs/rate-limit.md --repo ../my-service`
     Run(RunArgs),
-    /// Show the current run: state, phase, iterations, verdicts, breakers.
+    /// Show the current run: its PRP, phase and iteration, whether a prpd is driving it or it
+    /// was interrupted, breakers, the last verdict with its blocking items, usage and reports.
     Status(StatusArgs),
     /// Show what an iteration of the current run changed, as a unified diff of its snapshots.
     ///
@@ -388,34 +390,13 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::Success);
     };
-    let summary = Summary::of(&record);
+    let status = status::Status::of(&repo, &record)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &summary)?;
+        serde_json::to_writer_pretty(&mut stdout, &status)?;
         writeln!(stdout)?;
-        return Ok(ExitCode::Success);
-    }
-    writeln!(stdout, "Run:        {}", summary.run_id)?;
-    writeln!(stdout, "PRP:        {}", record.prp.display())?;
-    writeln!(stdout, "State:      {}", summary.state)?;
-    if let Some(phase) = summary.phase {
-        writeln!(
-            stdout,
-            "Phase:      {phase} (iteration {})",
-            record.iteration
-        )?;
-    }
-    writeln!(stdout, "QA attempt: {}", summary.attempt)?;
-    writeln!(
-        stdout,
-        "Iterations: {} ({} agent invocations)",
-        summary.iterations, summary.agent_invocations
-    )?;
-    for (phase, breaker) in &record.breakers {
-        writeln!(stdout, "Breaker {phase}: {}", breaker.state)?;
-    }
-    if let Some(reason) = &summary.escalation_reason {
-        writeln!(stdout, "Escalated:  {reason}")?;
+    } else {
+        write!(stdout, "{}", status.render(&record))?;
     }
     Ok(ExitCode::Success)
 }
