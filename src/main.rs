@@ -4,12 +4,14 @@
 use std::io::IsTerminal as _;
 
 use clap::Parser as _;
-use prpd::cli::{self, Cli};
+use prpd::cli::{self, Cli, Command};
 use tracing_subscriber::EnvFilter;
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    // The demo's phase lines are its progress: its log says only what went wrong unless asked.
+    let quiet = matches!(cli.command, Command::Demo(_)) && cli.verbose == 0;
+    init_logging(cli.verbose, quiet);
     match cli::run(cli) {
         Ok(code) => code.into(),
         Err(error) => {
@@ -22,8 +24,9 @@ fn main() -> std::process::ExitCode {
 /// Logs go to stderr (stdout carries results). `PRPD_LOG` wins over `-v`. Colours only when
 /// stderr is a terminal and `NO_COLOR` is not set (to any value, empty included): a log
 /// redirected to a file or a pipe stays plain text.
-fn init_logging(verbose: u8) {
+fn init_logging(verbose: u8, quiet: bool) {
     let default = match verbose {
+        0 if quiet => "prpd=warn",
         0 => "prpd=info",
         1 => "prpd=debug",
         _ => "prpd=trace",

@@ -14,7 +14,7 @@ use crate::qa::command::CommandKind;
 use crate::qa::discover;
 use crate::qa::tools_mapping::ToolsMapping;
 
-use super::UsageError;
+use super::usage::UsageError;
 
 /// The agent a `prpd.toml` is written for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

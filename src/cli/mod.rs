@@ -2,8 +2,12 @@
 //! a parsed command into library calls and an [`ExitCode`].
 
 pub mod demo;
+mod foreground;
 pub mod init;
 pub mod status;
+mod usage;
+
+pub use usage::UsageError;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -13,7 +17,6 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
-use crate::base::paths::SessionPaths;
 use crate::base::process;
 use crate::base::repo::{self, NotInRepository};
 use crate::base::status_block::Verdict;
@@ -21,9 +24,8 @@ use crate::prp::PrpError;
 use crate::qa::discover::{self, DetectError};
 use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::driver::{DriveError, InputChanges, Output, Summary};
-use crate::run::machine::State;
-use crate::run::record::{RunError, RunRecord};
+use crate::run::driver::{DriveError, InputChanges, Output};
+use crate::run::record::RunError;
 use crate::run::session::{self, SessionError, SessionFailure};
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
@@ -229,7 +231,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
+            foreground::drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
         }
         Command::Status(args) => status(&args),
         Command::Diff(args) => {
@@ -243,7 +245,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Resume(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            drive_in_foreground(
+            foreground::drive_in_foreground(
                 args.drive.json,
                 session::resume(
                     &options,
@@ -257,7 +259,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Abort(args) => abort(&args),
-        Command::Demo(args) => demo(&args),
+        Command::Demo(args) => demo::run(args.dir.as_deref(), output(args.json, cli.verbose)),
     }
 }
 
@@ -269,115 +271,27 @@ fn session_options(
     Ok(session::Options {
         repo: repo_dir(repo)?,
         config,
-        output: output(json),
+        output: drive_output(json),
     })
 }
 
+/// What `prpd demo` prints while the run goes: only the final JSON summary, the full status
+/// blocks (`-v`), or one line per phase.
+fn output(json: bool, verbose: u8) -> Output {
+    match (json, verbose) {
+        (true, _) => Output::Quiet,
+        (false, 0) => Output::PhaseLines,
+        (false, _) => Output::StatusBlocks,
+    }
+}
+
 /// Status blocks while the run goes, or only the final JSON summary.
-fn output(json: bool) -> Output {
+fn drive_output(json: bool) -> Output {
     if json {
         Output::Quiet
     } else {
         Output::StatusBlocks
     }
-}
-
-/// Drives a run until it stops or the process is asked to stop (Ctrl-C, SIGTERM): then the
-/// running agent's process group is killed with the run future, the processes that escaped it
-/// are stopped, and the saved record lets `prpd resume` continue.
-fn drive_in_foreground(
-    json: bool,
-    work: impl Future<Output = Result<RunRecord, SessionFailure>>,
-) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    let record = runtime.block_on(async {
-        tokio::select! {
-            result = work => result.map(Some),
-            () = shutdown_signal() => Ok(None),
-        }
-    });
-    // However the run ended (a dropped run killed the agent's group), nothing that escaped an
-    // agent's group may outlive prpd.
-    let leftovers = runtime.block_on(process::stop_leftovers());
-    if !leftovers.is_empty() {
-        tracing::warn!(
-            stopped = %leftovers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
-            "stopped processes the agent left running"
-        );
-    }
-    let Some(record) = record? else {
-        eprintln!("prpd: interrupted; the run is saved and `prpd resume` continues it");
-        return Ok(ExitCode::NotShipped);
-    };
-    print_summary(&record, json)?;
-    Ok(exit_code_of(&record))
-}
-
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
-    }
-}
-
-fn exit_code_of(record: &RunRecord) -> ExitCode {
-    match record.state() {
-        State::Shipped {} => ExitCode::Success,
-        State::Escalated { .. } => ExitCode::Escalated,
-        State::Aborted {}
-        | State::Red {}
-        | State::Green {}
-        | State::Refactor {}
-        | State::Document {}
-        | State::Qa {}
-        | State::Ship {} => ExitCode::NotShipped,
-    }
-}
-
-fn print_summary(record: &RunRecord, json: bool) -> anyhow::Result<()> {
-    let summary = Summary::of(record);
-    let mut stdout = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut stdout, &summary)?;
-        writeln!(stdout)?;
-        return Ok(());
-    }
-    writeln!(
-        stdout,
-        "\nRun {}: {} after {} iterations ({} agent invocations).",
-        summary.run_id, summary.state, summary.iterations, summary.agent_invocations
-    )?;
-    for verdict in &summary.verdicts {
-        writeln!(
-            stdout,
-            "  QA attempt {}: {:?}{}",
-            verdict.attempt,
-            verdict.verdict,
-            if verdict.blocking.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", verdict.blocking.join("; "))
-            }
-        )?;
-    }
-    if let Some(reason) = &summary.escalation_reason {
-        writeln!(stdout, "Escalated: {reason}")?;
-    }
-    if let Some(report) = &summary.escalation_report {
-        writeln!(stdout, "Escalation report: {}", report.display())?;
-    }
-    Ok(())
 }
 
 fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
@@ -412,57 +326,6 @@ fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
-    let dir = match &args.dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|error| {
-                UsageError(format!(
-                    "--dir {}: cannot create it ({error})",
-                    dir.display()
-                ))
-            })?;
-            let mut entries = std::fs::read_dir(dir).map_err(|error| {
-                UsageError(format!("--dir {}: cannot read it ({error})", dir.display()))
-            })?;
-            if entries.next().is_some() {
-                return Err(UsageError(format!("--dir {}: not empty", dir.display())).into());
-            }
-            dir.canonicalize()?
-        }
-        None => tempfile::Builder::new()
-            .prefix("prpd-demo-")
-            .tempdir()
-            .context("failed to create a temporary directory")?
-            .keep(),
-    };
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    runtime.block_on(crate::cli::demo::create(&dir))?;
-    if !args.json {
-        println!(
-            "Demo repository: {}\nRunning {} with the scripted agents of examples/agents/.\n",
-            dir.display(),
-            crate::cli::demo::PRP
-        );
-    }
-    let options = session::Options {
-        repo: dir.clone(),
-        config: None,
-        output: output(args.json),
-    };
-    let prp = dir.join(crate::cli::demo::PRP);
-    let code = drive_in_foreground(args.json, session::run(&options, &prp))?;
-    if !args.json {
-        let session = SessionPaths::new(&dir);
-        println!(
-            "\nArtifacts: {}\n  state:   {}\n  status blocks: {}",
-            session.runs().display(),
-            session.state().display(),
-            session.phase_status_log().display()
-        );
-    }
-    Ok(code)
-}
-
 /// The exit code for an error that ended a command: configuration and input errors are the
 /// user's to fix (2); anything else is prpd's own failure (4).
 pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
@@ -493,11 +356,6 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
         ExitCode::Internal
     }
 }
-
-/// A command-line argument that names something that is not there.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(String);
 
 /// The repository a command works on: `--repo DIR` as given (it must be a directory inside a
 /// git repository), else the root of the git repository around the current directory.

@@ -459,3 +459,93 @@ fn init_without_a_test_command_says_what_run_needs() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("No test command was found"), "{stdout}");
 }
+
+/// `prpd demo --dir <new dir>` with `extra` arguments; returns the exit code, stdout, stderr.
+fn demo_text(extra: &[&str]) -> (tempfile::TempDir, i32, String, String) {
+    let parent = tempfile::tempdir().expect("tempdir");
+    let mut args = vec!["demo", "--dir", "demo"];
+    args.extend_from_slice(extra);
+    let output = assert_cmd::Command::cargo_bin("prpd")
+        .expect("prpd binary is built")
+        .args(&args)
+        .current_dir(parent.path())
+        .env_remove("PRPD_LOG")
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd demo");
+    (
+        parent,
+        output.status.code().expect("exit code"),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn demo_prints_one_line_per_phase_and_the_paths_of_what_it_produced() {
+    let (parent, code, stdout, stderr) = demo_text(&[]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(!stdout.contains("PRP_PHASE_STATUS"), "{stdout}");
+    assert!(stderr.trim().is_empty(), "a quiet log by default: {stderr}");
+    let phases: Vec<&str> = stdout
+        .lines()
+        .filter(|line| line.contains(" iteration") || line.contains("dry run: pull request"))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| ["RED", "GREEN", "REFACTOR", "DOCUMENT", "QA", "SHIP"].contains(word))
+        .collect();
+    assert_eq!(
+        phases,
+        [
+            "RED", "GREEN", "REFACTOR", "DOCUMENT", "QA", "GREEN", "REFACTOR", "DOCUMENT", "QA",
+            "SHIP"
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("GREEN     2 iterations  complete"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("QA        1 iteration   REJECT: F2:")
+            && stdout.contains("(attempt 1 of 3)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("QA        1 iteration   APPROVE (attempt 2 of 3)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("SHIPPED after 10 iterations"), "{stdout}");
+    assert!(stdout.lines().count() < 40, "{stdout}");
+
+    let dir = parent.path().join("demo").canonicalize().expect("demo dir");
+    let path_of = |what: &str| -> std::path::PathBuf {
+        let line = stdout
+            .lines()
+            .find(|line| line.trim_start().starts_with(what))
+            .unwrap_or_else(|| panic!("no {what:?} line in {stdout}"));
+        let rest = line.trim_start()[what.len()..].trim_start();
+        std::path::PathBuf::from(rest.split(' ').next().expect("a path"))
+    };
+    assert_eq!(path_of("repository"), dir);
+    for what in ["pull request", "QA report", "status log", "summary"] {
+        let path = path_of(what);
+        assert!(path.is_file(), "{what}: {}", path.display());
+        assert!(path.starts_with(&dir), "{what}: {}", path.display());
+    }
+    assert!(path_of("iteration logs").is_dir());
+    let pr = std::fs::read_to_string(path_of("pull request")).expect("pr.md");
+    assert!(pr.starts_with("# feat: Word statistics"), "{pr}");
+    assert!(
+        stdout.contains("remote          none: SHIP is a dry run"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn demo_with_v_prints_the_full_status_blocks() {
+    let (_parent, code, stdout, stderr) = demo_text(&["-v"]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let blocks = stdout.matches("---END_PRP_PHASE_STATUS---").count();
+    assert!(blocks >= 10, "{blocks} blocks:\n{stdout}");
+    assert!(stdout.contains("What it produced:"), "{stdout}");
+}
