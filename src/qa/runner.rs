@@ -311,6 +311,16 @@ async fn run_check(
     Ok(result)
 }
 
+/// What to do about a missing tool: install it, or (when the checklist does not already say
+/// so) mark the check optional so that it is skipped where the tool is absent.
+fn install_hint(spec: &CheckSpec) -> String {
+    if spec.optional {
+        "install it to run this check (it is optional, so it is skipped meanwhile)".to_owned()
+    } else {
+        format!("install it or mark {} optional", spec.id)
+    }
+}
+
 /// What a check found, before severity turns it into a status.
 enum Finding {
     Pass(String),
@@ -335,8 +345,8 @@ async fn run_command(
     result.source.clone_from(&resolved.source);
     if let Some(tool) = uninstalled_npx_tool(&resolved.command, &request.repo) {
         return Ok(Finding::Inapplicable(format!(
-            "the tool is missing: `{tool}` is neither in node_modules/.bin nor on PATH, and `npx --no` will not download it; install it or mark {} optional",
-            spec.id
+            "the tool is missing: `{tool}` is neither in node_modules/.bin nor on PATH, and `npx --no` will not download it; {}",
+            install_hint(spec)
         )));
     }
     let log_path = request
@@ -374,8 +384,9 @@ async fn run_command(
     result.metrics = metrics;
     if let Some(evidence) = missing_tool(exit_code, &result.output_tail) {
         return Ok(Finding::Inapplicable(format!(
-            "the tool is missing: `{}` could not run its program (exit {exit_code}: {evidence}); install it or mark {} optional",
-            resolved.command, spec.id
+            "the tool is missing: `{}` could not run its program (exit {exit_code}: {evidence}); {}",
+            resolved.command,
+            install_hint(spec)
         )));
     }
     if resolved.runs_tests {

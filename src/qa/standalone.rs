@@ -14,7 +14,7 @@ use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
 use crate::qa::checklist::Checklist;
 use crate::qa::discover;
-use crate::qa::report;
+use crate::qa::report::{self, Audience};
 use crate::qa::runner::{self, QaOutcome, QaRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 
@@ -92,7 +92,7 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;
 
-    let markdown = report::markdown(&outcome);
+    let markdown = report::markdown(&outcome, Audience::Standalone);
     let status_block = report::status_block(&outcome, 1).to_string();
     let json = serde_json::to_string_pretty(&report::json(&outcome))?;
     write_file(&run_dir.join("qa-report.md"), &markdown)?;

@@ -535,6 +535,20 @@ fn demo_prints_one_line_per_phase_and_the_paths_of_what_it_produced() {
     assert!(path_of("iteration logs").is_dir());
     let pr = std::fs::read_to_string(path_of("pull request")).expect("pr.md");
     assert!(pr.starts_with("# feat: Word statistics"), "{pr}");
+    for expected in [
+        "## Verdict: ✅ APPROVED",
+        "### Functionality",
+        "### Documentation",
+    ] {
+        assert!(
+            pr.contains(expected),
+            "no {expected:?} in the PR body:\n{pr}"
+        );
+    }
+    assert!(
+        !pr.contains("Funcionalidade") && !pr.contains("Documentação"),
+        "{pr}"
+    );
     assert!(
         stdout.contains("remote          none: SHIP is a dry run"),
         "{stdout}"
@@ -548,4 +562,54 @@ fn demo_with_v_prints_the_full_status_blocks() {
     let blocks = stdout.matches("---END_PRP_PHASE_STATUS---").count();
     assert!(blocks >= 10, "{blocks} blocks:\n{stdout}");
     assert!(stdout.contains("What it produced:"), "{stdout}");
+}
+
+#[test]
+fn standalone_qa_speaks_english_and_of_fixing_and_running_again_not_of_phases() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-checklist.yml",
+        "qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n\
+         \x20   - id: T1\n      criterio: precisa de uma ferramenta\n      validacao: exit_code == 0\n      comando: prpd-no-such-tool --check\n      blocking: true\n\
+         \x20   - id: T2\n      criterio: ferramenta opcional\n      validacao: exit_code == 0\n      comando: prpd-no-such-tool --check\n      blocking: true\n      optional: true\n",
+    )
+    .commit("a checklist whose tool is missing");
+    let (code, stdout, stderr) = prpd_in(repo.path(), &["qa"]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    for expected in [
+        "### Functionality",
+        "precisa de uma ferramenta",
+        "Fix the 1 blocking issue above, then run `prpd qa` again.",
+        "RECOMMENDATION: Fix 1 blocking issues, then run prpd qa again",
+        "install it or mark T1 optional",
+        "install it to run this check (it is optional, so it is skipped meanwhile)",
+    ] {
+        assert!(stdout.contains(expected), "no {expected:?} in:\n{stdout}");
+    }
+    for unexpected in [
+        "Return to GREEN",
+        "Proceeding to branch creation and PR",
+        "Ready for SHIP",
+        "**Attempt:**",
+        "mark T2 optional",
+        "Funcionalidade",
+    ] {
+        assert!(!stdout.contains(unexpected), "{unexpected:?} in:\n{stdout}");
+    }
+
+    // The built-in checklist speaks English too.
+    let repo = node_repo();
+    let (_, stdout, stderr) = prpd_in(repo.path(), &["qa"]);
+    for expected in [
+        "### Functionality",
+        "### Code Quality",
+        "### Documentation",
+        "100% of the tests pass",
+        "README updated with the feature",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "no {expected:?} in:\n{stdout}\n{stderr}"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::qa::checklist::Checklist;
 use crate::qa::discover::Detection;
-use crate::qa::report;
+use crate::qa::report::{self, Audience};
 use crate::qa::runner::{self, QaOutcome, QaRequest};
 use crate::run::machine::QaVerdict;
 use crate::run::record::VerdictRecord;
@@ -44,7 +44,7 @@ impl Driver {
             .checklist_run(detection, &self.context.checklist, iteration_dir)
             .await?;
         let report_path = iteration_dir.join("qa-report.md");
-        let markdown = report::markdown(&outcome);
+        let markdown = report::markdown(&outcome, Audience::Run);
         write_text(&report_path, &markdown)?;
         self.record.last_qa_report = Some(report_path);
         self.record.last_qa_markdown = Some(markdown);
