@@ -25,6 +25,7 @@ use crate::qa::discover::{self, DetectError};
 use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, InputChanges, Output};
+use crate::run::prompt::PromptError;
 use crate::run::record::RunError;
 use crate::run::session::{self, SessionError, SessionFailure};
 
@@ -345,7 +346,9 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
                             RunError::OtherVersion { .. } | RunError::Corrupt { .. }
                         )
                         | SessionFailure::Drive(
-                            DriveError::Detect(_) | DriveError::InputsChanged { .. }
+                            DriveError::Detect(_)
+                                | DriveError::InputsChanged { .. }
+                                | DriveError::Prompt(PromptError::UnknownPlaceholder { .. })
                         )
                 )
             )

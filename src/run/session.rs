@@ -17,6 +17,7 @@ use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::agent::{self, AgentsNotInstalled};
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
+use crate::run::prompt::{self, PromptError};
 use crate::run::record::{RunError, RunRecord};
 use crate::run::snapshot::{SnapshotError, Snapshots};
 
@@ -31,6 +32,8 @@ pub enum SessionError {
     Lock(#[from] LockError),
     #[error(transparent)]
     AgentsNotInstalled(#[from] AgentsNotInstalled),
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
     #[error(
         "run {run_id} ({state}) is not finished; continue it with `prpd resume` or end it with `prpd abort` before starting another"
     )]
@@ -367,6 +370,9 @@ fn context(
     let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
     agent::check_installed(&config.agents, config.source.as_deref(), &repo)
         .map_err(SessionError::from)?;
+    if base_prp.is_none() {
+        prompt::check_overrides(&repo).map_err(SessionError::from)?;
+    }
     let checklist = Checklist::load(&repo).map_err(SessionError::from)?;
     let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
     let prp_text = match base_prp {

@@ -262,6 +262,23 @@ fn user_mistakes_exit_2() {
 }
 
 #[test]
+fn an_unknown_placeholder_in_a_prompt_override_is_refused_before_the_run() {
+    let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
+    repo.file(
+        ".prpd/prompts/document.md",
+        "# Document\n\n{{prp}}\n{{changelog_path}}\n",
+    )
+    .commit("a DOCUMENT prompt with a placeholder prpd does not know");
+    let (code, _, stderr) = prpd_in(repo.path(), &["run", PRP, "--json"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(".prpd/prompts/document.md:4: unknown placeholder `{{changelog_path}}`"),
+        "{stderr}"
+    );
+    assert!(!repo.join(".prp-session/state.json").exists());
+}
+
+#[test]
 fn a_damaged_run_record_is_named_with_exit_2() {
     let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
     repo.file(".prp-session/state.json", "{ not json");
