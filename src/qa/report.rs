@@ -360,3 +360,67 @@ pub fn status_block(outcome: &QaOutcome, iteration: u32) -> StatusBlock {
         );
     block
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::time::{Duration, SystemTime};
+
+    use crate::qa::discover::Detection;
+    use crate::qa::metrics::Metrics;
+
+    use super::*;
+
+    fn outcome(status: CheckStatus, verdict: Verdict) -> QaOutcome {
+        QaOutcome {
+            verdict,
+            checks: vec![CheckResult {
+                id: "F1".to_owned(),
+                category: "Functionality".to_owned(),
+                criterion: "100% of the tests pass".to_owned(),
+                blocking: true,
+                status,
+                command: Some("npm test".to_owned()),
+                source: Some("package.json scripts.test".to_owned()),
+                exit_code: Some(1),
+                duration_ms: 12,
+                metrics: Metrics::default(),
+                detail: "1 failing test".to_owned(),
+                failing_tests: Vec::new(),
+                output_tail: "not ok 1 - adds".to_owned(),
+                log: Some(PathBuf::from("checks/F1.log")),
+            }],
+            detection: Detection {
+                stacks: Vec::new(),
+                package_manager: None,
+                commands: BTreeMap::new(),
+                skipped: Vec::new(),
+            },
+            feature: "Multiply".to_owned(),
+            prp_path: None,
+            attempt: 1,
+            finished_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+        }
+    }
+
+    #[test]
+    fn a_standalone_reject_asks_to_fix_and_run_again_and_a_run_reject_returns_to_green() {
+        let reject = outcome(CheckStatus::Fail, Verdict::Reject);
+        insta::assert_snapshot!("standalone_reject", markdown(&reject, Audience::Standalone));
+        let run = markdown(&reject, Audience::Run);
+        assert!(run.contains("**Attempt:** 1 of 3"), "{run}");
+        assert!(
+            run.contains("**❌ Return to GREEN** - Fix 1 blocking issues."),
+            "{run}"
+        );
+        let approve = outcome(CheckStatus::Pass, Verdict::Approve);
+        let standalone = markdown(&approve, Audience::Standalone);
+        assert!(
+            standalone.contains("**✅ Approved** - No blocking issue."),
+            "{standalone}"
+        );
+        assert!(!standalone.contains("SHIP"), "{standalone}");
+        assert!(markdown(&approve, Audience::Run).contains("**✅ Ready for SHIP**"));
+    }
+}
