@@ -3,12 +3,12 @@
 
 use std::io::IsTerminal as _;
 
-use clap::Parser as _;
+use clap::{CommandFactory as _, FromArgMatches as _};
 use prpd::cli::{self, Cli, Command};
 use tracing_subscriber::EnvFilter;
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = parse();
     // The demo's phase lines are its progress: its log says only what went wrong unless asked.
     let quiet = matches!(cli.command, Command::Demo(_)) && cli.verbose == 0;
     init_logging(cli.verbose, quiet);
@@ -19,6 +19,17 @@ fn main() -> std::process::ExitCode {
             cli::exit_code_for(&error).into()
         }
     }
+}
+
+/// The command line. Help and usage errors are coloured only on a terminal and never when
+/// `NO_COLOR` is set, to any value (clap alone ignores an empty one).
+fn parse() -> Cli {
+    let mut command = Cli::command();
+    if std::env::var_os("NO_COLOR").is_some() {
+        command = command.color(clap::ColorChoice::Never);
+    }
+    let matches = command.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
 
 /// Logs go to stderr (stdout carries results). `PRPD_LOG` wins over `-v`. Colours only when

@@ -326,6 +326,14 @@ fn colours_only_on_a_terminal_and_never_with_no_color() {
         assert!(plain.contains("QA artifacts written"), "{plain}");
         assert!(!plain.contains('\u{1b}'), "NO_COLOR={value:?}: {plain:?}");
     }
+    // clap's help and usage errors follow the same rule (clap alone ignores an empty NO_COLOR).
+    let help = format!("{} --help", prpd.display());
+    assert!(on_a_terminal(repo.path(), &help, None).contains('\u{1b}'));
+    for value in ["1", ""] {
+        let plain = on_a_terminal(repo.path(), &help, Some(value));
+        assert!(plain.contains("Write a commented prpd.toml"), "{plain}");
+        assert!(!plain.contains('\u{1b}'), "NO_COLOR={value:?}: {plain:?}");
+    }
     // Not a terminal: a log file gets no colour either.
     let output = repo
         .prpd()
