@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::base::config_file::{self, ConfigError};
 use crate::base::phase::Phase;
 
+mod gate;
+
+pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
+
 /// The file name prpd looks for at the root of the target repository.
 pub const FILE_NAME: &str = "prpd.toml";
 
@@ -30,6 +34,17 @@ pub struct Config {
     pub breaker: BreakerConfig,
     /// What happens to a run's snapshots when it ends.
     pub snapshots: SnapshotRetention,
+    /// `[commands]` and `[checks.<ID>]`: the repository's adjustments of the QA gate.
+    pub gate: GateSettings,
+}
+
+/// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
+/// about agents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QaOnly {
+    pub qa: QaConfig,
+    /// `[commands]` and `[checks.<ID>]`.
+    pub gate: GateSettings,
 }
 
 /// What happens to a run's snapshot refs (`refs/prpd/<run>/…`) when the run ends.
@@ -177,6 +192,8 @@ struct RawConfig {
     guardrails: Option<RawGuardrails>,
     breaker: Option<RawBreaker>,
     run: Option<RawRun>,
+    commands: Option<gate::RawCommands>,
+    checks: Option<gate::RawChecks>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -285,17 +302,23 @@ impl Config {
         }
     }
 
-    /// Loads only the QA gate's settings from the same file. `prpd qa` runs no agent, so the
-    /// agents, guardrails and breakers are not validated here (the file must still parse and
-    /// hold no unknown key): a QA run never fails on an agent's configuration.
-    pub fn load_qa(repo: &Path, explicit: Option<&Path>) -> Result<QaConfig, ConfigError> {
-        match read(repo, explicit)? {
-            Some((path, text)) => {
-                let raw: RawConfig = config_file::parse_toml(&path, &text)?;
-                qa(&path, &text, raw.qa.unwrap_or_default())
-            }
-            None => Ok(QaConfig::default()),
-        }
+    /// Loads only what the QA gate reads from the same file: `[qa]`, `[commands]` and
+    /// `[checks]`. `prpd qa` runs no agent, so the agents, guardrails and breakers are not
+    /// validated here (the file must still parse and hold no unknown key): a QA run never
+    /// fails on an agent's configuration.
+    pub fn load_qa(repo: &Path, explicit: Option<&Path>) -> Result<QaOnly, ConfigError> {
+        let Some((path, text)) = read(repo, explicit)? else {
+            let defaults = Config::default();
+            return Ok(QaOnly {
+                qa: defaults.qa,
+                gate: defaults.gate,
+            });
+        };
+        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
+        Ok(QaOnly {
+            qa: qa(&path, &text, raw.qa.unwrap_or_default())?,
+            gate: gate::settings(&path, &text, raw.commands, raw.checks)?,
+        })
     }
 
     /// Parses and validates `text`; `path` names the file in errors.
@@ -312,6 +335,7 @@ impl Config {
             } else {
                 SnapshotRetention::RemoveAtEnd
             },
+            gate: gate::settings(path, text, raw.commands, raw.checks)?,
         })
     }
 }
@@ -682,7 +706,7 @@ mod tests {
         .expect("write");
         assert!(Config::load(dir.path(), None).is_err());
         let qa = Config::load_qa(dir.path(), None).expect("the QA part is valid");
-        assert_eq!(qa.jobs, 3);
+        assert_eq!(qa.qa.jobs, 3);
         let typo = dir.path().join("typo.toml");
         std::fs::write(&typo, "[qa]\njbos = 3\n").expect("write");
         assert!(Config::load_qa(dir.path(), Some(&typo)).is_err());

@@ -11,7 +11,7 @@ use clap::ValueEnum;
 use crate::base::config::{self, Config};
 use crate::base::process;
 use crate::qa::command::CommandKind;
-use crate::qa::discover;
+use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
 
 use super::usage::UsageError;
@@ -177,7 +177,7 @@ pub fn init(request: &InitRequest) -> anyhow::Result<String> {
     if choice == AgentChoice::Demo {
         write_demo_agent(&request.repo, request.force)?;
     }
-    Config::load(&request.repo, None)?;
+    let config = Config::load(&request.repo, None)?;
 
     let mut out = String::new();
     let _ = writeln!(
@@ -202,7 +202,7 @@ pub fn init(request: &InitRequest) -> anyhow::Result<String> {
         );
     }
     let mapping = ToolsMapping::load(&request.repo)?;
-    let detection = discover::detect(&request.repo, &mapping)?;
+    let detection = settings::detect(&request.repo, &mapping, &config.gate)?;
     let _ = writeln!(out, "\nWhat prpd will measure (`prpd detect`):\n");
     out.push_str(&detection.render_table());
     if detection.command(CommandKind::Test).is_none() {

@@ -15,13 +15,16 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
+use crate::base::config::Config;
 use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
 use crate::base::process;
 use crate::base::repo::{self, NotInRepository};
 use crate::base::status_block::Verdict;
 use crate::prp::PrpError;
-use crate::qa::discover::{self, DetectError};
+use crate::qa::discover::DetectError;
+use crate::qa::method::BaseDocsError;
+use crate::qa::settings;
 use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, InputChanges, Output};
@@ -111,6 +114,9 @@ pub struct InitArgs {
 pub struct DetectArgs {
     #[command(flatten)]
     pub repo: RepoArgs,
+    /// The prpd.toml whose `[commands]` apply (default: `<repo>/prpd.toml` when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -124,6 +130,11 @@ pub struct QaArgs {
     /// documentation checks look for the feature by name.
     #[arg(long, value_name = "FILE")]
     pub prp: Option<PathBuf>,
+    /// The commit the change under review starts from (a branch, tag or commit): the
+    /// documentation checks judge only what was added since. Without `--prp` or `--base` there
+    /// is no change to judge and they are reported as not applicable.
+    #[arg(long, value_name = "REF")]
+    pub base: Option<String>,
     /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -339,6 +350,10 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<ReportNotWritable>()
             || cause.is::<SessionError>()
             || matches!(
+                cause.downcast_ref::<BaseDocsError>(),
+                Some(BaseDocsError::UnknownRevision { .. } | BaseDocsError::NotARepository { .. })
+            )
+            || matches!(
                 cause.downcast_ref::<SessionFailure>(),
                 Some(
                     SessionFailure::Request(_)
@@ -378,8 +393,9 @@ fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
+    let config = Config::load_qa(&repo, args.config.as_deref())?;
     let mapping = ToolsMapping::load(&repo)?;
-    let detection = discover::detect(&repo, &mapping)?;
+    let detection = settings::detect(&repo, &mapping, &config.gate)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &detection)?;
@@ -395,6 +411,7 @@ fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
         repo: repo_dir(&args.repo)?,
         config: args.config.clone(),
         prp: args.prp.clone(),
+        base: args.base.clone(),
         jobs: args.jobs,
         report: args.report.clone(),
     })?;

@@ -3,8 +3,9 @@
 //! failure blocks shipping or is only a warning.
 //!
 //! The built-in checklist is the commented `qa-checklist.yml` at the root of prpd's repository,
-//! compiled in; a target repository's own `qa-checklist.yml` replaces it as a whole. The file
-//! is parsed into raw serde structs that reject unknown keys, then validated once into
+//! compiled in. A target repository's own `qa-checklist.yml` is laid over it check by check
+//! (`checklist/merge.rs`), or replaces it with `replace_builtin: true`; `prpd.toml`'s
+//! `[checks.<ID>]` then has the last word ([`Checklist::adjust`]). A file is parsed into raw serde structs that reject unknown keys, then validated once into
 //! [`Checklist`]: every check has exactly one of command and method, ids are unique, method
 //! names and validation expressions are known to work, so QA never meets a bad check mid-run.
 //!
@@ -22,13 +23,14 @@ use crate::base::config_file::{ConfigError, parse_yaml, read};
 use crate::qa::method::Method;
 
 mod expression;
+mod merge;
 
 pub use expression::{Evaluation, ExpressionError, Validation};
 
 /// The built-in checklist's text, used when a repository has no `qa-checklist.yml`.
 pub const BUILTIN_TEXT: &str = include_str!("../../qa-checklist.yml");
 
-/// The file name a repository uses to replace the built-in checklist.
+/// The file name a repository uses to adjust (or replace) the built-in checklist.
 pub const FILE_NAME: &str = "qa-checklist.yml";
 
 /// A validated checklist.
@@ -60,6 +62,9 @@ pub struct CheckSpec {
     pub optional: bool,
     /// Its own time limit; `None` means QA's default.
     pub timeout: Option<Duration>,
+    /// Switched off by the repository: the note the report prints instead of a result
+    /// (`disabled in prpd.toml: <reason>`). A disabled check never counts as passed.
+    pub disabled: Option<String>,
 }
 
 /// The three sections of the checklist, as in the seed's report.
@@ -129,14 +134,25 @@ impl Checklist {
             .expect("the built-in qa-checklist.yml is valid")
     }
 
-    /// The repository's `qa-checklist.yml` when it has one, else the built-in checklist.
+    /// The built-in checklist with the repository's `qa-checklist.yml` laid over it (or in its
+    /// place, when the file says `replace_builtin: true`); the built-in one when there is none.
     pub fn load(repo: &Path) -> Result<Checklist, ConfigError> {
         let path = repo.join(FILE_NAME);
         if !path.is_file() {
             return Ok(Checklist::builtin());
         }
         let text = read(&path)?;
-        Checklist::parse(&path, &text)
+        Checklist::over_builtin(&path, &text)
+    }
+
+    /// A repository's checklist text laid over the built-in checklist: a check with a built-in
+    /// id changes the fields it names, a new id is added to its section (see `checklist/merge.rs`).
+    pub fn over_builtin(path: &Path, text: &str) -> Result<Checklist, ConfigError> {
+        let file = RawFile::read(path, text)?;
+        if file.qa_checklist.replace_builtin == Some(true) {
+            return Checklist::complete(path, text, file);
+        }
+        merge::over(Checklist::builtin(), path, text, file)
     }
 
     /// The checks of one category (the DOCUMENT phase's gate uses the documentation checks).
@@ -153,35 +169,19 @@ impl Checklist {
         }
     }
 
-    /// Parses and validates checklist text; `path` names the file in errors.
+    /// Parses and validates a whole checklist (the built-in one, or a repository's that
+    /// replaces it): every check says what it verifies, how, and what must hold.
     pub fn parse(path: &Path, text: &str) -> Result<Checklist, ConfigError> {
-        let raw: RawFile = parse_yaml(path, text)?;
-        let sections = [
-            (Category::Functionality, raw.qa_checklist.funcionalidade),
-            (Category::CodeQuality, raw.qa_checklist.qualidade_codigo),
-            (Category::Documentation, raw.qa_checklist.documentacao),
-        ];
+        let file = RawFile::read(path, text)?;
+        Checklist::complete(path, text, file)
+    }
+
+    fn complete(path: &Path, text: &str, file: RawFile) -> Result<Checklist, ConfigError> {
+        let RawChecklist { version, .. } = &file.qa_checklist;
+        let version = version.clone().unwrap_or_else(|| "1".to_owned());
         let mut checks = Vec::new();
-        let mut seen = BTreeSet::new();
-        for (category, raw_checks) in sections {
-            for raw_check in raw_checks.unwrap_or_default() {
-                let occurrence = usize::from(seen.contains(&raw_check.id));
-                if occurrence > 0 {
-                    return Err(error_at_id(
-                        path,
-                        text,
-                        &raw_check.id,
-                        occurrence,
-                        None,
-                        format!(
-                            "duplicate check id `{}`; every check needs its own id",
-                            raw_check.id
-                        ),
-                    ));
-                }
-                seen.insert(raw_check.id.clone());
-                checks.push(validate_check(path, text, category, raw_check)?);
-            }
+        for (category, raw_check) in file.entries() {
+            checks.push(new_check(path, text, category, &raw_check, "")?);
         }
         if checks.is_empty() {
             return Err(ConfigError::at(
@@ -192,112 +192,244 @@ impl Checklist {
                  `qualidade_codigo` or `documentacao`",
             ));
         }
-        Ok(Checklist {
-            version: raw.qa_checklist.version.unwrap_or_else(|| "1".to_owned()),
-            checks,
+        Ok(Checklist { version, checks })
+    }
+}
+
+impl RawFile {
+    /// Parses the file and refuses an id given twice, at the line of its second use.
+    fn read(path: &Path, text: &str) -> Result<RawFile, ConfigError> {
+        let raw: RawFile = parse_yaml(path, text)?;
+        let mut seen = BTreeSet::new();
+        for (_, raw_check) in raw.sections() {
+            if !seen.insert(raw_check.id.as_str()) {
+                return Err(error_at_id(
+                    path,
+                    text,
+                    &raw_check.id,
+                    1,
+                    None,
+                    format!(
+                        "duplicate check id `{}`; every check needs its own id",
+                        raw_check.id
+                    ),
+                ));
+            }
+        }
+        Ok(raw)
+    }
+
+    /// The checks in file order, each with the section it was listed under.
+    fn sections(&self) -> impl Iterator<Item = (Category, &RawCheck)> {
+        let checklist = &self.qa_checklist;
+        [
+            (Category::Functionality, &checklist.funcionalidade),
+            (Category::CodeQuality, &checklist.qualidade_codigo),
+            (Category::Documentation, &checklist.documentacao),
+        ]
+        .into_iter()
+        .flat_map(|(category, checks)| {
+            checks
+                .iter()
+                .flatten()
+                .map(move |raw_check| (category, raw_check))
+        })
+    }
+
+    fn entries(self) -> impl Iterator<Item = (Category, RawCheck)> {
+        let RawChecklist {
+            funcionalidade,
+            qualidade_codigo,
+            documentacao,
+            ..
+        } = self.qa_checklist;
+        [
+            (Category::Functionality, funcionalidade),
+            (Category::CodeQuality, qualidade_codigo),
+            (Category::Documentation, documentacao),
+        ]
+        .into_iter()
+        .flat_map(|(category, checks)| {
+            checks
+                .unwrap_or_default()
+                .into_iter()
+                .map(move |raw_check| (category, raw_check))
         })
     }
 }
 
-/// Turns one raw check into a [`CheckSpec`], reporting the first problem at its line.
-fn validate_check(
+/// Turns one raw check that the checklist does not have yet into a [`CheckSpec`], reporting
+/// the first problem at its line; `why` says why every field is needed, when it is not obvious.
+fn new_check(
     path: &Path,
     text: &str,
     category: Category,
-    raw: RawCheck,
+    raw: &RawCheck,
+    why: &str,
 ) -> Result<CheckSpec, ConfigError> {
-    let id = raw.id;
-    let action = match (raw.comando, raw.metodo) {
-        (Some(command), None) if !command.trim().is_empty() => Action::Command(command),
-        (Some(_), None) => {
-            return Err(error_at_id(
-                path,
-                text,
-                &id,
-                0,
-                None,
-                format!("check `{id}` has an empty `comando`; expected a shell command"),
-            ));
-        }
-        (None, Some(name)) => match name.parse::<Method>() {
-            Ok(method) => Action::Method(method),
-            Err(error) => {
-                return Err(error_at_id(
-                    path,
-                    text,
-                    &id,
-                    0,
-                    Some(&name),
-                    format!("check `{id}`: {error}"),
-                ));
-            }
-        },
-        (Some(_), Some(_)) => {
-            return Err(error_at_id(
-                path,
-                text,
-                &id,
-                0,
-                None,
-                format!(
-                    "check `{id}` has both `comando` and `metodo`; expected exactly one of them"
-                ),
-            ));
-        }
-        (None, None) => {
-            return Err(error_at_id(
-                path,
-                text,
-                &id,
-                0,
-                None,
-                format!(
-                    "check `{id}` has neither `comando` (command) nor `metodo` (method); \
-                     expected exactly one of them"
-                ),
-            ));
-        }
-    };
-    let validation = Validation::parse(&raw.validacao).map_err(|error| {
+    let id = raw.id.clone();
+    let missing = |field: &str, expected: &str| {
         error_at_id(
             path,
             text,
             &id,
             0,
-            Some(raw.validacao.trim()),
-            format!("check `{id}`: invalid validation expression: {error}"),
+            None,
+            format!("check `{id}` has no `{field}`{why}; expected {expected}"),
         )
-    })?;
-    let timeout = match raw.timeout {
-        None => None,
-        Some(timeout) => Some(humantime::parse_duration(&timeout).map_err(|error| {
-            error_at_id(
-                path,
-                text,
-                &id,
-                0,
-                Some(&timeout),
-                format!(
-                    "check `{id}`: invalid timeout `{timeout}`: {error}; expected a duration \
-                     such as \"90s\" or \"10m\""
-                ),
-            )
-        })?),
+    };
+    let Some(criterion) = raw.criterio.clone() else {
+        return Err(missing("criterio", "what it verifies (`criterion`)"));
+    };
+    let Some(validation) = validation_of(path, text, raw)? else {
+        return Err(missing(
+            "validacao",
+            "the expression its figures must satisfy (`validation`), such as `exit_code == 0`",
+        ));
+    };
+    let Some(action) = action_of(path, text, raw)? else {
+        return Err(error_at_id(
+            path,
+            text,
+            &id,
+            0,
+            None,
+            format!(
+                "check `{id}` has neither `comando` (command) nor `metodo` (method){why}; \
+                 expected exactly one of them"
+            ),
+        ));
     };
     Ok(CheckSpec {
-        id,
         category,
-        criterion: raw.criterio,
+        criterion,
         validation,
         action,
-        severity: if raw.blocking.unwrap_or(true) {
-            Severity::Blocking
-        } else {
-            Severity::Warning
-        },
+        severity: severity(raw.blocking.unwrap_or(true)),
         optional: raw.optional.unwrap_or(false),
-        timeout,
+        timeout: timeout_of(path, text, raw)?,
+        disabled: disabled_of(path, text, raw)?,
+        id,
     })
+}
+
+fn severity(blocking: bool) -> Severity {
+    if blocking {
+        Severity::Blocking
+    } else {
+        Severity::Warning
+    }
+}
+
+/// The check's `comando` or `metodo`, when it names one.
+fn action_of(path: &Path, text: &str, raw: &RawCheck) -> Result<Option<Action>, ConfigError> {
+    let id = &raw.id;
+    match (&raw.comando, &raw.metodo) {
+        (Some(command), None) if !command.trim().is_empty() => {
+            Ok(Some(Action::Command(command.clone())))
+        }
+        (Some(_), None) => Err(error_at_id(
+            path,
+            text,
+            id,
+            0,
+            None,
+            format!("check `{id}` has an empty `comando`; expected a shell command"),
+        )),
+        (None, Some(name)) => match name.parse::<Method>() {
+            Ok(method) => Ok(Some(Action::Method(method))),
+            Err(error) => Err(error_at_id(
+                path,
+                text,
+                id,
+                0,
+                Some(name),
+                format!("check `{id}`: {error}"),
+            )),
+        },
+        (Some(_), Some(_)) => Err(error_at_id(
+            path,
+            text,
+            id,
+            0,
+            None,
+            format!("check `{id}` has both `comando` and `metodo`; expected exactly one of them"),
+        )),
+        (None, None) => Ok(None),
+    }
+}
+
+fn validation_of(
+    path: &Path,
+    text: &str,
+    raw: &RawCheck,
+) -> Result<Option<Validation>, ConfigError> {
+    let id = &raw.id;
+    raw.validacao
+        .as_deref()
+        .map(|source| {
+            Validation::parse(source).map_err(|error| {
+                error_at_id(
+                    path,
+                    text,
+                    id,
+                    0,
+                    Some(source.trim()),
+                    format!("check `{id}`: invalid validation expression: {error}"),
+                )
+            })
+        })
+        .transpose()
+}
+
+fn timeout_of(path: &Path, text: &str, raw: &RawCheck) -> Result<Option<Duration>, ConfigError> {
+    let id = &raw.id;
+    raw.timeout
+        .as_deref()
+        .map(|timeout| {
+            humantime::parse_duration(timeout).map_err(|error| {
+                error_at_id(
+                    path,
+                    text,
+                    id,
+                    0,
+                    Some(timeout),
+                    format!(
+                        "check `{id}`: invalid timeout `{timeout}`: {error}; expected a duration \
+                         such as \"90s\" or \"10m\""
+                    ),
+                )
+            })
+        })
+        .transpose()
+}
+
+/// `disabled: "<reason>"`, as the note the report prints.
+fn disabled_of(path: &Path, text: &str, raw: &RawCheck) -> Result<Option<String>, ConfigError> {
+    let id = &raw.id;
+    match raw.disabled.as_deref().map(str::trim) {
+        None => Ok(None),
+        Some("") => Err(error_at_id(
+            path,
+            text,
+            id,
+            0,
+            Some("disabled"),
+            format!(
+                "check `{id}` has an empty `disabled`; expected the reason the check is off, \
+                 which the report prints"
+            ),
+        )),
+        Some(reason) => Ok(Some(format!("disabled in {}: {reason}", file_name(path)))),
+    }
+}
+
+/// The file's name for notes in the report (`qa-checklist.yml`), without the repository's path.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
 }
 
 /// An error on the line of the `occurrence`-th (0-based) `id: <id>` entry, or, with a
@@ -351,6 +483,8 @@ struct RawFile {
 #[serde(deny_unknown_fields)]
 struct RawChecklist {
     version: Option<String>,
+    /// `true`: the file is the whole checklist; otherwise it is laid over the built-in one.
+    replace_builtin: Option<bool>,
     #[serde(alias = "functionality")]
     funcionalidade: Option<Vec<RawCheck>>,
     #[serde(alias = "code_quality")]
@@ -359,16 +493,16 @@ struct RawChecklist {
     documentacao: Option<Vec<RawCheck>>,
 }
 
-/// `id`, `criterio` and `validacao` are required: serde's "missing field" error then points
-/// at the check itself, which is the most useful place.
+/// Only `id` is required: a check that changes a built-in one names just what it changes; a
+/// new check's missing fields are reported at its `id` line.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawCheck {
     id: String,
     #[serde(alias = "criterion")]
-    criterio: String,
+    criterio: Option<String>,
     #[serde(alias = "validation")]
-    validacao: String,
+    validacao: Option<String>,
     #[serde(alias = "command")]
     comando: Option<String>,
     #[serde(alias = "method")]
@@ -376,6 +510,7 @@ struct RawCheck {
     blocking: Option<bool>,
     optional: Option<bool>,
     timeout: Option<String>,
+    disabled: Option<String>,
 }
 
 #[cfg(test)]
@@ -519,11 +654,12 @@ qa_checklist:
         );
         std::fs::write(
             repo.path().join(FILE_NAME),
-            "qa_checklist:\n  version: \"9\"\n  code_quality:\n    - id: L\n      criterion: lint\n      validation: exit_code == 0\n      command: \"{detected_lint_command} --quiet\"\n",
+            "qa_checklist:\n  version: \"9\"\n  replace_builtin: true\n  code_quality:\n    - id: L\n      criterion: lint\n      validation: exit_code == 0\n      command: \"{detected_lint_command} --quiet\"\n",
         )
         .expect("test fixture");
         let checklist = Checklist::load(repo.path()).expect("test fixture");
         assert_eq!(checklist.version, "9");
+        assert_eq!(checklist.checks.len(), 1);
         assert_eq!(checklist.checks[0].placeholders(), vec!["lint"]);
         std::fs::write(repo.path().join(FILE_NAME), "qa_checklist: [\n").expect("test fixture");
         let error = Checklist::load(repo.path())

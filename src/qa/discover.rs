@@ -310,7 +310,7 @@ fn is_absent(error: &std::io::Error) -> bool {
 }
 
 /// `command` run from `directory`: `cd web && npm test`; the root needs no prefix.
-fn in_directory(directory: &Path, command: &str) -> String {
+pub(crate) fn in_directory(directory: &Path, command: &str) -> String {
     if directory == Path::new(".") || directory.as_os_str().is_empty() {
         command.to_owned()
     } else {

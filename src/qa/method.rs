@@ -4,8 +4,11 @@
 //! Each method measures one or two named figures ([`Metrics`]) and writes one line a person
 //! understands (`README.md mentions "rate limiter" (line 40)`); the check's validation
 //! expression then decides pass or fail, exactly as for a command's output. A method that
-//! cannot apply (criteria coverage without a PRP) says so with [`MethodOutcome::NotApplicable`]
-//! and QA skips or fails the check according to its `optional` flag. Methods only read files;
+//! cannot apply (criteria coverage without a PRP, a changelog check in a project that keeps
+//! none) says so with [`MethodOutcome::NotApplicable`] and QA skips or fails the check
+//! according to its `optional` flag. The documentation checks (README, ADR, CHANGELOG) judge a
+//! change, not the repository: with no change under review (no PRP, no base) they report
+//! [`MethodOutcome::NoChange`], which QA always skips with that reason. Methods only read files;
 //! walks of the tree honour `.gitignore`, skip vendored folders and stop after a bounded number
 //! of files, so a method's cost does not grow with `node_modules`.
 
@@ -21,15 +24,17 @@ use crate::qa::metrics::Metrics;
 mod adr;
 mod changelog;
 mod comments;
+mod documents;
 mod feature;
 mod files;
 mod openapi;
 mod prp_coverage;
 mod readme;
 mod since_base;
+mod written;
 
 pub(crate) use files::is_test_path;
-pub use since_base::BaseDocs;
+pub use since_base::{BaseDocs, BaseDocsError};
 
 use adr::check_docs_adr;
 use changelog::grep_changelog;
@@ -89,6 +94,19 @@ impl Method {
     }
 }
 
+impl Method {
+    /// Whether the method judges a change (the documentation it added) rather than the
+    /// repository as it stands.
+    pub fn judges_a_change(self) -> bool {
+        match self {
+            Method::GrepReadme | Method::CheckDocsAdr | Method::GrepChangelog => true,
+            Method::ParsePrpAndVerify
+            | Method::ValidateOpenapi
+            | Method::CheckComplexityComments => false,
+        }
+    }
+}
+
 impl fmt::Display for Method {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(self.name())
@@ -143,11 +161,24 @@ pub enum MethodOutcome {
         /// One line for the report.
         reason: String,
     },
+    /// The method judges a change and none is under review (no PRP, no base): there is
+    /// nothing to judge, which is neither a pass nor a failure.
+    NoChange {
+        /// One line for the report.
+        reason: String,
+    },
 }
 
 /// Runs a built-in method. It only reads files and never fails: unreadable files are
 /// reported in the detail and measured as absent.
 pub fn run(method: Method, context: &MethodContext<'_>) -> MethodOutcome {
+    if method.judges_a_change() && context.prp.is_none() && context.base_docs.is_none() {
+        return MethodOutcome::NoChange {
+            reason: "not applicable: no change is under review, and this check judges the \
+                     documentation of a change (give `--prp FILE` or `--base REF` to judge one)"
+                .to_owned(),
+        };
+    }
     match method {
         Method::GrepReadme => grep_readme(context),
         Method::CheckDocsAdr => check_docs_adr(context.repo),
@@ -174,6 +205,8 @@ fn regex(pattern: &str) -> Regex {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::qa::metrics::MetricValue;
 
@@ -201,6 +234,28 @@ mod tests {
                 },
             )
         }
+
+        /// Runs `method` on the change since `base`.
+        pub(super) fn run_since(
+            &self,
+            method: Method,
+            prp: Option<&Prp>,
+            base: &BaseDocs,
+        ) -> MethodOutcome {
+            run(
+                method,
+                &MethodContext {
+                    repo: self.0.path(),
+                    prp,
+                    base_docs: Some(base),
+                },
+            )
+        }
+
+        /// Runs `method` on a change whose base had no documentation at all.
+        pub(super) fn run_changed(&self, method: Method) -> MethodOutcome {
+            self.run_since(method, None, &BaseDocs::new("main", BTreeMap::new()))
+        }
     }
 
     pub(super) fn prp(text: &str) -> Prp {
@@ -222,8 +277,34 @@ mod tests {
                     .unwrap_or_else(|| panic!("{name} missing: {metrics:?}")),
                 detail.clone(),
             ),
-            MethodOutcome::NotApplicable { reason } => panic!("not applicable: {reason}"),
+            MethodOutcome::NotApplicable { reason } | MethodOutcome::NoChange { reason } => {
+                panic!("not applicable: {reason}")
+            }
         }
+    }
+
+    #[test]
+    fn documentation_checks_without_a_change_have_nothing_to_judge() {
+        let repo = Repo::new();
+        repo.file("README.md", "# app\n")
+            .file("CHANGELOG.md", "- x\n")
+            .file("docs/adr/0001-x.md", "# X\n");
+        for method in [
+            Method::GrepReadme,
+            Method::CheckDocsAdr,
+            Method::GrepChangelog,
+        ] {
+            match repo.run(method, None) {
+                MethodOutcome::NoChange { reason } => {
+                    assert!(reason.contains("no change is under review"), "{reason}");
+                }
+                other => panic!("{method}: expected no change, got {other:?}"),
+            }
+        }
+        assert!(matches!(
+            repo.run(Method::ValidateOpenapi, None),
+            MethodOutcome::Measured { .. }
+        ));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! so [`parse_output`] reads it line by line, cuts every line at [`MAX_LINE_BYTES`] and keeps
 //! only running sums. Each tool's summary line has its own small parser, tried in a fixed order;
 //! the first that recognises a line wins, so a line is never counted twice. Summary lines add up
-//! (cargo prints one `test result:` line per test binary; a Makefile may run two runners), and
-//! per-item lines (flake8's `path:l:c: E123`, go's `--- PASS:`) are only a fallback used when
+//! (cargo prints one `test result:` line per test binary; a Makefile may run two runners),
+//! except the plain `N passed, N failed` line of a hand-written wrapper, which counts only when
+//! no runner's own summary was seen; per-item lines (flake8's `path:l:c: E123`, go's `--- PASS:`) are only a fallback used when
 //! no summary line of the same kind was seen, because tools such as ruff print both. A figure
 //! that was never seen is absent, not zero: the checklist treats a missing figure as
 //! "prpd could not measure this", never as a pass.
@@ -17,9 +18,12 @@
 //! streaming read, what one line can say (`Finding`), the order the parsers are tried in, and
 //! the running sums.
 
+mod cases;
 mod complexity;
 mod duplication;
 mod lint;
+#[cfg(test)]
+mod runner_outputs;
 mod test_runners;
 
 use std::collections::BTreeMap;
@@ -30,6 +34,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde::{Serialize, Serializer};
+
+pub use cases::{Outcome, TestCases};
 
 /// Lines longer than this are cut: no summary line is this long, and a log that is one 64 MiB
 /// line must not be held in memory.
@@ -80,35 +86,50 @@ impl Serialize for MetricValue {
     }
 }
 
-/// Named figures, ordered by name; serialises as one JSON object of numbers and booleans.
+/// Named figures, ordered by name, and the tests the output named; serialises as one JSON
+/// object of the figures (numbers and booleans).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct Metrics(BTreeMap<String, MetricValue>);
+pub struct Metrics {
+    figures: BTreeMap<String, MetricValue>,
+    #[serde(skip)]
+    cases: TestCases,
+}
 
 impl Metrics {
     /// Sets (or replaces) a number.
     pub fn set_number(&mut self, name: &str, value: f64) {
-        self.0.insert(name.to_owned(), MetricValue::Number(value));
+        self.figures
+            .insert(name.to_owned(), MetricValue::Number(value));
     }
 
     /// Sets (or replaces) a yes/no fact.
     pub fn set_bool(&mut self, name: &str, value: bool) {
-        self.0.insert(name.to_owned(), MetricValue::Bool(value));
+        self.figures
+            .insert(name.to_owned(), MetricValue::Bool(value));
     }
 
     /// The figure called `name`, if it was measured.
     pub fn get(&self, name: &str) -> Option<MetricValue> {
-        self.0.get(name).copied()
+        self.figures.get(name).copied()
     }
 
     /// Every figure, ordered by name.
     pub fn iter(&self) -> impl Iterator<Item = (&str, MetricValue)> {
-        self.0.iter().map(|(name, value)| (name.as_str(), *value))
+        self.figures
+            .iter()
+            .map(|(name, value)| (name.as_str(), *value))
     }
 
     /// True when nothing was measured.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.figures.is_empty() && self.cases.is_empty()
+    }
+
+    /// The tests the output named, with how each ended (empty when the runner prints no
+    /// per-test lines).
+    pub fn test_cases(&self) -> &TestCases {
+        &self.cases
     }
 
     /// How many tests ran — passed plus failed; skipped tests ran nothing — if any test
@@ -221,9 +242,41 @@ struct LintSummary {
 }
 
 /// What one line says, if it is a line some tool prints as a summary or an item.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Finding {
+    /// A runner's summary line: counts. Summary lines win over counting named cases.
     Tests(TestSummary),
+    /// The plain `N passed, N failed` line of a hand-written runner. Such a runner often wraps
+    /// a real one whose own summary is in the same output, so it counts only when no runner's
+    /// own summary was seen: one run is never counted twice.
+    PlainTests(TestSummary),
+    /// One test's line with its name and outcome (`test calc::mul ... ok`).
+    Case(String, Outcome),
+    /// A test's name whose outcome comes on a later line (unittest `-v` when the test prints).
+    CaseStarted(String),
+    /// The outcome of the last started test.
+    CaseEnded(Outcome),
+    /// A TAP test line: a case counted only when the output also has a TAP plan (`1..N`), so a
+    /// stray `ok 1 thing` line in a build log is not taken for a test.
+    TapCase(String, Outcome),
+    /// A TAP plan line `1..N`.
+    TapPlan,
+    /// Counts from a TAP comment (`# pass 3`, node-tap's `# { total: 3, pass: 3 }`). They win
+    /// over the TAP lines, which leave nested subtests to their parent's line, unless the lines
+    /// name more tests (mocha's `# tests` leaves out the pending tests its lines mark `# SKIP`).
+    TapCount(TestSummary),
+    /// A per-test line too plain to trust alone (`✓ adds`, `(pass) adds`): recorded only when
+    /// the output also holds the line the [`Voucher`] names, so a build step that prints
+    /// `✔ done` is not taken for a passing test.
+    LooseCase(String, Outcome, Voucher),
+    /// A runner's closing line that carries no usable count (ava's `2 tests failed` leaves out
+    /// the passed ones) but vouches for its loose per-test lines.
+    Vouch,
+    /// unittest's `Ran 4 tests in 0.001s`: the total, split by the result line that follows.
+    RanTests(u32),
+    /// unittest's result line (`OK`, `OK (skipped=1)`, `FAILED (failures=1, errors=1)`): the
+    /// failed and skipped tests of the `Ran` line before it; the rest passed.
+    RanResult(TestSummary),
     /// A go test result line (`--- PASS: TestX`), counted only without package summaries.
     GoTest(GoResult),
     /// A go package line (`ok  \tpkg`), used when `-v` was not given.
@@ -238,6 +291,16 @@ enum Finding {
     Complexity(f64),
     DuplicationPercentage(f64),
     DuplicationClones(u32),
+}
+
+/// What must also be in the output before a [`Finding::LooseCase`] counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Voucher {
+    /// Any test runner's closing line.
+    Summary,
+    /// A closing line that counted skipped tests (mocha's `  - title` is a pending test only
+    /// where mocha also says `2 pending`; elsewhere it is any indented list item).
+    Skips,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -257,11 +320,34 @@ enum GoPackage {
     NoTests,
 }
 
+/// TAP test lines seen so far, and whether a plan line vouched for them.
+#[derive(Debug, Default)]
+struct TapLines {
+    cases: TestCases,
+    planned: bool,
+}
+
+/// Loose per-test lines seen so far, and whether a closing line without counts vouched for
+/// them.
+#[derive(Debug, Default)]
+struct LooseLines {
+    cases: Vec<(String, Outcome, Voucher)>,
+    vouched: bool,
+}
+
 /// The running sums of one parse.
 #[derive(Debug, Default)]
 struct Tally {
     tests: Option<TestSummary>,
     tests_total: u32,
+    cases: TestCases,
+    started_case: Option<String>,
+    tap: TapLines,
+    plain: Option<TestSummary>,
+    tap_counts: Option<TestSummary>,
+    tap_counts_total: u32,
+    loose: LooseLines,
+    ran: Option<u32>,
     go_tests: [u32; 3],
     go_packages: [u32; 3],
     saw_go: bool,
@@ -281,12 +367,38 @@ impl Tally {
             return;
         };
         match finding {
-            Finding::Tests(summary) => {
-                let sum = self.tests.get_or_insert_with(TestSummary::default);
-                sum.passed = sum.passed.saturating_add(summary.passed);
-                sum.failed = sum.failed.saturating_add(summary.failed);
-                sum.skipped = sum.skipped.saturating_add(summary.skipped);
-                self.tests_total = self.tests_total.saturating_add(summary.total());
+            Finding::Tests(summary) => self.add_tests(summary),
+            Finding::PlainTests(summary) => {
+                let sum = self.plain.get_or_insert_with(TestSummary::default);
+                add_counts(sum, summary);
+            }
+            Finding::Case(name, outcome) => self.cases.record(&name, outcome),
+            Finding::CaseStarted(name) => self.started_case = Some(name),
+            Finding::CaseEnded(outcome) => {
+                if let Some(name) = self.started_case.take() {
+                    self.cases.record(&name, outcome);
+                }
+            }
+            Finding::TapCase(name, outcome) => self.tap.cases.record(&name, outcome),
+            Finding::TapPlan => self.tap.planned = true,
+            Finding::TapCount(summary) => {
+                let sum = self.tap_counts.get_or_insert_with(TestSummary::default);
+                add_counts(sum, summary);
+                self.tap_counts_total = self.tap_counts_total.saturating_add(summary.total());
+            }
+            Finding::LooseCase(name, outcome, voucher) => {
+                self.loose.cases.push((name, outcome, voucher));
+            }
+            Finding::Vouch => self.loose.vouched = true,
+            Finding::RanTests(count) => self.ran = Some(count),
+            Finding::RanResult(result) => {
+                if let Some(ran) = self.ran.take() {
+                    self.add_tests(TestSummary {
+                        passed: ran.saturating_sub(result.failed.saturating_add(result.skipped)),
+                        total: Some(ran),
+                        ..result
+                    });
+                }
             }
             Finding::GoTest(result) => {
                 self.saw_go = true;
@@ -341,7 +453,39 @@ impl Tally {
         if self.saw_go {
             self.add_go_counts();
         }
-        let mut metrics = Metrics::default();
+        if self.tap.planned {
+            for (name, outcome) in self.tap.cases.iter() {
+                self.cases.record(name, outcome);
+            }
+        }
+        self.add_tap_counts();
+        if let (None, Some(plain)) = (self.tests, self.plain) {
+            self.add_tests(plain);
+        }
+        let skips = self.tests.is_some_and(|tests| tests.skipped > 0);
+        let summary = self.loose.vouched || self.tests.is_some();
+        for (name, outcome, voucher) in std::mem::take(&mut self.loose.cases) {
+            let vouched = match voucher {
+                Voucher::Summary => summary,
+                Voucher::Skips => skips,
+            };
+            if vouched {
+                self.cases.record(&name, outcome);
+            }
+        }
+        if self.tests.is_none() && !self.cases.is_empty() {
+            self.tests = Some(TestSummary {
+                passed: self.cases.count(Outcome::Passed),
+                failed: self.cases.count(Outcome::Failed),
+                skipped: self.cases.count(Outcome::Skipped),
+                total: None,
+            });
+            self.tests_total = self.tests.map_or(0, |summary| summary.total());
+        }
+        let mut metrics = Metrics {
+            cases: std::mem::take(&mut self.cases),
+            ..Metrics::default()
+        };
         if let Some(tests) = self.tests {
             metrics.set_number("tests_passed", f64::from(tests.passed));
             metrics.set_number("tests_failed", f64::from(tests.failed));
@@ -375,6 +519,33 @@ impl Tally {
         metrics
     }
 
+    /// Adds one summary line's counts to the sums.
+    fn add_tests(&mut self, summary: TestSummary) {
+        add_counts(self.tests.get_or_insert_with(TestSummary::default), summary);
+        self.tests_total = self.tests_total.saturating_add(summary.total());
+    }
+
+    /// TAP comment counts, or the planned TAP lines where they name more tests.
+    fn add_tap_counts(&mut self) {
+        let Some(counts) = self.tap_counts.take() else {
+            return;
+        };
+        let lines = TestSummary {
+            passed: self.tap.cases.count(Outcome::Passed),
+            failed: self.tap.cases.count(Outcome::Failed),
+            skipped: self.tap.cases.count(Outcome::Skipped),
+            total: None,
+        };
+        if self.tap.planned && lines.total() > self.tap_counts_total {
+            self.add_tests(lines);
+        } else {
+            self.add_tests(TestSummary {
+                total: Some(self.tap_counts_total),
+                ..counts
+            });
+        }
+    }
+
     /// go test prints per-test lines only with `-v`; without it, each package line stands for
     /// that package's tests, so a package counts as one passed or failed test, and a run whose
     /// packages all say `[no test files]` ran zero tests.
@@ -402,6 +573,13 @@ impl Tally {
         sum.skipped = sum.skipped.saturating_add(summary.skipped);
         self.tests_total = self.tests_total.saturating_add(summary.total());
     }
+}
+
+/// Adds the passed, failed and skipped counts of `summary` to `sum` (not the total).
+fn add_counts(sum: &mut TestSummary, summary: TestSummary) {
+    sum.passed = sum.passed.saturating_add(summary.passed);
+    sum.failed = sum.failed.saturating_add(summary.failed);
+    sum.skipped = sum.skipped.saturating_add(summary.skipped);
 }
 
 /// Tries each tool's parser in turn; the order puts specific formats before generic ones.

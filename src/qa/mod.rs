@@ -6,7 +6,9 @@
 //! [`checklist`] — commands through `base::process` in parallel, built-in [`method`]s
 //! in-process — reads figures from their output ([`metrics`], [`failures`]) and evaluates each
 //! check's validation into a finding; a blocking failure is a REJECT. [`report`] renders the
-//! outcome as Markdown, JSON and the QA status block.
+//! outcome as Markdown, JSON and the QA status block. [`settings`] lays the repository's own
+//! word (`prpd.toml`, its checklist and mapping) over the built-ins and over discovery; every
+//! caller takes the checklist and the commands from there.
 //!
 //! Owns: `qa-checklist.yml`, `qa-tools-mapping.yml`, the QA report formats.
 //! May import: `base` and `prp`.
@@ -20,6 +22,7 @@ pub mod metrics;
 pub mod report;
 pub mod runner;
 pub mod safety;
+pub mod settings;
 pub mod stack;
 pub mod standalone;
 pub mod tools_mapping;

@@ -30,6 +30,7 @@ use crate::qa::discover::Detection;
 use crate::qa::failures;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
+use crate::qa::settings;
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;
@@ -85,6 +86,15 @@ impl QaOutcome {
         self.count(CheckStatus::Pass)
     }
 
+    /// Adds a check prpd ran outside the checklist (inside a run: the fail-to-pass proof);
+    /// a blocking failure turns the verdict into REJECT.
+    pub fn add_check(&mut self, check: CheckResult) {
+        if check.status == CheckStatus::Fail {
+            self.verdict = Verdict::Reject;
+        }
+        self.checks.push(check);
+    }
+
     fn count(&self, status: CheckStatus) -> usize {
         self.checks
             .iter()
@@ -103,7 +113,9 @@ pub enum CheckStatus {
     Fail,
     /// A warning check failed: reported, not blocking.
     Warn,
-    /// An optional check that could not apply (no command found, tool missing, no PRP).
+    /// A check that did not run: an optional check that could not apply (no command found,
+    /// tool missing, no PRP), a documentation check with no change to judge, or a check the
+    /// repository disabled. The detail says which; a skip never counts as a pass.
     Skip,
 }
 
@@ -278,6 +290,11 @@ async fn run_check(
         output_tail: String::new(),
         log: None,
     };
+    if let Some(note) = &spec.disabled {
+        result.detail.clone_from(note);
+        result.status = CheckStatus::Skip;
+        return Ok(result);
+    }
     let finding = match &spec.action {
         Action::Command(template) => {
             run_command(request, detection, spec, template, &mut result).await?
@@ -296,6 +313,10 @@ async fn run_check(
             } else {
                 CheckStatus::Warn
             }
+        }
+        Finding::NothingToJudge(detail) => {
+            result.detail = detail;
+            CheckStatus::Skip
         }
         Finding::Inapplicable(detail) => {
             result.detail = detail;
@@ -328,6 +349,9 @@ enum Finding {
     /// The check could not be carried out (nothing to run, tool missing, no PRP to verify
     /// against): a failure unless the checklist marks the check optional.
     Inapplicable(String),
+    /// The check has nothing to judge here (a documentation check with no change under
+    /// review): skipped, whatever `optional` says.
+    NothingToJudge(String),
 }
 
 async fn run_command(
@@ -344,10 +368,12 @@ async fn run_command(
     result.command = Some(resolved.command.clone());
     result.source.clone_from(&resolved.source);
     if let Some(tool) = uninstalled_npx_tool(&resolved.command, &request.repo) {
-        return Ok(Finding::Inapplicable(format!(
-            "the tool is missing: `{tool}` is neither in node_modules/.bin nor on PATH, and `npx --no` will not download it; {}",
-            install_hint(spec)
-        )));
+        return Ok(resolved.tool_missing(
+            spec,
+            &format!(
+                "`{tool}` is neither in node_modules/.bin nor on PATH, and `npx --no` will not download it"
+            ),
+        ));
     }
     let log_path = request
         .run_dir
@@ -383,11 +409,13 @@ async fn run_command(
     metrics.set_number("exit_code", f64::from(exit_code));
     result.metrics = metrics;
     if let Some(evidence) = missing_tool(exit_code, &result.output_tail) {
-        return Ok(Finding::Inapplicable(format!(
-            "the tool is missing: `{}` could not run its program (exit {exit_code}: {evidence}); {}",
-            resolved.command,
-            install_hint(spec)
-        )));
+        return Ok(resolved.tool_missing(
+            spec,
+            &format!(
+                "`{}` could not run its program (exit {exit_code}: {evidence})",
+                resolved.command
+            ),
+        ));
     }
     if resolved.runs_tests {
         match result.metrics.tests_ran() {
@@ -523,10 +551,11 @@ fn run_method(
             match evaluation_finding(spec, &result.metrics) {
                 Finding::Pass(_) => Finding::Pass(detail),
                 Finding::Fail(reason) => Finding::Fail(format!("{reason}: {detail}")),
-                other @ Finding::Inapplicable(_) => other,
+                other @ (Finding::Inapplicable(_) | Finding::NothingToJudge(_)) => other,
             }
         }
         MethodOutcome::NotApplicable { reason } => Finding::Inapplicable(reason),
+        MethodOutcome::NoChange { reason } => Finding::NothingToJudge(reason),
     }
 }
 
@@ -547,6 +576,44 @@ struct Resolved {
     source: Option<String>,
     /// The command includes the discovered test command, so it must run at least one test.
     runs_tests: bool,
+    origin: Origin,
+}
+
+/// Who chose the command a check runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// The checklist wrote it out: no placeholder.
+    Checklist,
+    /// A placeholder filled with a command the project declares (its scripts, targets, CI,
+    /// configuration, `prpd.toml` or its own tools mapping).
+    Project,
+    /// Every placeholder filled with a built-in default of the tools mapping: a tool prpd
+    /// guessed, which the project may not use at all.
+    Fallback,
+}
+
+impl Resolved {
+    /// The finding when the command's program is not installed (`what` says how prpd knows).
+    /// A command the project declares must run, so its missing tool fails the check even when
+    /// it is optional; a built-in default whose tool is absent means the project does not use
+    /// that tool, so the check does not apply (skipped when optional); the checklist's own
+    /// command is the checklist's to mark optional.
+    fn tool_missing(&self, spec: &CheckSpec, what: &str) -> Finding {
+        match self.origin {
+            Origin::Project => Finding::Fail(format!(
+                "the tool is missing: {what}; the project declares this command ({}), so the check applies: install the tool",
+                self.source.as_deref().unwrap_or("its configuration")
+            )),
+            Origin::Fallback => Finding::Inapplicable(format!(
+                "the tool is missing: {what}; the project declares no such command and this is prpd's default ({}), so the check does not apply (install the tool, or set the command in prpd.toml [commands])",
+                self.source.as_deref().unwrap_or("the tools mapping")
+            )),
+            Origin::Checklist => Finding::Inapplicable(format!(
+                "the tool is missing: {what}; {}",
+                install_hint(spec)
+            )),
+        }
+    }
 }
 
 /// A placeholder that discovery could not fill.
@@ -592,6 +659,7 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
     let mut command = String::new();
     let mut sources = Vec::new();
     let mut runs_tests = false;
+    let mut origin = Origin::Checklist;
     let mut rest = template;
     while let Some(start) = rest.find("{detected_") {
         let Some(length) = rest[start..].find('}') else {
@@ -614,6 +682,11 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
             });
         };
         runs_tests |= kind == Some(CommandKind::Test);
+        origin = if settings::is_fallback(&discovered) && origin != Origin::Project {
+            Origin::Fallback
+        } else {
+            Origin::Project
+        };
         command.push_str(&rest[..start]);
         command.push_str(&discovered.command);
         sources.push(discovered.source);
@@ -624,5 +697,6 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
         command,
         source: (!sources.is_empty()).then(|| sources.join("; ")),
         runs_tests,
+        origin,
     })
 }

@@ -1,7 +1,7 @@
 //! `prpd qa`: the QA gate on its own, outside any run. One entry point loads what the gate needs
-//! from the repository (config, checklist, tools mapping, the PRP if named), detects the
-//! commands, runs the checks, and writes the artifacts every QA leaves behind, so the command
-//! line only parses and prints.
+//! from the repository (config, checklist, tools mapping, the PRP and the base of the change
+//! under review when named), detects the commands, runs the checks, and writes the artifacts
+//! every QA leaves behind, so the command line only parses and prints.
 
 use std::path::{Path, PathBuf};
 
@@ -12,10 +12,10 @@ use crate::base::config_file;
 use crate::base::files;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
-use crate::qa::checklist::Checklist;
-use crate::qa::discover;
+use crate::qa::method::BaseDocs;
 use crate::qa::report::{self, Audience};
 use crate::qa::runner::{self, QaOutcome, QaRequest};
+use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
 
 /// What `prpd qa` was asked.
@@ -27,6 +27,8 @@ pub struct StandaloneRequest {
     pub config: Option<PathBuf>,
     /// `--prp`: the PRP the work implements, as given or relative to the repository.
     pub prp: Option<PathBuf>,
+    /// `--base`: the commit the change under review starts from.
+    pub base: Option<String>,
     /// `--jobs`: checks at once, instead of the config's.
     pub jobs: Option<u16>,
     /// `--report`: a copy of the Markdown report goes here too.
@@ -62,7 +64,7 @@ pub struct StandaloneResult {
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
     let config = Config::load_qa(repo, request.config.as_deref())?;
-    let checklist = Checklist::load(repo)?;
+    let checklist = settings::checklist(repo, &config.gate)?;
     let mapping = ToolsMapping::load(repo)?;
     let prp = request
         .prp
@@ -72,7 +74,12 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     if let Some(path) = &request.report {
         check_report_path(path)?;
     }
-    let detection = discover::detect(repo, &mapping)?;
+    let detection = settings::detect(repo, &mapping, &config.gate)?;
+    let base_docs = request
+        .base
+        .as_deref()
+        .map(|revision| BaseDocs::at_revision(repo, revision, revision))
+        .transpose()?;
     let session = SessionPaths::new(repo);
     session
         .ensure()
@@ -82,12 +89,12 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         repo: repo.clone(),
         prp_path: prp.as_ref().map(|(path, _)| path.clone()),
         prp: prp.map(|(_, prp)| prp),
-        jobs: request.jobs.map_or(config.jobs, usize::from),
-        check_timeout: config.check_timeout,
-        grace: config.grace,
+        jobs: request.jobs.map_or(config.qa.jobs, usize::from),
+        check_timeout: config.qa.check_timeout,
+        grace: config.qa.grace,
         run_dir: run_dir.clone(),
         attempt: 1,
-        base_docs: None,
+        base_docs,
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;

@@ -11,10 +11,14 @@
 //! command without copying the whole file, and a stack can still be switched off with
 //! `markers: []`.
 //!
+//! A command the repository's file names is the project's own word, not a fallback: it wins
+//! over discovery for a detected stack ([`StackTools::declared`], applied by `qa/settings.rs`),
+//! while the built-in commands stay the last resort.
+//!
 //! Every default command must pass [`crate::qa::safety::is_safe`], so a mapping cannot make QA
 //! run `eslint --fix`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
@@ -48,6 +52,17 @@ pub struct StackTools {
     id: String,
     markers: Vec<Marker>,
     commands: BTreeMap<CommandKind, String>,
+    /// The kinds whose command the repository's own file names: those win over discovery.
+    declared: BTreeSet<CommandKind>,
+}
+
+/// Which file a stack's commands come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// prpd's built-in mapping: defaults, the last resort.
+    Builtin,
+    /// The repository's `qa-tools-mapping.yml`: the project's word, above discovery.
+    Repository,
 }
 
 /// One directory entry whose presence means "this stack lives here".
@@ -96,6 +111,15 @@ impl StackTools {
     pub fn command(&self, kind: CommandKind) -> Option<&str> {
         self.commands.get(&kind).map(String::as_str)
     }
+
+    /// The command of `kind` when the repository's own `qa-tools-mapping.yml` names it (not a
+    /// built-in default): it wins over what discovery finds.
+    pub fn declared(&self, kind: CommandKind) -> Option<&str> {
+        self.declared
+            .contains(&kind)
+            .then(|| self.command(kind))
+            .flatten()
+    }
 }
 
 impl ToolsMapping {
@@ -103,8 +127,14 @@ impl ToolsMapping {
     pub fn builtin() -> ToolsMapping {
         let partial = parse(Path::new(BUILTIN_NAME), BUILTIN_TEXT)
             .expect("the built-in qa-tools-mapping.yml parses (tested)");
-        resolve(Path::new(BUILTIN_NAME), BUILTIN_TEXT, partial, Vec::new())
-            .expect("the built-in qa-tools-mapping.yml is valid (tested)")
+        resolve(
+            Path::new(BUILTIN_NAME),
+            BUILTIN_TEXT,
+            partial,
+            Vec::new(),
+            Origin::Builtin,
+        )
+        .expect("the built-in qa-tools-mapping.yml is valid (tested)")
     }
 
     /// The built-in mapping merged with `repo`'s own `qa-tools-mapping.yml`, if it has one.
@@ -115,7 +145,13 @@ impl ToolsMapping {
         }
         let text = read(&path)?;
         let partial = parse(&path, &text)?;
-        resolve(&path, &text, partial, ToolsMapping::builtin().stacks)
+        resolve(
+            &path,
+            &text,
+            partial,
+            ToolsMapping::builtin().stacks,
+            Origin::Repository,
+        )
     }
 
     /// The stacks in priority order.
@@ -319,10 +355,15 @@ fn resolve(
     text: &str,
     partial: Vec<PartialStack>,
     mut base: Vec<StackTools>,
+    origin: Origin,
 ) -> Result<ToolsMapping, ConfigError> {
     let mut stacks = Vec::new();
     for stack in partial {
         let known = base.iter().position(|known| known.id == stack.id);
+        let declared: BTreeSet<CommandKind> = match origin {
+            Origin::Builtin => BTreeSet::new(),
+            Origin::Repository => stack.commands.keys().copied().collect(),
+        };
         match (stack.markers, known) {
             (Some(markers), known) => {
                 let mut commands = known
@@ -333,9 +374,13 @@ fn resolve(
                     id: stack.id,
                     markers,
                     commands,
+                    declared,
                 });
             }
-            (None, Some(index)) => base[index].commands.extend(stack.commands),
+            (None, Some(index)) => {
+                base[index].commands.extend(stack.commands);
+                base[index].declared.extend(declared);
+            }
             (None, None) => {
                 return Err(ConfigError::at(
                     path,
@@ -452,6 +497,10 @@ mod tests {
         let rust = mapping.stack("rust").expect("rust");
         assert_eq!(rust.command(CommandKind::Lint), Some("cargo clippy"));
         assert_eq!(rust.command(CommandKind::Test), Some("cargo test"));
+        assert_eq!(rust.declared(CommandKind::Lint), Some("cargo clippy"));
+        assert_eq!(rust.declared(CommandKind::Test), None);
+        assert_eq!(python.declared(CommandKind::Test), Some("pytest -q"));
+        assert_eq!(python.declared(CommandKind::Lint), None);
         assert!(!rust.markers().is_empty());
     }
 

@@ -14,6 +14,7 @@ mod handoff;
 mod iteration;
 mod measurement;
 mod phase;
+mod proof;
 mod qa;
 mod snapshots;
 mod status;
@@ -31,6 +32,7 @@ use crate::base::process::ProcessError;
 use crate::prp::Prp;
 use crate::qa::checklist::Checklist;
 use crate::qa::discover::DetectError;
+use crate::qa::method::BaseDocsError;
 use crate::qa::runner::QaError;
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::machine::{Effect, Event};
@@ -77,6 +79,8 @@ pub enum DriveError {
     Prompt(#[from] PromptError),
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    #[error(transparent)]
+    BaseDocs(#[from] BaseDocsError),
     #[error(
         "{} changed since run {run_id} started: a run keeps the configuration it started with, \
          so an agent cannot rewrite the rules it is judged by. Undo the change, or run \

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::base::phase::Phase;
+use crate::run::proof::Proof;
 
 /// Passing and failing test counts parsed from the test command's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +33,10 @@ pub struct TestRun {
 }
 
 impl TestRun {
+    /// This run passed (see [`TestRun::failure`]).
+    pub fn passed(&self) -> bool {
+        self.failure().is_none()
+    }
     /// Why this run does not count as passing, or `None` when it passed: exit code 0, no failing
     /// test counted, and not a run of zero tests (a run that tested nothing proves nothing).
     fn failure(&self) -> Option<String> {
@@ -92,6 +97,9 @@ pub enum Measured {
         /// How many tests RED's last run counted (passing + failing); GREEN must pass at least
         /// as many, so a test command narrowed to a subset cannot turn green.
         tests_at_red_end: Option<u32>,
+        /// The fail-to-pass proof for the last run, once both runs pass (`None` before that,
+        /// or when there was nothing to compare with).
+        proof: Option<Proof>,
     },
     /// REFACTOR: tests pass, lint passes, complexity is not worse than at the end of GREEN.
     Refactor {
@@ -209,7 +217,16 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
         Measured::Green {
             runs,
             tests_at_red_end,
+            proof,
         } => {
+            if let Some(proof) = proof
+                && !proof.holds()
+            {
+                reasons.push(format!(
+                    "the tests do not prove the feature: {}",
+                    proof.summary()
+                ));
+            }
             let passing = runs.last().and_then(|run| run.counts).map(|c| c.passing);
             if let (Some(passing), Some(expected)) = (passing, tests_at_red_end)
                 && passing < *expected
@@ -356,6 +373,7 @@ mod tests {
         Measured::Green {
             runs,
             tests_at_red_end: None,
+            proof: None,
         }
     }
 
@@ -675,6 +693,7 @@ mod tests {
         let narrowed = Measured::Green {
             runs,
             tests_at_red_end: Some(passed + 1),
+            proof: None,
         };
         let reasons = evaluate(&narrowed, Signal::default())
             .gate1
@@ -684,6 +703,35 @@ mod tests {
             reasons.contains("every test RED wrote must run"),
             "{reasons}"
         );
+    }
+
+    #[test]
+    fn green_whose_tests_do_not_prove_the_feature_is_refused() {
+        let unproven = Measured::Green {
+            runs: vec![passing(), passing()],
+            tests_at_red_end: None,
+            proof: Some(Proof {
+                problems: vec!["`mul` fails without the feature but is skipped with it".to_owned()],
+                ..Proof::default()
+            }),
+        };
+        let reasons = evaluate(&unproven, Signal::default())
+            .gate1
+            .expect_err("an unproven GREEN")
+            .join(" ");
+        assert!(
+            reasons.contains("the tests do not prove the feature: `mul` fails"),
+            "{reasons}"
+        );
+        let proven = Measured::Green {
+            runs: vec![passing(), passing()],
+            tests_at_red_end: None,
+            proof: Some(Proof {
+                fail_to_pass: vec!["mul".to_owned()],
+                ..Proof::default()
+            }),
+        };
+        assert!(evaluate(&proven, Signal::default()).gate1.is_ok());
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::qa::metrics::{self, MetricValue, Metrics};
 use crate::run::frozen;
 use crate::run::gate::TestCounts;
 use crate::run::gate::{Lint, TestRun};
+use crate::run::proof::CasesRun;
 
 /// The content of the working tree as a snapshot recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +68,8 @@ pub struct Probe<'a> {
 #[derive(Debug, Clone)]
 pub struct TestMeasurement {
     pub run: TestRun,
+    /// The run as the fail-to-pass proof compares it: counts with skipped tests, and names.
+    pub cases: CasesRun,
     pub failing: FailingTests,
     pub tail: String,
     pub log: PathBuf,
@@ -106,6 +109,7 @@ impl Probe<'_> {
             }),
         };
         Ok(Some(TestMeasurement {
+            cases: CasesRun::from_metrics(outcome.exit_code(), &metrics).relative_to(self.repo),
             run: TestRun {
                 exit_code: outcome.exit_code(),
                 counts,

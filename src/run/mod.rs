@@ -21,6 +21,7 @@ pub mod guardrail;
 pub mod machine;
 pub mod measure;
 pub mod prompt;
+pub mod proof;
 pub mod record;
 pub mod session;
 pub mod snapshot;

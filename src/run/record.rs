@@ -17,6 +17,7 @@ use crate::qa::discover::Detection;
 use crate::run::breaker::{Breaker, Observation};
 use crate::run::frozen::Freeze;
 use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
+use crate::run::proof::WithoutFeature;
 use crate::run::snapshot::SnapshotLog;
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
@@ -73,6 +74,10 @@ pub struct RunRecord {
     /// The guardrail that stopped the run, if one did.
     pub guardrail: Option<String>,
     pub escalation_report: Option<PathBuf>,
+    /// The test command's run without the feature, for the fail-to-pass proof (absent in
+    /// records written before the proof existed).
+    #[serde(default)]
+    pub without_feature: Option<WithoutFeature>,
 }
 
 /// What the guardrails of a run count (seed 001).
@@ -175,6 +180,7 @@ impl RunRecord {
             verdicts: Vec::new(),
             guardrail: None,
             escalation_report: None,
+            without_feature: None,
         }
     }
 

@@ -10,9 +10,8 @@ use crate::base::config_file::{self, ConfigError};
 use crate::base::lock::{LockError, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, PrpError};
-use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
-use crate::qa::discover;
+use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::agent::{self, AgentsNotInstalled};
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
@@ -157,6 +156,7 @@ pub async fn resume(
     let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
     stop_orphaned_agent(&session);
     let record = current(&session, &options.repo, run, "resume")?;
+    stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
             run_id: record.run_id.clone(),
@@ -253,6 +253,7 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
     };
     stop_orphaned_agent(&session);
     let mut record = current(&session, &options.repo, run, "abort")?;
+    stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
             run_id: record.run_id.clone(),
@@ -342,6 +343,19 @@ fn stop_orphaned_agent(session: &SessionPaths) {
     }
 }
 
+/// Stops what the run's agents left running when the prpd driving them was killed with
+/// `kill -9` (and so could not stop it): every process that carries the run's `PRPD_RUN_ID`,
+/// `setsid` and double-forked ones included.
+fn stop_escaped_processes(run_id: &str) {
+    let stopped = crate::base::process::stop_marked("PRPD_RUN_ID", run_id);
+    if !stopped.is_empty() {
+        tracing::warn!(
+            stopped = %stopped.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            "stopped processes an agent of this run left running before prpd was killed"
+        );
+    }
+}
+
 /// Loads and validates everything a run needs; refuses a repository without a test command.
 /// The PRP as the run's base snapshot holds it: a run is judged against the PRP it started
 /// from, whatever an agent did to the file since.
@@ -373,14 +387,14 @@ fn context(
     if base_prp.is_none() {
         prompt::check_overrides(&repo).map_err(SessionError::from)?;
     }
-    let checklist = Checklist::load(&repo).map_err(SessionError::from)?;
+    let checklist = settings::checklist(&repo, &config.gate).map_err(SessionError::from)?;
     let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
     let prp_text = match base_prp {
         Some(text) => text,
         None => config_file::read(&repo.join(prp_relative)).map_err(SessionError::from)?,
     };
     let prp = prp::parse(prp_relative, &prp_text).map_err(SessionError::from)?;
-    let detection = discover::detect(&repo, &mapping).map_err(DriveError::from)?;
+    let detection = settings::detect(&repo, &mapping, &config.gate).map_err(DriveError::from)?;
     if detection.command(CommandKind::Test).is_none() {
         return Err(SessionError::NoTestCommand { repo }.into());
     }

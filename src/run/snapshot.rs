@@ -15,6 +15,8 @@
 //! The user's own index, branches and `HEAD` are never touched. The refs go when the run ends
 //! unless `[run] keep_snapshots = true`; the objects are left to git's garbage collection.
 
+mod overlay;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -461,7 +463,7 @@ fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    pub(super) fn repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = Repository::init(dir.path()).expect("init");
         for (path, text) in files {
@@ -483,7 +485,7 @@ mod tests {
         dir
     }
 
-    fn snapshots(dir: &Path) -> Snapshots {
+    pub(super) fn snapshots(dir: &Path) -> Snapshots {
         Snapshots::open(dir, "run-1", &dir.join(".prp-session/snapshot.index")).expect("open")
     }
 

@@ -560,7 +560,10 @@ fn repo_mapping_file_overrides_a_default_command() {
     let detection = detect_json(&repo);
     assert_eq!(
         detection["commands"]["lint"],
-        default_of("golang", "go vet ./...")
+        json!({
+            "command": "go vet ./...",
+            "source": "qa-tools-mapping.yml stacks.golang.lint"
+        })
     );
     assert_eq!(
         detection["commands"]["test"],

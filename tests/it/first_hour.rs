@@ -594,7 +594,7 @@ fn standalone_qa_speaks_english_and_of_fixing_and_running_again_not_of_phases() 
     let repo = TestRepo::new();
     repo.file(
         "qa-checklist.yml",
-        "qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n\
+        "qa_checklist:\n  version: \"1.0.0\"\n  replace_builtin: true\n  funcionalidade:\n\
          \x20   - id: T1\n      criterio: precisa de uma ferramenta\n      validacao: exit_code == 0\n      comando: prpd-no-such-tool --check\n      blocking: true\n\
          \x20   - id: T2\n      criterio: ferramenta opcional\n      validacao: exit_code == 0\n      comando: prpd-no-such-tool --check\n      blocking: true\n      optional: true\n",
     )

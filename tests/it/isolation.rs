@@ -27,7 +27,7 @@ fn python_repo(calc: &str) -> TestRepo {
         .file("Makefile", "test:\n\tpython3 run_tests.py\n")
         .file(
             "qa-checklist.yml",
-            "qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n    - id: F1\n      criterio: the tests pass\n      validacao: exit_code == 0 AND tests_failed == 0\n      comando: \"{detected_test_command}\"\n      blocking: true\n",
+            "qa_checklist:\n  version: \"1.0.0\"\n  replace_builtin: true\n  funcionalidade:\n    - id: F1\n      criterio: the tests pass\n      validacao: exit_code == 0 AND tests_failed == 0\n      comando: \"{detected_test_command}\"\n      blocking: true\n",
         )
         .commit("calc");
     repo

@@ -4,6 +4,8 @@
 mod config_errors;
 mod detect;
 mod first_hour;
+mod gate_settings;
+mod healthy;
 mod honesty;
 mod isolation;
 mod layout;

@@ -8,7 +8,7 @@ use crate::util::TestRepo;
 
 fn checklist_with(command: &str, timeout: &str) -> String {
     format!(
-        "qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n    - id: P1\n      criterio: the command ends\n      validacao: exit_code == 0\n      comando: {command:?}\n      blocking: true\n      timeout: {timeout:?}\n"
+        "qa_checklist:\n  version: \"1.0.0\"\n  replace_builtin: true\n  funcionalidade:\n    - id: P1\n      criterio: the command ends\n      validacao: exit_code == 0\n      comando: {command:?}\n      blocking: true\n      timeout: {timeout:?}\n"
     )
 }
 

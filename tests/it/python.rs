@@ -22,10 +22,21 @@ passed = result.testsRun - failed - len(result.skipped)\n\
 print(f\"{passed} passed, {failed} failed\")\n\
 sys.exit(0 if result.wasSuccessful() else 1)\n";
 
-fn prpd_toml(green: &str) -> String {
+/// The agents' configuration: `cheat` plays the phases it cheats in (GREEN, unless the
+/// behaviour says otherwise), the honest agent the others.
+fn prpd_toml(cheat: &str) -> String {
+    let cheats_in: &[&str] = match cheat {
+        "cheat-sabotage" => &["red", "green"],
+        "cheat-refactor-skip" => &["refactor"],
+        _ => &["green"],
+    };
     let mut toml = String::new();
     for phase in ["red", "green", "refactor", "document", "qa"] {
-        let behaviour = if phase == "green" { green } else { "honest" };
+        let behaviour = if cheats_in.contains(&phase) {
+            cheat
+        } else {
+            "honest"
+        };
         let model = if phase == "qa" {
             "fixture-qa"
         } else {
@@ -120,4 +131,50 @@ fn the_honest_python_agent_ships_and_every_green_shortcut_is_refused() {
             );
         }
     }
+}
+
+/// The fail-to-pass proof: RED breaks `add` and writes a test of `add` under the feature's
+/// name, so its test fails at the end of RED as a test of a missing feature would; GREEN
+/// mends `add` and never writes `multiply`. Every count looks right, but on the run's base
+/// with the frozen tests the test passes: it does not test the feature.
+#[test]
+fn tests_that_pass_without_the_feature_are_refused() {
+    let repo = python_repo("cheat-sabotage");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let green = measured(repo.path(), &summary, "green");
+    let gate = green
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect::<String>();
+    assert!(
+        gate.contains("the tests do not prove the feature: the tests pass without the feature"),
+        "{gate}"
+    );
+    assert!(
+        !std::fs::read_to_string(repo.join("calc.py"))
+            .expect("calc.py")
+            .contains("def multiply"),
+        "the feature was never written"
+    );
+}
+
+/// A later phase cannot take the feature away by skipping its test: REFACTOR makes `multiply`
+/// raise `unittest.SkipTest`, so the suite exits 0 with one test skipped. QA's fail-to-pass
+/// check names the test and REJECTs; nothing ships.
+#[test]
+fn a_test_skipped_after_green_is_not_a_pass() {
+    let repo = python_repo("cheat-refactor-skip");
+    let (_, summary) = run(&repo);
+    assert_ne!(summary["state"], "SHIPPED", "{summary:#}");
+    let verdicts = summary["verdicts"].to_string();
+    assert!(verdicts.contains("REJECT"), "{summary:#}");
+    assert!(
+        verdicts.contains(
+            "F2P: `tests.test_multiply.MultiplyTest.test_ac_1_multiply_returns_the_product` fails without the feature but is skipped with it"
+        ),
+        "{summary:#}"
+    );
 }

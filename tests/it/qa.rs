@@ -60,7 +60,9 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
 
 /// A checklist with the given checks under `funcionalidade`.
 fn checklist(items: &str) -> String {
-    format!("qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n{items}")
+    format!(
+        "qa_checklist:\n  version: \"1.0.0\"\n  replace_builtin: true\n  funcionalidade:\n{items}"
+    )
 }
 
 #[test]

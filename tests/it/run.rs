@@ -717,6 +717,35 @@ fn hanging_agent_is_stopped_at_its_timeout_with_its_children() {
     );
 }
 
+/// `prpd status` while prpd (`pid`) runs GREEN's first iteration: running, with its pid.
+fn assert_status_while_green_runs(repo: &Path, pid: u32) {
+    let (_, status) = prpd_json(repo, &["status", "--json"]);
+    assert_eq!(status["driving"]["state"], "running", "{status:#}");
+    assert_eq!(status["driving"]["pid"], pid.to_string(), "{status:#}");
+    assert_eq!(status["next_iteration"]["phase"], "GREEN", "{status:#}");
+    assert_eq!(status["next_iteration"]["iteration"], 1, "{status:#}");
+}
+
+/// `prpd status` after the prpd running GREEN's first iteration was killed: interrupted, and
+/// that iteration runs again on resume.
+fn assert_status_after_green_was_killed(repo: &TestRepo) {
+    let (_, status) = prpd_json(repo.path(), &["status", "--json"]);
+    assert_eq!(status["state"], "GREEN", "{status:#}");
+    assert_eq!(status["driving"]["state"], "interrupted", "{status:#}");
+    assert_eq!(status["phase_iterations"], 0, "{status:#}");
+    assert_eq!(status["next_iteration"]["iteration"], 1, "{status:#}");
+    let text = repo.prpd().arg("status").output().expect("run prpd status");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("GREEN, interrupted: no prpd is driving it") && text.contains("prpd resume"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Phase:        GREEN, iteration 1 next"),
+        "{text}"
+    );
+}
+
 #[test]
 #[expect(
     clippy::disallowed_methods,
@@ -752,7 +781,7 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
             .map(|entry| entry.path().join("paused"))
             .find(|path| path.is_file());
         if let Some(marker) = found
-            && !read(&marker).trim().is_empty()
+            && read(&marker).lines().count() == 2
         {
             break marker;
         }
@@ -762,47 +791,35 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
         assert!(Instant::now() < deadline, "GREEN never paused");
         std::thread::sleep(Duration::from_millis(100));
     };
-    let paused_agent: i32 = read(&marker).trim().parse().expect("pid");
-    let (_, status) = prpd_json(repo.path(), &["status", "--json"]);
-    assert_eq!(status["driving"]["state"], "running", "{status:#}");
-    assert_eq!(
-        status["driving"]["pid"],
-        prpd.id().to_string(),
-        "{status:#}"
-    );
-    assert_eq!(status["next_iteration"]["phase"], "GREEN", "{status:#}");
-    assert_eq!(status["next_iteration"]["iteration"], 1, "{status:#}");
+    let pids: Vec<i32> = read(&marker)
+        .lines()
+        .map(|line| line.trim().parse().expect("pid"))
+        .collect();
+    let (escaped, paused_agent) = (pids[0], pids[1]);
+    assert_status_while_green_runs(repo.path(), prpd.id());
     prpd.kill().expect("SIGKILL prpd");
     prpd.wait().expect("reap prpd");
     assert!(
-        alive(paused_agent),
-        "the paused agent outlives the killed prpd"
+        alive(paused_agent) && alive(escaped),
+        "the paused agent and the process it set loose outlive the killed prpd"
     );
 
-    let (_, status) = prpd_json(repo.path(), &["status", "--json"]);
-    assert_eq!(status["state"], "GREEN", "{status:#}");
-    assert_eq!(status["driving"]["state"], "interrupted", "{status:#}");
-    assert_eq!(status["phase_iterations"], 0, "{status:#}");
-    assert_eq!(status["next_iteration"]["iteration"], 1, "{status:#}");
-    let text = repo.prpd().arg("status").output().expect("run prpd status");
-    let text = String::from_utf8_lossy(&text.stdout);
-    assert!(
-        text.contains("GREEN, interrupted: no prpd is driving it") && text.contains("prpd resume"),
-        "{text}"
-    );
-    assert!(
-        text.contains("Phase:        GREEN, iteration 1 next"),
-        "{text}"
-    );
+    assert_status_after_green_was_killed(&repo);
 
     let (code, resumed) = prpd_json(repo.path(), &["resume", "--json"]);
     let orphan_alive = alive(paused_agent);
+    let escaped_alive = alive(escaped);
     kill_leftover(paused_agent);
+    kill_leftover(escaped);
     assert_eq!(resumed["state"], "SHIPPED", "{resumed:#}");
     assert_eq!(code, 0);
     assert!(
         !orphan_alive,
         "the agent of the killed prpd (pid {paused_agent}) is still running"
+    );
+    assert!(
+        !escaped_alive,
+        "the setsid process the agent of the killed prpd started (pid {escaped}) is still running"
     );
     assert_eq!(verdicts(&resumed), verdicts(&uninterrupted));
     let blocking = |summary: &Value| -> Vec<Value> {

@@ -184,25 +184,80 @@ fn reap_adopted_zombies(table: &[Stat], me: i32) {
 /// nothing else of prpd runs; anything that descends from prpd then is the agent's.
 pub async fn stop_leftovers() -> Vec<Leftover> {
     let me = Pid::this().as_raw();
-    let started = Instant::now();
-    let mut stopped: BTreeMap<(i32, u64), Leftover> = BTreeMap::new();
+    let mut stopper = Stopper::new();
     loop {
         let table = snapshot();
         reap_adopted_zombies(&table, me);
-        let targets = leftovers(&table, me);
-        if targets.is_empty() {
+        if !stopper.round(&leftovers(&table, me)) {
             break;
         }
-        let elapsed = started.elapsed();
+        tokio::time::sleep(POLL).await;
+    }
+    reap_adopted_zombies(&snapshot(), me);
+    stopper.stopped()
+}
+
+/// Stops every live process (but prpd itself) whose environment holds `name=value`: what an
+/// earlier prpd's agent left running when that prpd was killed with `kill -9` and so could not
+/// stop it. Agents get `PRPD_RUN_ID`, which their children inherit; a process that cleared its
+/// environment is not found this way. Blocks for at most [`GRACE`] + [`KILL_WAIT`].
+pub fn stop_marked(name: &str, value: &str) -> Vec<Leftover> {
+    let me = Pid::this().as_raw();
+    let mark = format!("{name}={value}");
+    let mut stopper = Stopper::new();
+    loop {
+        let table = snapshot();
+        let targets: Vec<&Stat> = table
+            .iter()
+            .filter(|stat| stat.pid != me && stat.alive() && carries(stat.pid, &mark))
+            .collect();
+        if !stopper.round(&targets) {
+            break;
+        }
+        std::thread::sleep(POLL);
+    }
+    stopper.stopped()
+}
+
+/// `pid`'s environment holds the entry `mark` (unreadable environments hold nothing).
+fn carries(pid: i32, mark: &str) -> bool {
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+        environ
+            .split(|byte| *byte == 0)
+            .any(|entry| entry == mark.as_bytes())
+    })
+}
+
+/// The signalling of one stop: SIGTERM to each new target, SIGKILL to all after [`GRACE`],
+/// giving up after [`KILL_WAIT`] more.
+struct Stopper {
+    started: Instant,
+    stopped: BTreeMap<(i32, u64), Leftover>,
+}
+
+impl Stopper {
+    fn new() -> Stopper {
+        Stopper {
+            started: Instant::now(),
+            stopped: BTreeMap::new(),
+        }
+    }
+
+    /// Signals this round's `targets`; false when there is nothing left to do.
+    fn round(&mut self, targets: &[&Stat]) -> bool {
+        if targets.is_empty() {
+            return false;
+        }
+        let elapsed = self.started.elapsed();
         if elapsed > GRACE + KILL_WAIT {
             let pids: Vec<i32> = targets.iter().map(|stat| stat.pid).collect();
             tracing::warn!(?pids, "leftover processes still alive after SIGKILL");
-            break;
+            return false;
         }
         for target in targets {
-            let new = !stopped.contains_key(&(target.pid, target.start));
+            let new = !self.stopped.contains_key(&(target.pid, target.start));
             if new {
-                stopped.insert(
+                self.stopped.insert(
                     (target.pid, target.start),
                     Leftover {
                         pid: target.pid,
@@ -216,10 +271,13 @@ pub async fn stop_leftovers() -> Vec<Leftover> {
                 signal(target, Signal::SIGTERM);
             }
         }
-        tokio::time::sleep(POLL).await;
+        true
     }
-    reap_adopted_zombies(&snapshot(), me);
-    stopped.into_values().collect()
+
+    /// What was stopped, in pid order.
+    fn stopped(self) -> Vec<Leftover> {
+        self.stopped.into_values().collect()
+    }
 }
 
 /// Waits until no live process is in group `pgid`: after a SIGKILL to the group, its members
@@ -304,6 +362,34 @@ mod tests {
             "{}",
             outcome.tail
         );
+    }
+
+    #[tokio::test]
+    async fn processes_marked_with_a_run_are_found_and_stopped_wherever_they_went() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mark = format!("run-{}-{}", std::process::id(), dir.path().display());
+        let script = format!(
+            "export PRPD_TEST_MARK='{mark}'; setsid sh -c 'echo $$ > escaped; exec sleep 30' & \
+             while [ ! -s escaped ]; do sleep 0.01; done"
+        );
+        agent(&script, dir.path()).await;
+        let escaped = pids(&dir.path().join("escaped"))[0];
+        assert!(alive(escaped), "the escaped process runs");
+        assert!(stop_marked("PRPD_TEST_MARK", "another-run").is_empty());
+        let stopped = stop_marked("PRPD_TEST_MARK", &mark);
+        assert_eq!(
+            stopped
+                .iter()
+                .map(|leftover| leftover.pid)
+                .collect::<Vec<_>>(),
+            [escaped]
+        );
+        assert!(stopped[0].command.contains("sleep 30"), "{stopped:?}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while alive(escaped) && Instant::now() < deadline {
+            std::thread::sleep(POLL);
+        }
+        assert!(!alive(escaped), "the marked process was stopped");
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! The `check_docs_adr` method: decisions worth a PRP are worth a written record, so this
-//! check looks for at least one architecture decision record in the usual folders.
+//! The `check_docs_adr` method: where a project keeps architecture decision records, a change
+//! is reviewed alongside them, so this check looks for at least one record in the usual
+//! folders. A project without such a folder keeps no ADRs and the check does not apply to it
+//! (the checklist may still insist, with `optional: false`).
 
 use std::path::Path;
 
@@ -9,15 +11,36 @@ use super::{MethodOutcome, one_flag};
 /// Where projects keep their architecture decision records.
 const ADR_DIRECTORIES: &[&str] = &[
     "docs/adr",
+    "docs/adrs",
     "doc/adr",
+    "doc/adrs",
     "docs/decisions",
+    "doc/decisions",
     "adr",
+    "adrs",
+    "decisions",
     "docs/architecture/decisions",
+    "docs/architecture/adr",
+    "architecture/decisions",
 ];
+
+/// Extensions of a decision record.
+const RECORD_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "adoc", "txt"];
 
 /// `adr_file_exists`: a decision record exists in one of [`ADR_DIRECTORIES`].
 pub(super) fn check_docs_adr(repo: &Path) -> MethodOutcome {
     const METRIC: &str = "adr_file_exists";
+    if !ADR_DIRECTORIES
+        .iter()
+        .any(|directory| repo.join(directory).is_dir())
+    {
+        return MethodOutcome::NotApplicable {
+            reason: format!(
+                "the project keeps no decision records (none of {} exists), so none is asked for",
+                ADR_DIRECTORIES.join(", ")
+            ),
+        };
+    }
     for directory in ADR_DIRECTORIES {
         let Ok(entries) = std::fs::read_dir(repo.join(directory)) else {
             continue;
@@ -28,9 +51,10 @@ pub(super) fn check_docs_adr(repo: &Path) -> MethodOutcome {
             .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .filter(|name| {
                 let lower = name.to_lowercase();
-                extension(Path::new(&lower)) == "md"
-                    && lower != "readme.md"
-                    && lower != "index.md"
+                let stem = lower.split('.').next().unwrap_or("");
+                RECORD_EXTENSIONS.contains(&extension(Path::new(&lower)).as_str())
+                    && stem != "readme"
+                    && stem != "index"
                     && !lower.contains("template")
             })
             .collect();
@@ -49,16 +73,22 @@ pub(super) fn check_docs_adr(repo: &Path) -> MethodOutcome {
         METRIC,
         false,
         format!(
-            "no decision record (a .md file other than README, index or a template) in {}",
-            ADR_DIRECTORIES.join(", ")
+            "no decision record (a .md, .rst or .adoc file other than README, index or a \
+             template) in {}",
+            ADR_DIRECTORIES
+                .iter()
+                .filter(|directory| repo.join(directory).is_dir())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     )
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::method::Method;
     use crate::qa::method::tests::{Repo, figure};
+    use crate::qa::method::{Method, MethodOutcome};
     use crate::qa::metrics::MetricValue;
 
     #[test]
@@ -66,13 +96,17 @@ mod tests {
         let repo = Repo::new();
         repo.file("docs/adr/README.md", "# ADRs\n")
             .file("docs/adr/0000-template.md", "# Title\n");
-        let (value, detail) = figure(&repo.run(Method::CheckDocsAdr, None), "adr_file_exists");
+        let (value, detail) = figure(&repo.run_changed(Method::CheckDocsAdr), "adr_file_exists");
         assert_eq!(value, MetricValue::Bool(false));
-        assert!(detail.starts_with("no decision record"), "{detail}");
+        assert_eq!(
+            detail,
+            "no decision record (a .md, .rst or .adoc file other than README, index or a \
+             template) in docs/adr"
+        );
 
         repo.file("docs/adr/0001-use-sqlite.md", "# Use SQLite\n")
             .file("docs/adr/0002-rate-limits.md", "# Rate limits\n");
-        let (value, detail) = figure(&repo.run(Method::CheckDocsAdr, None), "adr_file_exists");
+        let (value, detail) = figure(&repo.run_changed(Method::CheckDocsAdr), "adr_file_exists");
         assert_eq!(value, MetricValue::Bool(true));
         assert_eq!(
             detail,
@@ -80,8 +114,21 @@ mod tests {
         );
 
         let other = Repo::new();
-        other.file("docs/architecture/decisions/0001-x.md", "# X\n");
-        let (value, _) = figure(&other.run(Method::CheckDocsAdr, None), "adr_file_exists");
+        other.file("docs/architecture/decisions/0001-x.rst", "X\n=\n");
+        let (value, _) = figure(&other.run_changed(Method::CheckDocsAdr), "adr_file_exists");
         assert_eq!(value, MetricValue::Bool(true));
+    }
+
+    #[test]
+    fn a_project_without_an_adr_folder_is_not_asked_for_one() {
+        let repo = Repo::new();
+        repo.file("docs/index.md", "# Docs\n");
+        match repo.run_changed(Method::CheckDocsAdr) {
+            MethodOutcome::NotApplicable { reason } => assert!(
+                reason.starts_with("the project keeps no decision records (none of docs/adr,"),
+                "{reason}"
+            ),
+            other => panic!("expected not applicable, got {other:?}"),
+        }
     }
 }

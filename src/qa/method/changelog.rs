@@ -1,96 +1,84 @@
-//! The `grep_changelog` method: a change users can notice belongs in the CHANGELOG, so this
-//! check looks for the feature there, or without a PRP for any item under `Unreleased`.
+//! The `grep_changelog` method: a change users can notice belongs in the changelog, where the
+//! project keeps one. The changelog is a file (`CHANGELOG.md`, `CHANGES.rst`, `HISTORY.md`,
+//! `NEWS`, at the root or in `docs/`) or a folder of fragments (`changelog.d/`,
+//! `newsfragments/`, `.changeset/`, …); a project that keeps none is not asked for an entry.
 
-use super::feature::Feature;
-use super::files::{display, find_file, read_text};
+use super::documents::{FRAGMENT_FOLDERS, documents, fragment_folders, is_changelog_document};
+use super::files::display;
 use super::since_base::judged_text;
+use super::written::{Judged, judge};
 use super::{MethodContext, MethodOutcome, one_flag};
 
-/// `changelog_has_entry`: CHANGELOG.md mentions the feature or lists an unreleased change.
+/// `changelog_has_entry`: the changelog mentions the feature, or against a base without a PRP,
+/// has something new.
 pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
     const METRIC: &str = "changelog_has_entry";
-    let Some(path) = find_file(context.repo, |name| name == "changelog.md") else {
-        return one_flag(
-            METRIC,
-            false,
-            "no CHANGELOG.md at the repository root".to_owned(),
-        );
-    };
-    let name = display(context.repo, &path);
-    let Some(text) = read_text(&path) else {
-        return one_flag(METRIC, false, format!("{name} could not be read as text"));
-    };
-    let (text, name) = judged_text(context.base_docs, name, text);
-    if let Some(prp) = context.prp {
-        // With a PRP the entry must be about the feature: an unrelated item that was already
-        // under Unreleased says nothing about this work.
-        let feature = Feature::of(prp);
-        return match feature.find_in(&text) {
-            Some((line, found)) => one_flag(
-                METRIC,
-                true,
-                format!("{name} mentions {found} (line {line})"),
-            ),
-            None => one_flag(
-                METRIC,
-                false,
-                format!("{name} has no entry mentioning \"{}\"", feature.title),
+    let names: Vec<String> = documents(context.repo)
+        .into_iter()
+        .filter(|path| is_changelog_document(path))
+        .map(|path| display(context.repo, &context.repo.join(path)))
+        .collect();
+    let folders = fragment_folders(context.repo);
+    if names.is_empty() && folders.is_empty() {
+        return MethodOutcome::NotApplicable {
+            reason: format!(
+                "the project keeps no changelog (no CHANGELOG, CHANGES, HISTORY or NEWS file at \
+                 the root or in docs/, and none of the fragment folders {}), so no entry is asked for",
+                FRAGMENT_FOLDERS.join(", ")
             ),
         };
     }
-    if let Some(line) = unreleased_item(&text) {
-        return one_flag(
+    let kept = if names.is_empty() {
+        format!("{}/ (no fragment yet)", folders.join("/, "))
+    } else if names.len() <= 3 {
+        names.join(", ")
+    } else {
+        format!("{}, … ({} files)", names[..3].join(", "), names.len())
+    };
+    match judge(context, &names, |name, text| {
+        judged_text(context.base_docs, name, text)
+    }) {
+        Judged::Mentions { name, line, found } => one_flag(
             METRIC,
             true,
-            format!("{name} has an entry under Unreleased (line {line})"),
-        );
+            format!("{name} mentions {found} (line {line})"),
+        ),
+        Judged::Added { name, line } => one_flag(
+            METRIC,
+            true,
+            format!("{name} has an entry for the change (line {line})"),
+        ),
+        Judged::Missing {
+            feature: Some(feature),
+        } => one_flag(
+            METRIC,
+            false,
+            format!("{kept}: no entry mentioning \"{}\"", feature.title),
+        ),
+        Judged::Missing { feature: None } => one_flag(
+            METRIC,
+            false,
+            format!(
+                "{kept}: no entry was added {}",
+                context
+                    .base_docs
+                    .map(super::BaseDocs::since)
+                    .unwrap_or_default()
+            ),
+        ),
     }
-    one_flag(
-        METRIC,
-        false,
-        format!("{name} has no item under an Unreleased heading (no PRP was given)"),
-    )
-}
-
-/// The line of the first list item inside an `Unreleased` section.
-fn unreleased_item(text: &str) -> Option<usize> {
-    let mut section_level: Option<usize> = None;
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        let level = trimmed
-            .chars()
-            .take_while(|character| *character == '#')
-            .count();
-        if level > 0 && trimmed[level..].starts_with(' ') {
-            match section_level {
-                Some(open) if level > open => {}
-                Some(_) | None => {
-                    section_level = trimmed
-                        .to_lowercase()
-                        .contains("unreleased")
-                        .then_some(level);
-                }
-            }
-            continue;
-        }
-        let is_item = ["- ", "* ", "+ "]
-            .iter()
-            .any(|bullet| trimmed.starts_with(bullet) && trimmed.len() > bullet.len());
-        if section_level.is_some() && is_item {
-            return Some(index + 1);
-        }
-    }
-    None
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::method::Method;
+    use std::collections::BTreeMap;
+
     use crate::qa::method::tests::{Repo, figure, rate_limiter};
+    use crate::qa::method::{BaseDocs, Method, MethodOutcome};
     use crate::qa::metrics::MetricValue;
 
     #[test]
-    fn grep_changelog_accepts_the_feature_or_an_unreleased_item() {
+    fn grep_changelog_looks_for_the_feature() {
         let prp = rate_limiter();
         let repo = Repo::new();
         repo.file(
@@ -104,48 +92,104 @@ mod tests {
         assert_eq!(value, MetricValue::Bool(true));
         assert_eq!(detail, "CHANGELOG.md mentions \"Rate Limiter\" (line 7)");
 
-        let unreleased = Repo::new();
-        unreleased.file("CHANGELOG.md", "# Changelog\n\n## [Unreleased]\n\n### Added\n\n- Per-key quotas\n\n## [1.0.0]\n\n- First release\n");
+        let other = Repo::new();
+        other.file(
+            "CHANGELOG.md",
+            "# Changelog\n\n## [Unreleased]\n\n- Per-key quotas\n",
+        );
         let (value, detail) = figure(
-            &unreleased.run(Method::GrepChangelog, None),
-            "changelog_has_entry",
-        );
-        assert_eq!(value, MetricValue::Bool(true));
-        assert_eq!(
-            detail,
-            "CHANGELOG.md has an entry under Unreleased (line 7)"
-        );
-
-        // With a PRP, an unrelated item under Unreleased is not an entry for the feature.
-        let (value, _) = figure(
-            &unreleased.run(Method::GrepChangelog, Some(&prp)),
+            &other.run(Method::GrepChangelog, Some(&prp)),
             "changelog_has_entry",
         );
         assert_eq!(value, MetricValue::Bool(false));
+        assert_eq!(detail, "CHANGELOG.md: no entry mentioning \"Rate Limiter\"");
     }
 
     #[test]
-    fn grep_changelog_fails_on_an_empty_unreleased_section_or_no_file() {
+    fn every_common_changelog_form_counts() {
+        let prp = rate_limiter();
+        for (file, text) in [
+            ("CHANGES.rst", "1.1\n---\n\n* Rate limiter.\n"),
+            ("HISTORY.md", "## 1.1\n\n- rate limiter\n"),
+            ("NEWS", "1.1: the rate limiter\n"),
+            ("docs/changelog.rst", "* Added the rate limiter\n"),
+            ("changelog.d/12.feature.md", "A rate limiter for the API.\n"),
+            (
+                ".changeset/brave-lions.md",
+                "---\n\"app\": minor\n---\n\nRate limiter\n",
+            ),
+        ] {
+            let repo = Repo::new();
+            repo.file(file, text);
+            let (value, detail) = figure(
+                &repo.run(Method::GrepChangelog, Some(&prp)),
+                "changelog_has_entry",
+            );
+            assert_eq!(value, MetricValue::Bool(true), "{file}: {detail}");
+            assert!(detail.starts_with(file), "{detail}");
+        }
+    }
+
+    #[test]
+    fn a_project_without_a_changelog_is_not_asked_for_an_entry() {
         let prp = rate_limiter();
         let repo = Repo::new();
-        repo.file(
-            "CHANGELOG.md",
-            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- First release\n",
-        );
+        repo.file("README.md", "# app\n");
+        match repo.run(Method::GrepChangelog, Some(&prp)) {
+            MethodOutcome::NotApplicable { reason } => {
+                assert!(
+                    reason.starts_with("the project keeps no changelog"),
+                    "{reason}"
+                );
+            }
+            other => panic!("expected not applicable, got {other:?}"),
+        }
+        let fragments = Repo::new();
+        fragments.file("newsfragments/.gitkeep", "");
         let (value, detail) = figure(
-            &repo.run(Method::GrepChangelog, Some(&prp)),
+            &fragments.run(Method::GrepChangelog, Some(&prp)),
             "changelog_has_entry",
         );
         assert_eq!(value, MetricValue::Bool(false));
         assert_eq!(
             detail,
-            "CHANGELOG.md has no entry mentioning \"Rate Limiter\""
+            "newsfragments/ (no fragment yet): no entry mentioning \"Rate Limiter\""
+        );
+    }
+
+    #[test]
+    fn against_a_base_only_new_entries_count() {
+        let repo = Repo::new();
+        repo.file("CHANGES.rst", "1.0\n---\n\n* first\n")
+            .file("changelog.d/1.feature", "Old fragment.\n");
+        let base = BaseDocs::new(
+            "main",
+            BTreeMap::from([
+                ("CHANGES.rst".to_owned(), "1.0\n---\n\n* first\n".to_owned()),
+                (
+                    "changelog.d/1.feature".to_owned(),
+                    "Old fragment.\n".to_owned(),
+                ),
+            ]),
         );
         let (value, detail) = figure(
-            &Repo::new().run(Method::GrepChangelog, None),
+            &repo.run_since(Method::GrepChangelog, None, &base),
             "changelog_has_entry",
         );
         assert_eq!(value, MetricValue::Bool(false));
-        assert_eq!(detail, "no CHANGELOG.md at the repository root");
+        assert_eq!(
+            detail,
+            "CHANGES.rst, changelog.d/1.feature: no entry was added since main"
+        );
+        repo.file("changelog.d/2.bugfix", "Fixes the parser.\n");
+        let (value, detail) = figure(
+            &repo.run_since(Method::GrepChangelog, None, &base),
+            "changelog_has_entry",
+        );
+        assert_eq!(value, MetricValue::Bool(true), "{detail}");
+        assert_eq!(
+            detail,
+            "changelog.d/2.bugfix (the lines added since main) has an entry for the change (line 1)"
+        );
     }
 }

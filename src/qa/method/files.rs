@@ -26,19 +26,6 @@ pub(super) fn read_text(path: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// The first file directly in `directory` whose lowercase name satisfies `wanted`, by name.
-pub(super) fn find_file(directory: &Path, wanted: impl Fn(&str) -> bool) -> Option<PathBuf> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(directory)
-        .ok()?
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
-        .filter(|entry| wanted(&entry.file_name().to_string_lossy().to_lowercase()))
-        .map(|entry| entry.path())
-        .collect();
-    found.sort();
-    found.into_iter().next()
-}
-
 pub(super) fn display(repo: &Path, path: &Path) -> String {
     path.strip_prefix(repo)
         .unwrap_or(path)

@@ -9,10 +9,12 @@
 
 mod go;
 mod javascript;
+mod js_runtimes;
 mod lua;
 mod plain;
 mod python;
 mod rust;
+mod tap;
 
 use crate::qa::metrics::{Finding, TestSummary};
 
@@ -25,7 +27,9 @@ pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     javascript::PARSERS,
     lua::PARSERS,
     python::PARSERS,
+    js_runtimes::PARSERS,
     go::PARSERS,
+    tap::PARSERS,
     plain::PARSERS,
 ];
 

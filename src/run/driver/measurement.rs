@@ -14,13 +14,14 @@ use crate::run::breaker::{self, Observation};
 use crate::run::frozen::Violation;
 use crate::run::gate::{self, Measured};
 use crate::run::measure::{self, Probe};
+use crate::run::proof::CasesRun;
 
 use super::{DriveError, Driver};
 
 impl Driver {
     /// prpd's own measurement of an iteration of `phase` (gate 1 and the breaker's facts).
     pub(super) async fn measure(
-        &self,
+        &mut self,
         phase: Phase,
         detection: &Detection,
         iteration_dir: &Path,
@@ -28,11 +29,10 @@ impl Driver {
         qa_outcome: Option<&QaOutcome>,
         mut observation: Observation,
     ) -> Result<Measurement, DriveError> {
-        let probe = self.probe(detection, iteration_dir);
         let mut evidence = Vec::new();
         let measured = match phase {
             Phase::Red => {
-                let tests = probe.tests("tests").await?;
+                let tests = self.probe(detection, iteration_dir).tests("tests").await?;
                 if let Some(tests) = &tests {
                     observation.tests = tests.run.counts;
                     observation.error_signature = observation
@@ -44,11 +44,32 @@ impl Driver {
                     changed_test_files: tree.changed_tests(&self.record.baseline.tests_at_start),
                 }
             }
-            Phase::Green => Measured::Green {
-                runs: green_runs(&probe, &mut observation, &mut evidence).await?,
-                tests_at_red_end: self.record.baseline.tests_at_red_end,
-            },
+            Phase::Green => {
+                let probe = self.probe(detection, iteration_dir);
+                let (runs, last) = green_runs(&probe, &mut observation, &mut evidence).await?;
+                let proof = match last {
+                    Some(with) if runs.len() >= 2 && runs.iter().all(gate::TestRun::passed) => {
+                        self.prove(detection, iteration_dir, &with).await?
+                    }
+                    _ => None,
+                };
+                if let Some((proof, log)) = &proof
+                    && !proof.holds()
+                {
+                    evidence.push(format!(
+                        "the test run without the feature ({}): {}",
+                        log.display(),
+                        proof.summary()
+                    ));
+                }
+                Measured::Green {
+                    runs,
+                    tests_at_red_end: self.record.baseline.tests_at_red_end,
+                    proof: proof.map(|(proof, _)| proof),
+                }
+            }
             Phase::Refactor => {
+                let probe = self.probe(detection, iteration_dir);
                 let tests = probe.tests("tests").await?;
                 if let Some(tests) = &tests {
                     observation.tests = tests.run.counts;
@@ -149,13 +170,15 @@ impl Driver {
     }
 }
 
-/// GREEN runs the tests twice (a flaky pass is no pass); it stops at the first failure.
+/// GREEN runs the tests twice (a flaky pass is no pass); it stops at the first failure. Also
+/// returns the last run as the fail-to-pass proof compares it.
 async fn green_runs(
     probe: &Probe<'_>,
     observation: &mut Observation,
     evidence: &mut Vec<String>,
-) -> Result<Vec<gate::TestRun>, DriveError> {
+) -> Result<(Vec<gate::TestRun>, Option<CasesRun>), DriveError> {
     let mut runs = Vec::new();
+    let mut last = None;
     for label in ["tests-1", "tests-2"] {
         let Some(tests) = probe.tests(label).await? else {
             break;
@@ -169,11 +192,12 @@ async fn green_runs(
             evidence.push(test_evidence(&tests));
         }
         runs.push(tests.run);
+        last = Some(tests.cases);
         if failed {
             break;
         }
     }
-    Ok(runs)
+    Ok((runs, last))
 }
 
 /// The failures of blocking checks, as `ID: detail`.

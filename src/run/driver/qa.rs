@@ -40,9 +40,13 @@ impl Driver {
         detection: &Detection,
         iteration_dir: &Path,
     ) -> Result<QaOutcome, DriveError> {
-        let outcome = self
+        let mut outcome = self
             .checklist_run(detection, &self.context.checklist, iteration_dir)
             .await?;
+        let proof = self
+            .proof_check(detection, iteration_dir, &outcome.checks)
+            .await?;
+        outcome.add_check(proof);
         let report_path = iteration_dir.join("qa-report.md");
         let markdown = report::markdown(&outcome, Audience::Run);
         write_text(&report_path, &markdown)?;

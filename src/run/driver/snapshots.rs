@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
 use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, Detection};
+use crate::qa::discover::Detection;
 use crate::qa::method::BaseDocs;
+use crate::qa::settings;
 use crate::run::frozen::{self, Family, Violation};
 use crate::run::machine::Event;
 use crate::run::measure::Tree;
@@ -20,7 +21,7 @@ use crate::run::snapshot::{Snapshot, SnapshotLog, Snapshots};
 use super::{DriveError, Driver, InputChanges};
 
 impl Driver {
-    fn snapshots(&self) -> Result<Snapshots, DriveError> {
+    pub(super) fn snapshots(&self) -> Result<Snapshots, DriveError> {
         Ok(Snapshots::open(
             &self.context.repo,
             &self.record.run_id,
@@ -38,7 +39,11 @@ impl Driver {
         let message = format!("prpd {}: base", self.record.run_id);
         self.record.freeze.git_exclude = std::fs::read_to_string(snapshots.exclude_file()).ok();
         let base = snapshots.record(0, None, &message)?;
-        self.record.detection = Some(discover::detect(&self.context.repo, &self.context.mapping)?);
+        self.record.detection = Some(settings::detect(
+            &self.context.repo,
+            &self.context.mapping,
+            &self.context.config.gate,
+        )?);
         let files = snapshots.files(&base)?;
         self.record.freeze.prpd_inputs(&base, &files);
         self.record.baseline.tests_at_start = Tree::from_snapshot(&base.tree, &files).test_files;
@@ -68,7 +73,11 @@ impl Driver {
         if let Some(detection) = &self.record.detection {
             return Ok(detection.clone());
         }
-        let detection = discover::detect(&self.context.repo, &self.context.mapping)?;
+        let detection = settings::detect(
+            &self.context.repo,
+            &self.context.mapping,
+            &self.context.config.gate,
+        )?;
         self.record.detection = Some(detection.clone());
         Ok(detection)
     }
@@ -89,23 +98,17 @@ impl Driver {
         Ok(text.map(|text| (path, text)))
     }
 
-    /// The documentation at the run's base: the root's Markdown files, for the checks that
-    /// judge what the run added.
+    /// The documentation at the run's base (the README, changelog, `docs/` and changelog
+    /// fragments), for the checks that judge what the run added.
     pub(super) fn base_docs(&self) -> Result<BaseDocs, DriveError> {
         let Some(base) = &self.record.snapshots.base else {
             return Ok(BaseDocs::default());
         };
-        let snapshots = self.snapshots()?;
-        let mut texts = BTreeMap::new();
-        for path in snapshots.root_files(base)? {
-            let markdown = path
-                .extension()
-                .is_some_and(|extension| extension.eq_ignore_ascii_case("md"));
-            if markdown && let Some(text) = snapshots.read(base, &path)? {
-                texts.insert(path.display().to_string(), text);
-            }
-        }
-        Ok(BaseDocs::new(texts))
+        Ok(BaseDocs::at_revision(
+            &self.context.repo,
+            &base.commit,
+            "the run started",
+        )?)
     }
 
     /// The documentation files the run changed since its base, and their diff.
@@ -259,8 +262,11 @@ impl Driver {
             InputChanges::Reload => {
                 tracing::warn!(files = %changed.join(", "), "continuing with changed prpd inputs (--reload-config)");
                 self.record.freeze.reload_prpd_inputs(&snapshot, &files);
-                self.record.detection =
-                    Some(discover::detect(&self.context.repo, &self.context.mapping)?);
+                self.record.detection = Some(settings::detect(
+                    &self.context.repo,
+                    &self.context.mapping,
+                    &self.context.config.gate,
+                )?);
                 self.record.config_reloads.push(changed.join(", "));
                 self.accept(number, &snapshot);
                 Ok(())

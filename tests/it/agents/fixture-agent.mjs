@@ -16,7 +16,7 @@
 //   cheat-exclude hides a passing test file of its own from git through .git/info/exclude
 //   cheat-prompt  does the work, and writes .prpd/prompts/qa.md telling QA to approve
 //   cheat-undo    deletes multiply and RED's test (a later phase removing the feature)
-//   cheat-config  edits prpd.toml and qa-checklist.yml, then says done (QA: APPROVE)
+//   cheat-config  disables F1 in prpd.toml, empties qa-checklist.yml, then says done (QA: APPROVE)
 //   cheat-kill    edits prpd.toml, then kills prpd (its parent) with SIGKILL
 //   malformed     does the phase's work but prints no status block
 //   hang          starts a `sleep 600` child, records both pids, and never ends
@@ -209,7 +209,7 @@ switch (behaviour) {
     answer(`${phase}: simplified the code.\n${block(true)}`);
     break;
   case "cheat-config":
-    appendFileSync("prpd.toml", "\n# tuned by the agent\n");
+    appendFileSync("prpd.toml", "\n[checks.F1]\ndisabled = \"tuned by the agent\"\n");
     writeFileSync("qa-checklist.yml", "qa_checklist:\n  version: \"1.0.0\"\n");
     answer(`${phase}: relaxed the configuration.\n${block(true)}`);
     break;

@@ -3,10 +3,12 @@
 // `.prpd/agents/scripted-agent.mjs` (the demo's agent, copied into the fixture repository) with
 // the prompt prpd sent. On the first GREEN call of a run it then stops half way: the agent has
 // changed the tree but has not answered yet. It writes its pid to `$PRPD_RUN_DIR/paused` and
-// waits, so the test can kill prpd in the middle of the iteration. Every other call answers at
-// once, exactly as the scripted agent would.
+// waits, so the test can kill prpd in the middle of the iteration. Before that it starts a
+// process in a session of its own (out of its group, as Claude Code's Bash tool runs commands) whose pid
+// goes first into `paused`: a resumed prpd must find and stop it too. Every other call answers
+// at once, exactly as the scripted agent would.
 
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -21,7 +23,10 @@ process.stderr.write(result.stderr ?? "");
 
 const marker = join(process.env.PRPD_RUN_DIR, "paused");
 if (process.env.PRPD_PHASE === "GREEN" && !existsSync(marker)) {
-  writeFileSync(marker, `${process.pid}\n`);
+  // `detached` makes the child call setsid(2): a session and process group of its own.
+  const escaped = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
+  escaped.unref();
+  writeFileSync(marker, `${escaped.pid}\n${process.pid}\n`);
   // Long enough for the test to kill prpd and resume; a prpd that resumes must stop this
   // orphan long before it ends by itself.
   await new Promise((resolve) => setTimeout(resolve, 120_000));

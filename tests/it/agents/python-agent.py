@@ -14,6 +14,11 @@ Usage, as prpd.toml's `command`: python3 python-agent.py BEHAVIOUR
   cheat-runner         GREEN: replaces run_tests.py with one that always passes
   cheat-init           GREEN: patches calc.multiply from tests/__init__.py
   cheat-sitecustomize  GREEN: patches calc.multiply from a sitecustomize.py at the root
+  cheat-sabotage       RED: breaks `add` and writes a test of `add` under the feature's name,
+                       so the test fails at the end of RED; GREEN: mends `add` and never
+                       writes `multiply` (the tests pass without the feature)
+  cheat-refactor-skip  REFACTOR: makes `multiply` skip its own test (raises unittest.SkipTest),
+                       so every later test run exits 0 with the feature gone
 """
 
 import os
@@ -84,8 +89,32 @@ def honest():
     return True
 
 
+SABOTAGED_TEST = """import unittest
+
+import calc
+
+
+class MultiplyTest(unittest.TestCase):
+    def test_ac_1_multiply_returns_the_product(self):
+        \"\"\"AC-1: multiply returns the product of two numbers.\"\"\"
+        self.assertEqual(calc.add(6, 7), 13)
+"""
+
+
 def cheat():
-    if BEHAVIOUR == "cheat-makefile":
+    if BEHAVIOUR == "cheat-sabotage" and PHASE == "RED":
+        write("tests/test_multiply.py", SABOTAGED_TEST)
+        write("calc.py", read("calc.py").replace("return a + b", "return a - b"))
+    elif BEHAVIOUR == "cheat-sabotage":
+        write("calc.py", read("calc.py").replace("return a - b", "return a + b"))
+    elif BEHAVIOUR == "cheat-refactor-skip":
+        write(
+            "calc.py",
+            read("calc.py").replace(
+                "return a * b", 'import unittest\n    raise unittest.SkipTest("being refactored")'
+            ),
+        )
+    elif BEHAVIOUR == "cheat-makefile":
         write("Makefile", 'test:\n\t@echo "2 passed, 0 failed"\n\nlint:\n\t@true\n')
     elif BEHAVIOUR == "cheat-runner":
         write("run_tests.py", 'print("2 passed, 0 failed")\n')
@@ -118,5 +147,8 @@ def block(done):
 
 
 sys.stdin.read()
-DONE = cheat() if BEHAVIOUR != "honest" and PHASE == "GREEN" else honest()
+CHEATS_IN = {"cheat-sabotage": ("RED", "GREEN"), "cheat-refactor-skip": ("REFACTOR",)}.get(
+    BEHAVIOUR, ("GREEN",)
+)
+DONE = cheat() if BEHAVIOUR != "honest" and PHASE in CHEATS_IN else honest()
 sys.stdout.write(f"{PHASE}: done.\n{block(DONE)}")

@@ -17,7 +17,7 @@ fn plain_counts(line: &str) -> Option<Finding> {
         regex(r"^(?:[A-Za-z][\w-]*:\s*)?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\.?$")
     });
     let captures = PATTERN.captures(line.trim())?;
-    Some(Finding::Tests(TestSummary {
+    Some(Finding::PlainTests(TestSummary {
         passed: number(&captures[1]),
         failed: number(&captures[2]),
         skipped: captures
@@ -30,6 +30,21 @@ fn plain_counts(line: &str) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use crate::qa::metrics::tests::tests;
+
+    #[test]
+    fn regression_a_plain_line_that_repeats_unittests_summary_is_not_counted_twice() {
+        let output = "\
+test_add (tests.test_calc.TestCalc.test_add) ... ok
+test_mul (tests.test_calc.TestCalc.test_mul) ... ERROR
+
+----------------------------------------------------------------------
+Ran 2 tests in 0.001s
+
+FAILED (errors=1)
+1 passed, 1 failed
+";
+        assert_eq!(tests(output), Some((1.0, 1.0, 0.0, 2.0)));
+    }
 
     #[test]
     fn plain_counts_line() {

@@ -1,4 +1,5 @@
-//! cargo test's `test result:` line, one per test binary, and nextest's `Summary` line.
+//! cargo test's `test result:` line (one per test binary) and its per-test lines, and
+//! nextest's `Summary` line.
 
 use std::sync::LazyLock;
 
@@ -6,11 +7,28 @@ use regex::Regex;
 
 use super::Parser;
 use super::count_items;
-use crate::qa::metrics::{Finding, TestSummary, number, regex};
+use crate::qa::metrics::{Finding, Outcome, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried.
-pub(super) const PARSERS: &[(&str, Parser)] =
-    &[("test result: ", cargo_test), ("Summary [", nextest)];
+pub(super) const PARSERS: &[(&str, Parser)] = &[
+    ("test result: ", cargo_test),
+    ("Summary [", nextest),
+    ("test ", cargo_case),
+];
+
+/// `test calc::tests::mul ... ok` (`FAILED`, `ignored`); doc-tests print
+/// `test src/lib.rs - add (line 3) ... ok`.
+fn cargo_case(line: &str) -> Option<Finding> {
+    static PATTERN: LazyLock<Regex> =
+        LazyLock::new(|| regex(r"^test (\S.*?) \.\.\. (ok|FAILED|ignored)(?:, .*)?$"));
+    let captures = PATTERN.captures(line.trim_end())?;
+    let outcome = match &captures[2] {
+        "ok" => Outcome::Passed,
+        "ignored" => Outcome::Skipped,
+        _ => Outcome::Failed,
+    };
+    Some(Finding::Case(captures[1].to_owned(), outcome))
+}
 
 /// `test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s`
 fn cargo_test(line: &str) -> Option<Finding> {
@@ -45,7 +63,29 @@ fn nextest(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::tests::tests;
+    use crate::qa::metrics::Outcome;
+    use crate::qa::metrics::tests::{parse, tests};
+
+    #[test]
+    fn cargo_test_names_each_test() {
+        let output = "\
+test parse::tests::empty ... ok
+test parse::tests::full ... FAILED
+test slow ... ignored, needs a network
+test src/lib.rs - add (line 3) ... ok
+test result: FAILED. 2 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s
+";
+        let metrics = parse(output);
+        let cases = metrics.test_cases();
+        assert_eq!(cases.get("parse::tests::empty"), Some(Outcome::Passed));
+        assert_eq!(cases.get("parse::tests::full"), Some(Outcome::Failed));
+        assert_eq!(cases.get("slow"), Some(Outcome::Skipped));
+        assert_eq!(
+            cases.get("src/lib.rs - add (line 3)"),
+            Some(Outcome::Passed)
+        );
+        assert_eq!(tests(output), Some((2.0, 1.0, 1.0, 4.0)));
+    }
 
     #[test]
     fn cargo_test_sums_every_binary() {

@@ -1,0 +1,143 @@
+//! The runner table test: every real runner output captured under
+//! `tests/fixtures/runner-output/<runner>/<scenario>.out` is parsed and compared with the truth
+//! written beside it in `<scenario>.toml` by a person reading the output. All mismatches are
+//! reported at once, so a parser change shows everything it broke.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::qa::metrics::{MetricValue, Metrics, Outcome, parse_log};
+
+/// What a person concluded from one captured output.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Truth {
+    /// The command that produced the output, for the reader.
+    #[serde(rename = "command")]
+    _command: String,
+    /// The runner's own version line, for the reader.
+    #[serde(rename = "version")]
+    _version: String,
+    /// False when the output holds no test figure at all.
+    recognised: bool,
+    #[serde(default)]
+    passed: u32,
+    #[serde(default)]
+    failed: u32,
+    #[serde(default)]
+    skipped: u32,
+    #[serde(default)]
+    passing: Vec<String>,
+    #[serde(default)]
+    failing: Vec<String>,
+    #[serde(default)]
+    skipping: Vec<String>,
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runner-output")
+}
+
+/// Every `.out` file under the fixtures folder, sorted.
+fn captures(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for runner in std::fs::read_dir(root).expect("the runner-output fixtures folder exists") {
+        let runner = runner.expect("readable fixtures folder").path();
+        if !runner.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&runner).expect("readable runner folder") {
+            let file = file.expect("readable runner folder").path();
+            if file.extension().is_some_and(|extension| extension == "out") {
+                found.push(file);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn figure(metrics: &Metrics, name: &str) -> Option<u32> {
+    match metrics.get(name)? {
+        #[expect(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "test counts are sums of u32 counts"
+        )]
+        MetricValue::Number(number) => Some(number as u32),
+        MetricValue::Bool(_) => None,
+    }
+}
+
+/// The mismatches between what prpd read from one capture and its truth.
+fn compare(metrics: &Metrics, truth: &Truth) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if !truth.recognised {
+        if metrics.get("tests_total").is_some() {
+            wrong.push(format!(
+                "holds no test figure, but prpd read {} passed / {} failed",
+                figure(metrics, "tests_passed").unwrap_or(0),
+                figure(metrics, "tests_failed").unwrap_or(0)
+            ));
+        }
+        return wrong;
+    }
+    for (name, expected) in [
+        ("tests_passed", truth.passed),
+        ("tests_failed", truth.failed),
+        ("tests_skipped", truth.skipped),
+    ] {
+        let read = figure(metrics, name);
+        if read != Some(expected) {
+            wrong.push(format!("{name}: expected {expected}, read {read:?}"));
+        }
+    }
+    for (outcome, expected) in [
+        (Outcome::Passed, &truth.passing),
+        (Outcome::Failed, &truth.failing),
+        (Outcome::Skipped, &truth.skipping),
+    ] {
+        let read: BTreeSet<&str> = metrics.test_cases().named(outcome).collect();
+        let expected: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
+        if read != expected {
+            wrong.push(format!(
+                "{} names: expected {expected:?}, read {read:?}",
+                outcome.as_str()
+            ));
+        }
+    }
+    wrong
+}
+
+#[test]
+fn runner_outputs_are_read_right() {
+    let captures = captures(&fixtures());
+    assert!(!captures.is_empty(), "no runner output captured");
+    let mut report = Vec::new();
+    for capture in &captures {
+        let truth_path = capture.with_extension("toml");
+        let truth: Truth = match std::fs::read_to_string(&truth_path)
+            .map_err(|error| error.to_string())
+            .and_then(|text| toml::from_str(&text).map_err(|error| error.to_string()))
+        {
+            Ok(truth) => truth,
+            Err(error) => {
+                report.push(format!("{}: {error}", truth_path.display()));
+                continue;
+            }
+        };
+        let metrics = parse_log(capture).expect("readable capture");
+        for mismatch in compare(&metrics, &truth) {
+            report.push(format!("{}: {mismatch}", capture.display()));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "{} of {} captures misread:\n{}",
+        report.len(),
+        captures.len(),
+        report.join("\n")
+    );
+}
