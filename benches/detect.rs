@@ -55,8 +55,8 @@ fn detect_100k_files(bencher: divan::Bencher<'_, '_>) {
     bencher.bench(|| detect(divan::black_box(repo), &mapping).expect("detect"));
 }
 
-/// A repository with a root `package.json`, three workspace packages, a Python service, and
-/// 100,000 files: 60% in `node_modules/`, 20% in `target/`, 20% in source folders four or more
+/// A repository with a root `package.json`, a Makefile with an include and a sub-make, a CI
+/// workflow, three workspace packages, a Python service (a sub-project), and 100,000 files: 60% in `node_modules/`, 20% in `target/`, 20% in source folders four or more
 /// levels deep.
 fn generate() -> TempDir {
     let dir = tempfile::Builder::new()
@@ -69,7 +69,15 @@ fn generate() -> TempDir {
         r#"{"scripts": {"test": "vitest run", "lint": "eslint ."}}"#,
     );
     write(&root.join("pnpm-lock.yaml"), "");
-    write(&root.join("Makefile"), "build:\n\tpnpm -r build\n");
+    write(
+        &root.join("Makefile"),
+        "include tools.mk\nPNPM ?= pnpm\nbuild:\n\t$(PNPM) -r build\ncheck: build\n\t$(MAKE) -C services/ml test\n",
+    );
+    write(&root.join("tools.mk"), "LINT = $(PNPM) exec eslint\n");
+    write(
+        &root.join(".github/workflows/ci.yml"),
+        "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: CI=1 pnpm test\n      - run: pnpm exec tsc --noEmit\n",
+    );
     for package in ["ui", "api-client", "docs"] {
         write(
             &root.join("packages").join(package).join("package.json"),
@@ -78,8 +86,9 @@ fn generate() -> TempDir {
     }
     write(
         &root.join("services/ml/pyproject.toml"),
-        "[tool.pytest.ini_options]\n",
+        "[tool.pytest.ini_options]\n\n[tool.ruff]\nfix = true\n",
     );
+    write(&root.join("services/ml/Makefile"), "test:\n\tpytest -q\n");
     let node_modules = FILES * 6 / 10;
     let target = FILES * 2 / 10;
     let deep = FILES - node_modules - target;

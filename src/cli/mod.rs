@@ -147,6 +147,10 @@ pub struct QaArgs {
     /// Also write the Markdown report to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Gate one sub-project: the commands its folder declares (relative to the repository,
+    /// as `prpd detect` lists them). Example: `prpd qa --path services/api`
+    #[arg(long, value_name = "DIR")]
+    pub path: Option<PathBuf>,
 }
 
 /// Options of the commands that drive a run.
@@ -414,6 +418,7 @@ fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
         base: args.base.clone(),
         jobs: args.jobs,
         report: args.report.clone(),
+        path: args.path.clone(),
     })?;
     let mut stdout = std::io::stdout().lock();
     if args.json {

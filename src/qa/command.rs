@@ -56,31 +56,60 @@ impl CommandKind {
     }
 
     /// The Makefile targets or justfile recipes that stand for this kind, best first: its task
-    /// names, and for tests also `check` when there is no `test`.
+    /// names, then the conventional targets that stand for it too: `check` runs the tests
+    /// (GNU's convention) when there is no `test`, `all` builds, and `fmt`/`format` are a
+    /// format check only when their recipe runs the formatter in its check mode
+    /// ([`CommandKind::needs_check_mode`]). `all` is never a test command.
     pub(crate) fn make_task_names(self) -> impl Iterator<Item = &'static str> {
-        let fallback: &[&str] = match self {
+        let conventional: &[&str] = match self {
             CommandKind::Test => &["check"],
+            CommandKind::Build => &["all"],
+            CommandKind::FormatCheck => &["fmt", "format"],
             CommandKind::Lint
             | CommandKind::Typecheck
-            | CommandKind::Build
-            | CommandKind::FormatCheck
             | CommandKind::Complexity
             | CommandKind::Duplication => &[],
         };
-        self.task_names().iter().chain(fallback).copied()
+        self.task_names().iter().chain(conventional).copied()
+    }
+
+    /// Whether a task called `name` counts as this kind only when it runs a formatter in its
+    /// check mode: `make fmt` usually rewrites files.
+    pub(crate) fn needs_check_mode(self, name: &str) -> bool {
+        self == CommandKind::FormatCheck && matches!(name, "fmt" | "format")
     }
 
     /// The names projects give a script, target or recipe of this kind, best first.
+    /// Never a name that fixes or writes (`lint:fix`, `format:write`): those rewrite the tree.
     pub(crate) fn task_names(self) -> &'static [&'static str] {
         match self {
-            CommandKind::Test => &["test", "tests"],
-            CommandKind::Lint => &["lint"],
-            CommandKind::Typecheck => &["typecheck", "type-check", "check-types", "tsc"],
+            CommandKind::Test => &["test", "tests", "test:unit"],
+            CommandKind::Lint => &["lint", "check:lint", "lint:check", "lint:all", "eslint"],
+            CommandKind::Typecheck => &[
+                "typecheck",
+                "type-check",
+                "check-types",
+                "check:type",
+                "check:types",
+                "types:check",
+                "typecheck:all",
+                "test:types",
+                "test:type",
+                "lint:types",
+                "types",
+                "tsc",
+            ],
             CommandKind::Build => &["build"],
             CommandKind::FormatCheck => &[
                 "format:check",
                 "fmt:check",
+                "check:format",
+                "check:fmt",
                 "prettier:check",
+                "lint:format",
+                "lint:prettier",
+                "testformat",
+                "test:format",
                 "check-format",
                 "format-check",
                 "fmt-check",

@@ -7,11 +7,13 @@
 //!
 //! 1. `package.json` scripts, run through the project's package manager ([`PackageManager`]);
 //! 2. Makefile targets, then justfile recipes;
-//! 3. CI configuration (GitHub workflow `run:` steps, then `.gitlab-ci.yml` job scripts), only
-//!    at the repository root, where CI lives;
-//! 4. Python configuration: `pyproject.toml` tool tables, tox environments, then the
-//!    `setup.cfg`/`pytest.ini`/`tox.ini` tool sections;
-//! 5. the tools mapping's defaults for the stack.
+//! 3. CI configuration (GitHub workflow `run:` steps, `.gitlab-ci.yml` job scripts,
+//!    `.travis.yml`, sourcehut `.build.yml`), only at the repository root, where CI lives;
+//! 4. Python configuration: `pyproject.toml` tool tables and build backend, tox environments
+//!    (`tox.ini`, `tox.toml`, `[tool.tox]`), then the `setup.cfg`/`pytest.ini`/`tox.ini` tool
+//!    sections;
+//! 5. the tools mapping's defaults for the stack: these the project does not declare, so they
+//!    are marked [`Discovered::fallback`], and a QA failure of one says prpd guessed it.
 //!
 //! Directories are read in this order: the repository root (sources 1–4), then each detected
 //! stack in [`detect_stacks`] order, primary first: the sources of its directory when it is a
@@ -20,32 +22,46 @@
 //! back to what the other stacks' directories name (their scripts, targets, recipes), but
 //! not to their defaults: a Rust project with a Node example in `examples/` must not be
 //! measured with eslint. A command found in a sub-folder runs from there: it is prefixed with
-//! `cd <path> && `.
+//! `cd <path> && `. Each stack in a sub-folder is also a [`SubProject`] with commands of its
+//! own, discovered the same way from its folder alone ([`detect_in`], `prpd qa --path`).
 //!
-//! Every candidate goes through [`is_safe`] (the one rule for what QA may run): a command that
-//! would rewrite the tree, publish, push, run docker or watch is skipped, the skip is kept in
-//! [`Detection::skipped`], and discovery carries on with the next candidate of that kind.
+//! Every candidate goes through [`is_safe`] (the one rule for what QA may run) after its
+//! script or recipe is expanded to what it really runs (nested scripts, Makefile variables and
+//! sub-makes), and through the tools' own configuration ([`tool_config`]: ruff's `fix = true`).
+//! A command prpd writes itself (a CI line, a default) is made safe where it can be (`ruff
+//! check --no-fix`, a formatter's check mode); anything else that would rewrite the tree,
+//! publish, push, run docker or watch is skipped, the skip is kept in [`Detection::skipped`],
+//! and discovery carries on with the next candidate of that kind.
 //! A `package.json` or `pyproject.toml` that cannot be parsed is an error naming file and line,
 //! because the commands prpd would otherwise pick could be wrong; a CI file prpd cannot parse
 //! is only skipped with a warning, since CI syntax goes beyond what prpd needs from it.
+//!
+//! The caller applies what the user configured over what is found here (`prpd.toml`
+//! `[commands]`): discovery only reports what the repository itself says.
 
 mod ci;
+mod directory;
 mod just;
 mod make;
 mod package_json;
 mod python;
+mod render;
+mod tool_config;
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 pub use package_json::PackageManager;
 
+pub(crate) use directory::in_directory;
+use directory::{Directory, logical_lines};
+use tool_config::ToolConfig;
+
 use crate::base::config_file::ConfigError;
 use crate::qa::command::CommandKind;
-use crate::qa::safety::{Unsafe, is_safe};
+use crate::qa::safety::{Unsafe, check_mode, is_safe};
 use crate::qa::stack::{Stack, detect_stacks};
 use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
 
@@ -56,6 +72,10 @@ pub struct Discovered {
     pub command: String,
     /// Where prpd found it, such as `package.json scripts.test`.
     pub source: String,
+    /// The project declares no command of this kind: prpd guessed this one from a stack
+    /// default of the tools mapping, so its failure may be prpd's guess and not the project's.
+    #[serde(default)]
+    pub fallback: bool,
 }
 
 /// A candidate that [`is_safe`] refused; shown in the human output so users see why their
@@ -72,6 +92,19 @@ pub struct Skipped {
     pub reason: Unsafe,
 }
 
+/// A stack in a sub-folder, with the commands its own folder declares (`prpd qa --path`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubProject {
+    /// The folder, relative to the repository root.
+    pub path: PathBuf,
+    /// The ids of the stacks found in it, primary first.
+    pub stacks: Vec<String>,
+    /// The JavaScript package manager of the folder, if it has a `package.json`.
+    pub package_manager: Option<PackageManager>,
+    /// The command of every kind, each run from the repository root (`cd <path> && …`).
+    pub commands: BTreeMap<CommandKind, Option<Discovered>>,
+}
+
 /// Everything `prpd detect` reports about a repository.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Detection {
@@ -81,6 +114,9 @@ pub struct Detection {
     pub package_manager: Option<PackageManager>,
     /// The command of every kind, `None` when none was found.
     pub commands: BTreeMap<CommandKind, Option<Discovered>>,
+    /// The stacks in sub-folders, each with its own commands.
+    #[serde(default)]
+    pub subprojects: Vec<SubProject>,
     /// Candidates refused as unsafe, in discovery order; not part of the JSON output.
     #[serde(skip)]
     pub skipped: Vec<Skipped>,
@@ -99,6 +135,18 @@ pub enum DetectError {
     /// The file is malformed; the error names file, line and column.
     #[error(transparent)]
     Malformed(ConfigError),
+    /// `prpd qa --path` named a folder that is not inside the repository.
+    #[error("--path {}: not a folder of the repository", path.display())]
+    NotAFolder { path: PathBuf },
+}
+
+/// Whether the project declares a candidate or prpd guesses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A script, target, recipe, CI step or tool configuration of the project.
+    Declared,
+    /// A stack default of the tools mapping.
+    Fallback,
 }
 
 /// One command a source offers for one kind.
@@ -107,9 +155,10 @@ struct Candidate {
     kind: CommandKind,
     /// What would run, relative to the directory of the source.
     command: String,
-    /// The text [`is_safe`] judges: the script or recipe behind `command`.
+    /// The text [`is_safe`] judges: the script or recipe behind `command`, expanded.
     judged: String,
     source: String,
+    origin: Origin,
 }
 
 impl Candidate {
@@ -119,12 +168,18 @@ impl Candidate {
             command,
             judged,
             source,
+            origin: Origin::Declared,
         }
     }
 
-    /// A candidate whose command is its own text (CI lines, tool defaults).
+    /// A candidate whose command is its own text (CI lines, tool defaults): prpd wrote it, so
+    /// prpd may adjust it.
     fn plain(kind: CommandKind, command: &str, source: String) -> Candidate {
         Candidate::new(kind, command.to_owned(), command.to_owned(), source)
+    }
+
+    fn is_plain(&self) -> bool {
+        self.command == self.judged
     }
 }
 
@@ -136,24 +191,38 @@ struct Found {
 }
 
 impl Found {
-    fn offer_all(&mut self, directory: &Path, candidates: Vec<Candidate>) {
+    fn offer_all(&mut self, directory: &Path, tools: &ToolConfig, candidates: Vec<Candidate>) {
         for candidate in candidates {
-            self.offer(directory, candidate);
+            self.offer(directory, tools, candidate);
         }
     }
 
-    fn offer(&mut self, directory: &Path, candidate: Candidate) {
+    fn offer(&mut self, directory: &Path, tools: &ToolConfig, candidate: Candidate) {
         if self.commands.contains_key(&candidate.kind) {
             return;
         }
-        let command = in_directory(directory, &candidate.command);
-        match is_safe(&candidate.judged) {
+        let (command, verdict) = if candidate.is_plain() {
+            let adjusted = tools.adjust(&candidate.command);
+            match is_safe(&adjusted) {
+                Ok(()) => (adjusted, Ok(())),
+                Err(reason) => match check_mode(&adjusted) {
+                    Some(checking) => (checking, Ok(())),
+                    None => (adjusted, Err(reason)),
+                },
+            }
+        } else {
+            let verdict = is_safe(&candidate.judged).and_then(|()| tools.judge(&candidate.judged));
+            (candidate.command.clone(), verdict)
+        };
+        let command = in_directory(directory, &command);
+        match verdict {
             Ok(()) => {
                 self.commands.insert(
                     candidate.kind,
                     Discovered {
                         command,
                         source: candidate.source,
+                        fallback: candidate.origin == Origin::Fallback,
                     },
                 );
             }
@@ -176,185 +245,206 @@ impl Found {
     }
 }
 
-/// Detects the stacks of `repo` and discovers its commands (see the module docs for the order).
-pub fn detect(repo: &Path, mapping: &ToolsMapping) -> Result<Detection, DetectError> {
-    std::fs::read_dir(repo).map_err(|source| DetectError::Read {
-        path: repo.to_path_buf(),
-        source,
-    })?;
-    let stacks = detect_stacks(repo, mapping);
-    let root = PathBuf::from(".");
-    let mut found = Found::default();
-    let mut package_manager = None;
-    scan_directory(repo, &root, &mut found, &mut package_manager)?;
-    let mut scanned = vec![root];
-    for stack in &stacks {
-        if !scanned.contains(&stack.path) {
-            scan_directory(repo, &stack.path, &mut found, &mut package_manager)?;
-            scanned.push(stack.path.clone());
+/// One discovery pass over a folder of the repository (the root, or a sub-project's folder).
+struct Scan<'a> {
+    repo: &'a Path,
+    mapping: &'a ToolsMapping,
+    found: Found,
+    /// The package manager of each directory read that has a `package.json`.
+    managers: Vec<(PathBuf, PackageManager)>,
+    scanned: Vec<PathBuf>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(repo: &'a Path, mapping: &'a ToolsMapping) -> Scan<'a> {
+        Scan {
+            repo,
+            mapping,
+            found: Found::default(),
+            managers: Vec::new(),
+            scanned: Vec::new(),
         }
-        let beside_primary = stacks
-            .first()
-            .is_some_and(|primary| primary.path == stack.path);
-        if let Some(tools) = mapping.stack(&stack.id).filter(|_| beside_primary) {
-            let source = format!("{MAPPING_FILE_NAME} default ({})", stack.id);
-            for kind in CommandKind::ALL {
-                if let Some(command) = tools.command(kind) {
-                    found.offer(&stack.path, Candidate::plain(kind, command, source.clone()));
-                }
+    }
+
+    /// Offers the candidates of every source in `relative` (a directory of the repository),
+    /// in order, once per directory.
+    fn sources(&mut self, relative: &Path) -> Result<(), DetectError> {
+        if self.scanned.iter().any(|done| done == relative) {
+            return Ok(());
+        }
+        self.scanned.push(relative.to_path_buf());
+        let directory = Directory::new(self.repo, relative);
+        let tools = ToolConfig::read(&directory)?;
+        if let Some(scripts) = package_json::scripts(&directory)? {
+            self.managers
+                .push((relative.to_path_buf(), scripts.package_manager));
+            self.found.offer_all(relative, &tools, scripts.candidates);
+        }
+        self.found
+            .offer_all(relative, &tools, make::candidates(&directory)?);
+        self.found
+            .offer_all(relative, &tools, just::candidates(&directory)?);
+        if directory.is_root() {
+            self.found
+                .offer_all(relative, &tools, ci::candidates(&directory)?);
+        }
+        self.found
+            .offer_all(relative, &tools, python::candidates(&directory)?);
+        Ok(())
+    }
+
+    /// Offers the mapping's defaults of `stack`, run through its folder's package manager.
+    fn defaults(&mut self, stack: &Stack) -> Result<(), DetectError> {
+        let Some(stack_tools) = self.mapping.stack(&stack.id) else {
+            return Ok(());
+        };
+        let manager = self.manager_of(&stack.path);
+        let tools = ToolConfig::read(&Directory::new(self.repo, &stack.path))?;
+        let source = format!("{MAPPING_FILE_NAME} default ({})", stack.id);
+        for kind in CommandKind::ALL {
+            if let Some(command) = stack_tools.command(kind) {
+                let mut candidate =
+                    Candidate::plain(kind, &manager.rewrite(command), source.clone());
+                candidate.origin = Origin::Fallback;
+                self.found.offer(&stack.path, &tools, candidate);
             }
         }
+        Ok(())
     }
-    let Found {
-        mut commands,
-        skipped,
-    } = found;
-    Ok(Detection {
-        stacks,
-        package_manager,
-        commands: CommandKind::ALL
+
+    /// The package manager of `relative`: its own `package.json`'s, else the nearest lockfile
+    /// up to the repository root, else npm.
+    fn manager_of(&self, relative: &Path) -> PackageManager {
+        self.managers
+            .iter()
+            .find(|(path, _)| path == relative)
+            .map_or_else(
+                || PackageManager::of_directory(&Directory::new(self.repo, relative)),
+                |(_, manager)| *manager,
+            )
+    }
+
+    /// The first directory's package manager, and every kind with its command or `None`.
+    fn finish(
+        self,
+    ) -> (
+        Option<PackageManager>,
+        BTreeMap<CommandKind, Option<Discovered>>,
+        Vec<Skipped>,
+    ) {
+        let Found {
+            mut commands,
+            skipped,
+        } = self.found;
+        let commands = CommandKind::ALL
             .into_iter()
             .map(|kind| (kind, commands.remove(&kind)))
-            .collect(),
-        skipped,
-    })
-}
-
-/// Offers the candidates of every source in `relative` (a directory of `repo`), in order.
-fn scan_directory(
-    repo: &Path,
-    relative: &Path,
-    found: &mut Found,
-    package_manager: &mut Option<PackageManager>,
-) -> Result<(), DetectError> {
-    let directory = Directory::new(repo, relative);
-    if let Some(scripts) = package_json::scripts(&directory)? {
-        package_manager.get_or_insert(scripts.package_manager);
-        found.offer_all(relative, scripts.candidates);
-    }
-    found.offer_all(relative, make::candidates(&directory)?);
-    found.offer_all(relative, just::candidates(&directory)?);
-    if directory.is_root() {
-        found.offer_all(relative, ci::candidates(&directory)?);
-    }
-    found.offer_all(relative, python::candidates(&directory)?);
-    Ok(())
-}
-
-/// A directory of the repository that discovery reads.
-#[derive(Debug)]
-struct Directory<'repo> {
-    repo: &'repo Path,
-    relative: &'repo Path,
-}
-
-impl<'repo> Directory<'repo> {
-    fn new(repo: &'repo Path, relative: &'repo Path) -> Directory<'repo> {
-        Directory { repo, relative }
-    }
-
-    fn is_root(&self) -> bool {
-        self.relative == Path::new(".")
-    }
-
-    /// The directory's absolute path.
-    fn absolute(&self) -> PathBuf {
-        if self.is_root() {
-            self.repo.to_path_buf()
-        } else {
-            self.repo.join(self.relative)
-        }
-    }
-
-    /// How many levels below the root the directory is.
-    fn depth(&self) -> usize {
-        if self.is_root() {
-            0
-        } else {
-            self.relative.components().count()
-        }
-    }
-
-    /// The absolute path of `name` in this directory.
-    fn path(&self, name: &str) -> PathBuf {
-        self.absolute().join(name)
-    }
-
-    /// How sources name `name` of this directory: `package.json`, `web/package.json`.
-    fn display(&self, name: &str) -> String {
-        if self.is_root() {
-            name.to_owned()
-        } else {
-            format!("{}/{name}", self.relative.display())
-        }
-    }
-
-    /// The text of `name`, `None` when it does not exist; invalid UTF-8 is replaced, since
-    /// the files read this way are searched for commands, not parsed strictly.
-    fn read(&self, name: &str) -> Result<Option<String>, DetectError> {
-        let path = self.path(name);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
-            Err(error) if is_absent(&error) => Ok(None),
-            Err(source) => Err(DetectError::Read { path, source }),
-        }
-    }
-}
-
-/// Whether a read failed because the file is not there (or a parent is not a directory).
-fn is_absent(error: &std::io::Error) -> bool {
-    matches!(
-        error.kind(),
-        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
-    )
-}
-
-/// `command` run from `directory`: `cd web && npm test`; the root needs no prefix.
-pub(crate) fn in_directory(directory: &Path, command: &str) -> String {
-    if directory == Path::new(".") || directory.as_os_str().is_empty() {
-        command.to_owned()
-    } else {
-        format!(
-            "cd {} && {command}",
-            shell_quote(&directory.display().to_string())
+            .collect();
+        (
+            self.managers.first().map(|(_, manager)| *manager),
+            commands,
+            skipped,
         )
     }
 }
 
-/// `word` quoted for `sh` when it holds anything but plain path characters.
-fn shell_quote(word: &str) -> String {
-    let plain = word
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+' | '@'));
-    if plain && !word.is_empty() {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// The lines of a script or a Makefile with backslash continuations joined by one space.
-fn logical_lines(text: &str) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut pending = String::new();
-    for line in text.lines() {
-        let line = if pending.is_empty() {
-            line
-        } else {
-            line.trim_start()
-        };
-        if let Some(head) = line.strip_suffix('\\') {
-            pending.push_str(head.trim_end());
-            pending.push(' ');
-        } else {
-            pending.push_str(line);
-            lines.push(std::mem::take(&mut pending));
+/// Detects the stacks of `repo` and discovers its commands (see the module docs for the order),
+/// then those of every sub-project.
+pub fn detect(repo: &Path, mapping: &ToolsMapping) -> Result<Detection, DetectError> {
+    let mut detection = detect_in(repo, Path::new("."), mapping)?;
+    let mut folders: Vec<&Path> = Vec::new();
+    for stack in &detection.stacks {
+        if !stack.is_root() && !folders.contains(&stack.path.as_path()) {
+            folders.push(&stack.path);
         }
     }
-    if !pending.is_empty() {
-        lines.push(pending.trim_end().to_owned());
+    let mut subprojects = Vec::new();
+    for folder in folders {
+        let inner = detect_in(repo, folder, mapping)?;
+        subprojects.push(SubProject {
+            path: folder.to_path_buf(),
+            stacks: inner.stacks.into_iter().map(|stack| stack.id).collect(),
+            package_manager: inner.package_manager,
+            commands: inner.commands,
+        });
     }
-    lines
+    detection.subprojects = subprojects;
+    Ok(detection)
+}
+
+/// Discovery confined to `folder` (relative to `repo`; `.` for the whole repository): the
+/// stacks inside it and the commands it declares, each run from the repository root. Sub-projects
+/// are not listed. This is what `prpd qa --path FOLDER` gates.
+pub fn detect_in(
+    repo: &Path,
+    folder: &Path,
+    mapping: &ToolsMapping,
+) -> Result<Detection, DetectError> {
+    std::fs::read_dir(repo).map_err(|source| DetectError::Read {
+        path: repo.to_path_buf(),
+        source,
+    })?;
+    let folder = normalize_folder(repo, folder)?;
+    let root = repo.join(&folder);
+    let stacks: Vec<Stack> = detect_stacks(&root, mapping)
+        .into_iter()
+        .map(|stack| Stack {
+            path: if stack.is_root() {
+                folder.clone()
+            } else if folder == Path::new(".") {
+                stack.path
+            } else {
+                folder.join(stack.path)
+            },
+            id: stack.id,
+        })
+        .collect();
+    let mut scan = Scan::new(repo, mapping);
+    scan.sources(&folder)?;
+    for stack in &stacks {
+        scan.sources(&stack.path)?;
+        let beside_primary = stacks
+            .first()
+            .is_some_and(|primary| primary.path == stack.path);
+        if beside_primary {
+            scan.defaults(stack)?;
+        }
+    }
+    let (package_manager, commands, skipped) = scan.finish();
+    Ok(Detection {
+        stacks,
+        package_manager,
+        commands,
+        subprojects: Vec::new(),
+        skipped,
+    })
+}
+
+/// `folder` as a clean path relative to `repo` (`.` for the root), or an error when it is not
+/// a folder inside the repository.
+fn normalize_folder(repo: &Path, folder: &Path) -> Result<PathBuf, DetectError> {
+    let not_a_folder = || DetectError::NotAFolder {
+        path: folder.to_path_buf(),
+    };
+    let absolute = if folder.is_absolute() {
+        folder.to_path_buf()
+    } else {
+        repo.join(folder)
+    };
+    let absolute = absolute.canonicalize().map_err(|_| not_a_folder())?;
+    let repo = repo.canonicalize().map_err(|source| DetectError::Read {
+        path: repo.to_path_buf(),
+        source,
+    })?;
+    if !absolute.is_dir() {
+        return Err(not_a_folder());
+    }
+    let relative = absolute.strip_prefix(&repo).map_err(|_| not_a_folder())?;
+    Ok(if relative.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        relative.to_path_buf()
+    })
 }
 
 impl Detection {
@@ -365,65 +455,6 @@ impl Detection {
             .and_then(Option::as_ref)
             .map(|discovered| discovered.command.as_str())
     }
-
-    /// The human report: stacks, package manager, then the seed's "Quality Commands" table
-    /// with "Not found" for missing kinds, and the unsafe commands that were skipped.
-    pub fn render_table(&self) -> String {
-        let mut out = String::new();
-        let stacks = if self.stacks.is_empty() {
-            "none found".to_owned()
-        } else {
-            self.stacks
-                .iter()
-                .map(|stack| format!("{} ({})", stack.id, stack.path.display()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let package_manager = self.package_manager.map_or("none", PackageManager::name);
-        let _ = writeln!(out, "Stacks: {stacks}");
-        let _ = writeln!(out, "Package manager: {package_manager}");
-        let _ = writeln!(out);
-        let _ = writeln!(out, "## Quality Commands");
-        let _ = writeln!(out);
-        let _ = writeln!(out, "| Type | Command | Source |");
-        let _ = writeln!(out, "|------|---------|--------|");
-        for kind in CommandKind::ALL {
-            match self.commands.get(&kind).and_then(Option::as_ref) {
-                Some(found) => {
-                    let _ = writeln!(
-                        out,
-                        "| {} | `{}` | {} |",
-                        kind.label(),
-                        table_cell(&found.command),
-                        table_cell(&found.source)
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "| {} | Not found | - |", kind.label());
-                }
-            }
-        }
-        if !self.skipped.is_empty() {
-            let _ = writeln!(out);
-            let _ = writeln!(out, "Skipped as unsafe:");
-            for skipped in &self.skipped {
-                let _ = writeln!(
-                    out,
-                    "- {}: `{}` ({}): it {}",
-                    skipped.kind.label(),
-                    skipped.command,
-                    skipped.source,
-                    skipped.reason
-                );
-            }
-        }
-        out
-    }
-}
-
-/// `text` made safe for a Markdown table cell: a `|` would end the cell.
-fn table_cell(text: &str) -> String {
-    text.replace('|', r"\|")
 }
 
 #[cfg(test)]
@@ -436,27 +467,6 @@ mod tests {
             let json = serde_json::to_string(&kind).expect("serialize");
             assert_eq!(json, format!("\"{}\"", kind.name()));
         }
-    }
-
-    #[test]
-    fn in_directory_prefixes_cd_and_quotes_odd_paths() {
-        let cases = [
-            (".", "npm test", "npm test"),
-            ("web", "npm test", "cd web && npm test"),
-            ("apps/api", "pytest", "cd apps/api && pytest"),
-            ("my app", "pytest", "cd 'my app' && pytest"),
-        ];
-        for (directory, command, expected) in cases {
-            assert_eq!(in_directory(Path::new(directory), command), expected);
-        }
-    }
-
-    #[test]
-    fn logical_lines_join_backslash_continuations() {
-        assert_eq!(
-            logical_lines("\ta \\\n  b\nc \\\n"),
-            ["\ta b".to_owned(), "c".to_owned()]
-        );
     }
 
     #[test]
@@ -481,19 +491,29 @@ mod tests {
             commands: CommandKind::ALL
                 .into_iter()
                 .map(|kind| {
-                    let found = (kind == CommandKind::Test).then(|| Discovered {
-                        command: "cargo test | tee log".to_owned(),
-                        source: "Makefile target test".to_owned(),
-                    });
+                    let found = match kind {
+                        CommandKind::Test => Some(Discovered {
+                            command: "cargo test | tee log".to_owned(),
+                            source: "Makefile target test".to_owned(),
+                            fallback: false,
+                        }),
+                        CommandKind::Lint => Some(Discovered {
+                            command: "cargo clippy".to_owned(),
+                            source: "qa-tools-mapping.yml default (rust)".to_owned(),
+                            fallback: true,
+                        }),
+                        _ => None,
+                    };
                     (kind, found)
                 })
                 .collect(),
+            subprojects: Vec::new(),
             skipped: Vec::new(),
         };
         let json = serde_json::to_string(&detection).expect("serialize");
         assert_eq!(
             json,
-            r#"{"stacks":[{"id":"rust","path":"."}],"package_manager":"pnpm","commands":{"test":{"command":"cargo test | tee log","source":"Makefile target test"},"lint":null,"typecheck":null,"build":null,"format_check":null,"complexity":null,"duplication":null}}"#
+            r#"{"stacks":[{"id":"rust","path":"."}],"package_manager":"pnpm","commands":{"test":{"command":"cargo test | tee log","source":"Makefile target test","fallback":false},"lint":{"command":"cargo clippy","source":"qa-tools-mapping.yml default (rust)","fallback":true},"typecheck":null,"build":null,"format_check":null,"complexity":null,"duplication":null},"subprojects":[]}"#
         );
         let table = detection.render_table();
         assert!(
@@ -504,6 +524,13 @@ mod tests {
             table.contains("| Test | `cargo test \\| tee log` | Makefile target test |"),
             "{table}"
         );
-        assert!(table.contains("| Lint | Not found | - |"), "{table}");
+        assert!(
+            table.contains(
+                "| Lint | `cargo clippy` | fallback: qa-tools-mapping.yml default (rust) |"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("| Build | Not found | - |"), "{table}");
+        assert!(table.contains("so prpd guessed it (lint)"), "{table}");
     }
 }

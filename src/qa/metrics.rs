@@ -259,8 +259,16 @@ enum Finding {
     /// A TAP test line: a case counted only when the output also has a TAP plan (`1..N`), so a
     /// stray `ok 1 thing` line in a build log is not taken for a test.
     TapCase(String, Outcome),
-    /// A TAP plan line `1..N`.
-    TapPlan,
+    /// A TAP plan line `1..N` with its N: `1..0` says the run has no test.
+    TapPlan(u32),
+    /// The next line is a test's name, with this outcome (busted's `Failure -> spec.lua @ 9`,
+    /// minitest's `  1) Failure:`).
+    NameNext(Outcome),
+    /// A heading over a numbered list of tests that ended this way (RSpec's `Pending:`,
+    /// PHPUnit's `There were 2 failures:`); `None` ends the list.
+    ListHeading(Option<Outcome>),
+    /// One test in the list under the last heading (`  1) Calc divides`).
+    ListItem(String),
     /// Counts from a TAP comment (`# pass 3`, node-tap's `# { total: 3, pass: 3 }`). They win
     /// over the TAP lines, which leave nested subtests to their parent's line, unless the lines
     /// name more tests (mocha's `# tests` leaves out the pending tests its lines mark `# SKIP`).
@@ -277,10 +285,20 @@ enum Finding {
     /// unittest's result line (`OK`, `OK (skipped=1)`, `FAILED (failures=1, errors=1)`): the
     /// failed and skipped tests of the `Ran` line before it; the rest passed.
     RanResult(TestSummary),
-    /// A go test result line (`--- PASS: TestX`), counted only without package summaries.
-    GoTest(GoResult),
-    /// A go package line (`ok  \tpkg`), used when `-v` was not given.
-    GoPackage(GoPackage),
+    /// A go test's line (`--- FAIL: TestMul/zero`, a `-json` event): a named case that also
+    /// tells the package line after it that its tests were named.
+    GoTest(String, Outcome),
+    /// A go package line (`ok  \tpkg`, `FAIL\tpkg [build failed]`): the package stands for
+    /// its tests when none of them was named, as without `-v`.
+    GoPackage(GoPackage, String),
+    /// A line that looks like another runner's test line but names no test (gotestsum's
+    /// package line `✓  strs (3ms)`): it is claimed so that no other parser misreads it.
+    NotATest,
+    /// prove's `Files=2, Tests=5,` closing line: how many tests ran.
+    ProveTests(u32),
+    /// A file in prove's `Test Summary Report`, with how many of its tests failed; a file
+    /// listed with none failed died or broke its plan, and counts as one failure.
+    ProveFailedFile(u32),
     Lint(LintSummary),
     /// `All checks passed!` and alike: the linter ran and found nothing.
     LintClean,
@@ -304,13 +322,6 @@ enum Voucher {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum GoResult {
-    Pass,
-    Fail,
-    Skip,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
 enum GoPackage {
     /// `ok  \tpkg\t0.01s`: the package's tests passed.
     Ok,
@@ -325,6 +336,25 @@ enum GoPackage {
 struct TapLines {
     cases: TestCases,
     planned: bool,
+    planned_tests: u32,
+}
+
+/// What go's lines said beyond their named cases.
+#[derive(Debug, Default)]
+struct GoLines {
+    /// A package line was seen, so the output is go's even when it named no test.
+    seen: bool,
+    /// A test was named since the last package line.
+    named_since_package: bool,
+}
+
+/// prove's closing figures: tests run, tests failed, and files that failed with no failed test.
+#[derive(Debug, Default)]
+struct ProveLines {
+    seen: bool,
+    tests: u32,
+    failed_tests: u32,
+    broken_files: u32,
 }
 
 /// Loose per-test lines seen so far, and whether a closing line without counts vouched for
@@ -342,15 +372,16 @@ struct Tally {
     tests_total: u32,
     cases: TestCases,
     started_case: Option<String>,
+    name_next: Option<Outcome>,
+    list: Option<Outcome>,
     tap: TapLines,
     plain: Option<TestSummary>,
     tap_counts: Option<TestSummary>,
     tap_counts_total: u32,
     loose: LooseLines,
     ran: Option<u32>,
-    go_tests: [u32; 3],
-    go_packages: [u32; 3],
-    saw_go: bool,
+    go: GoLines,
+    prove: ProveLines,
     lint: Option<LintSummary>,
     lint_clean: bool,
     lint_items: LintSummary,
@@ -363,6 +394,10 @@ struct Tally {
 impl Tally {
     /// Adds what one line reports to the sums.
     fn add_line(&mut self, line: &str) {
+        if let Some(outcome) = self.name_next.take() {
+            self.cases.record(name_line(line), outcome);
+            return;
+        }
         let Some(finding) = classify(line) else {
             return;
         };
@@ -380,7 +415,10 @@ impl Tally {
                 }
             }
             Finding::TapCase(name, outcome) => self.tap.cases.record(&name, outcome),
-            Finding::TapPlan => self.tap.planned = true,
+            Finding::TapPlan(count) => {
+                self.tap.planned = true;
+                self.tap.planned_tests = self.tap.planned_tests.saturating_add(count);
+            }
             Finding::TapCount(summary) => {
                 let sum = self.tap_counts.get_or_insert_with(TestSummary::default);
                 add_counts(sum, summary);
@@ -400,24 +438,24 @@ impl Tally {
                     });
                 }
             }
-            Finding::GoTest(result) => {
-                self.saw_go = true;
-                let index = match result {
-                    GoResult::Pass => 0,
-                    GoResult::Fail => 1,
-                    GoResult::Skip => 2,
-                };
-                self.go_tests[index] = self.go_tests[index].saturating_add(1);
+            Finding::NameNext(outcome) => self.name_next = Some(outcome),
+            Finding::ListHeading(outcome) => self.list = outcome,
+            Finding::ListItem(name) => {
+                if let Some(outcome) = self.list {
+                    self.cases.record(&name, outcome);
+                }
             }
-            Finding::GoPackage(package) => {
-                self.saw_go = true;
-                let index = match package {
-                    GoPackage::Ok => 0,
-                    GoPackage::Fail => 1,
-                    GoPackage::NoTests => 2,
-                };
-                self.go_packages[index] = self.go_packages[index].saturating_add(1);
+            Finding::GoTest(name, outcome) => {
+                self.go.named_since_package = true;
+                self.cases.record(&name, outcome);
             }
+            Finding::GoPackage(package, name) => self.add_go_package(package, &name),
+            Finding::NotATest => {}
+            Finding::ProveTests(count) => {
+                self.prove.seen = true;
+                self.prove.tests = self.prove.tests.saturating_add(count);
+            }
+            Finding::ProveFailedFile(failed) => self.add_prove_file(failed),
             Finding::Lint(summary) => {
                 let sum = self.lint.get_or_insert_with(LintSummary::default);
                 sum.errors = sum.errors.saturating_add(summary.errors);
@@ -448,15 +486,34 @@ impl Tally {
         }
     }
 
+    /// A go package line stands for the package's tests when none of them was named.
+    fn add_go_package(&mut self, package: GoPackage, name: &str) {
+        self.go.seen = true;
+        let unnamed = !std::mem::take(&mut self.go.named_since_package);
+        match package {
+            GoPackage::Ok if unnamed => self.cases.record(name, Outcome::Passed),
+            GoPackage::Fail if unnamed => self.cases.record(name, Outcome::Failed),
+            GoPackage::Ok | GoPackage::Fail | GoPackage::NoTests => {}
+        }
+    }
+
+    /// A file in prove's report; one with no failed test died or broke its plan.
+    fn add_prove_file(&mut self, failed: u32) {
+        self.prove.failed_tests = self.prove.failed_tests.saturating_add(failed);
+        if failed == 0 {
+            self.prove.broken_files = self.prove.broken_files.saturating_add(1);
+        }
+    }
+
     /// The sums as named figures; kinds never seen stay absent.
     fn into_metrics(mut self) -> Metrics {
-        if self.saw_go {
-            self.add_go_counts();
-        }
         if self.tap.planned {
             for (name, outcome) in self.tap.cases.iter() {
                 self.cases.record(name, outcome);
             }
+        }
+        if self.prove.seen {
+            self.add_prove_counts();
         }
         self.add_tap_counts();
         if let (None, Some(plain)) = (self.tests, self.plain) {
@@ -481,6 +538,10 @@ impl Tally {
                 total: None,
             });
             self.tests_total = self.tests.map_or(0, |summary| summary.total());
+        }
+        let said_no_tests = self.go.seen || (self.tap.planned && self.tap.planned_tests == 0);
+        if self.tests.is_none() && said_no_tests {
+            self.tests = Some(TestSummary::default());
         }
         let mut metrics = Metrics {
             cases: std::mem::take(&mut self.cases),
@@ -546,33 +607,40 @@ impl Tally {
         }
     }
 
-    /// go test prints per-test lines only with `-v`; without it, each package line stands for
-    /// that package's tests, so a package counts as one passed or failed test, and a run whose
-    /// packages all say `[no test files]` ran zero tests.
-    fn add_go_counts(&mut self) {
-        let [pass, fail, skip] = self.go_tests;
-        let summary = if pass + fail + skip > 0 {
+    /// prove's closing line counts the tests of every file; a file that died after its tests or
+    /// broke its plan fails with no failed test, so it adds one failure. Under `-v` the TAP
+    /// lines name each test (and tell skips apart), so they are counted instead.
+    fn add_prove_counts(&mut self) {
+        let prove = &self.prove;
+        let mut summary = if self.cases.is_empty() {
             TestSummary {
-                passed: pass,
-                failed: fail,
-                skipped: skip,
-                total: None,
-            }
-        } else {
-            let [ok, failed, _no_tests] = self.go_packages;
-            TestSummary {
-                passed: ok,
-                failed,
+                passed: prove.tests.saturating_sub(prove.failed_tests),
+                failed: prove.failed_tests,
                 skipped: 0,
                 total: None,
             }
+        } else {
+            TestSummary {
+                passed: self.cases.count(Outcome::Passed),
+                failed: self.cases.count(Outcome::Failed),
+                skipped: self.cases.count(Outcome::Skipped),
+                total: None,
+            }
         };
-        let sum = self.tests.get_or_insert_with(TestSummary::default);
-        sum.passed = sum.passed.saturating_add(summary.passed);
-        sum.failed = sum.failed.saturating_add(summary.failed);
-        sum.skipped = sum.skipped.saturating_add(summary.skipped);
-        self.tests_total = self.tests_total.saturating_add(summary.total());
+        summary.failed = summary.failed.saturating_add(prove.broken_files);
+        self.add_tests(summary);
     }
+}
+
+/// A test's name on a line of its own, without the location minitest puts after it
+/// (`CalcTest#test_mul [test/calc_test.rb:10]:`) or the colon that ends it.
+fn name_line(line: &str) -> &str {
+    let name = line.trim();
+    let name = match name.rfind(" [") {
+        Some(index) if name.ends_with("]:") => &name[..index],
+        Some(_) | None => name,
+    };
+    name.strip_suffix(':').unwrap_or(name)
 }
 
 /// Adds the passed, failed and skipped counts of `summary` to `sum` (not the total).

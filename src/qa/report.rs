@@ -396,6 +396,7 @@ mod tests {
                 package_manager: None,
                 commands: BTreeMap::new(),
                 skipped: Vec::new(),
+                subprojects: Vec::new(),
             },
             feature: "Multiply".to_owned(),
             prp_path: None,

@@ -26,11 +26,10 @@ use crate::base::status_block::Verdict;
 use crate::prp::Prp;
 use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
 use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
+use crate::qa::discover::{Detection, PackageManager};
 use crate::qa::failures;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
-use crate::qa::settings;
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;
@@ -297,7 +296,8 @@ async fn run_check(
     }
     let finding = match &spec.action {
         Action::Command(template) => {
-            run_command(request, detection, spec, template, &mut result).await?
+            let finding = run_command(request, detection, spec, template, &mut result).await?;
+            with_fallback_note(finding, template, detection)
         }
         Action::Method(method) => run_method(request, spec, *method, &mut result),
     };
@@ -371,7 +371,7 @@ async fn run_command(
         return Ok(resolved.tool_missing(
             spec,
             &format!(
-                "`{tool}` is neither in node_modules/.bin nor on PATH, and `npx --no` will not download it"
+                "`{tool}` is neither in node_modules/.bin nor on PATH, and the package manager's exec will not download it"
             ),
         ));
     }
@@ -454,22 +454,43 @@ async fn run_command(
     Ok(evaluation_finding(spec, &result.metrics))
 }
 
-/// For `npx --no <tool> …` (the mapping's defaults for Node tools): the tool, when it is not
+/// A failed check whose command discovery only guessed (a stack default of the tools mapping)
+/// says so: the failure may be the guess's, not the project's.
+fn with_fallback_note(finding: Finding, template: &str, detection: &Detection) -> Finding {
+    let notes: Vec<String> = CommandKind::ALL
+        .into_iter()
+        .filter(|kind| template.contains(&format!("{{detected_{}_command}}", kind.name())))
+        .filter_map(|kind| {
+            let discovered = detection.commands.get(&kind)?.as_ref()?;
+            discovered.fallback.then(|| {
+                format!(
+                    "`{}` is a fallback prpd guessed ({}): the project declares no {} command; declare one (a script, a Makefile target, a CI step) or set it in prpd.toml `[commands]`",
+                    discovered.command,
+                    discovered.source,
+                    kind.name()
+                )
+            })
+        })
+        .collect();
+    if notes.is_empty() {
+        return finding;
+    }
+    let note = notes.join("; ");
+    match finding {
+        Finding::Pass(detail) => Finding::Pass(detail),
+        Finding::Fail(detail) => Finding::Fail(format!("{detail} — {note}")),
+        Finding::Inapplicable(detail) => Finding::Inapplicable(format!("{detail} — {note}")),
+        Finding::NothingToJudge(detail) => Finding::NothingToJudge(detail),
+    }
+}
+
+/// For a tool run through a package manager's exec (`npx --no <tool> …`, `pnpm exec`, `yarn
+/// run`, `bunx --no-install`: the mapping's defaults for Node tools): the tool, when it is not
 /// installed. Checked before running because npx asks the registry first, and without network
 /// its failure would look like the tool's own.
 fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String> {
-    let mut words = command.split_whitespace();
-    let mut directory = repo.to_path_buf();
-    if words.clone().next() == Some("cd") {
-        directory = repo.join(words.nth(1)?);
-        if words.next() != Some("&&") {
-            return None;
-        }
-    }
-    if (words.next(), words.next()) != (Some("npx"), Some("--no")) {
-        return None;
-    }
-    let tool = words.next()?;
+    let (directory, tool) = PackageManager::exec_tool(command)?;
+    let directory = directory.map_or_else(|| repo.to_path_buf(), |directory| repo.join(directory));
     let installed = directory
         .ancestors()
         .take_while(|dir| dir.starts_with(repo))
@@ -682,7 +703,7 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
             });
         };
         runs_tests |= kind == Some(CommandKind::Test);
-        origin = if settings::is_fallback(&discovered) && origin != Origin::Project {
+        origin = if discovered.fallback && origin != Origin::Project {
             Origin::Fallback
         } else {
             Origin::Project

@@ -41,6 +41,10 @@ const REWRITE_FLAGS: &[&str] = &[
     "--updateSnapshot",
 ];
 
+/// Endings of script and task names that fix or write files (`lint:fix`, `format:write`),
+/// refused wherever such a name is run.
+const FIXING_SCRIPT_SUFFIXES: &[&str] = &[":fix", ":write", "-fix"];
+
 /// Formatters that rewrite files unless given one of their check flags: (words that name the
 /// formatter, check flags).
 const FORMATTERS: &[(&[&str], &[&str])] = &[
@@ -140,6 +144,64 @@ pub fn is_safe(command: &str) -> Result<(), Unsafe> {
     Ok(())
 }
 
+/// `command` with every formatter in it switched to its check mode (`prettier --write .` →
+/// `prettier --check .`, `cargo fmt --all` → `cargo fmt --check --all`), or `None` when that
+/// does not make it safe. Only a single command is rewritten: in a chain (`black . && git
+/// diff`) the formatter's place is not prpd's to change.
+pub fn check_mode(command: &str) -> Option<String> {
+    if command.contains(['\n', ';', '|', '&', '(', ')', '`', '$']) {
+        return None;
+    }
+    let mut words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+    words.retain(|word| word != "--write" && word != "-w");
+    let (formatter, check_flags) = FORMATTERS.iter().find(|(formatter, _)| {
+        contains_sequence(
+            &words.iter().map(String::as_str).collect::<Vec<_>>(),
+            formatter,
+        )
+    })?;
+    let position = words.windows(formatter.len()).position(|window| {
+        window
+            .iter()
+            .zip(formatter.iter())
+            .all(|(word, name)| base(word) == *name)
+    })?;
+    let end = position + formatter.len();
+    if !check_flags
+        .iter()
+        .any(|flag| words.iter().any(|word| word == flag))
+    {
+        words.insert(end, check_flags[0].to_owned());
+    }
+    let rewritten = words.join(" ");
+    is_safe(&rewritten).is_ok().then_some(rewritten)
+}
+
+/// Whether `text` runs a formatter in its check mode (`cargo fmt --check`, `prettier -c .`,
+/// `gofmt -l .`): what makes a task called `fmt` a format check rather than a formatter.
+pub fn formats_in_check_mode(text: &str) -> bool {
+    text.split(['\n', ';', '|', '&', '(', ')', '`'])
+        .any(|segment| {
+            let words: Vec<&str> = segment
+                .split_whitespace()
+                .map(|word| word.trim_matches(['"', '\'']))
+                .collect();
+            let listing = [
+                ("gofmt", "-l"),
+                ("gofmt", "-d"),
+                ("shfmt", "-d"),
+                ("shfmt", "-l"),
+            ]
+            .iter()
+            .any(|(tool, flag)| contains_sequence(&words, &[tool]) && words.contains(flag));
+            listing
+                || FORMATTERS.iter().any(|(formatter, check_flags)| {
+                    contains_sequence(&words, formatter)
+                        && check_flags.iter().any(|flag| words.contains(flag))
+                })
+        })
+}
+
 /// The last path component of a word: `./node_modules/.bin/prettier` → `prettier`.
 fn base(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
@@ -171,6 +233,13 @@ fn judge_segment(words: &[&str]) -> Result<(), Unsafe> {
         }
         if *word == "watch" || word.ends_with(":watch") {
             return unsafe_because(format!("watches files (`{word}`)"));
+        }
+        if !word.starts_with('-')
+            && FIXING_SCRIPT_SUFFIXES
+                .iter()
+                .any(|suffix| word.len() > suffix.len() && word.ends_with(suffix))
+        {
+            return unsafe_because(format!("rewrites files (`{word}`)"));
         }
         if WATCHERS.contains(&base(word)) {
             return unsafe_because(format!("watches files (`{}`)", base(word)));
@@ -298,6 +367,7 @@ mod tests {
             "rm -rf dist && tsc -p .",
             "twine check dist/*",
             "cargo build --release",
+            "ruff check --no-fix .",
         ];
         for command in safe {
             assert_eq!(is_safe(command), Ok(()), "{command}");
@@ -364,6 +434,9 @@ mod tests {
                 "make test \\\n && prettier --write .",
                 "rewrites files (`--write`)",
             ),
+            ("npm run lint:fix", "rewrites files (`lint:fix`)"),
+            ("run-s format:write test", "rewrites files (`format:write`)"),
+            ("yarn lint-fix", "rewrites files (`lint-fix`)"),
         ];
         for (command, reason) in cases {
             assert_eq!(
@@ -371,6 +444,52 @@ mod tests {
                 Err(Unsafe(reason.to_owned())),
                 "{command}"
             );
+        }
+    }
+
+    #[test]
+    fn formatters_are_switched_to_their_check_mode() {
+        let cases = [
+            ("prettier --write .", Some("prettier --check .")),
+            ("npx prettier -w src", Some("npx prettier --check src")),
+            ("black .", Some("black --check .")),
+            ("cargo fmt --all", Some("cargo fmt --check --all")),
+            (
+                "cargo fmt -- --config x=y",
+                Some("cargo fmt --check -- --config x=y"),
+            ),
+            (
+                "uv run ruff format src",
+                Some("uv run ruff format --check src"),
+            ),
+            ("isort src", Some("isort --check src")),
+            ("black --check .", Some("black --check .")),
+            ("black . && git diff --exit-code", None),
+            ("eslint --fix .", None),
+            ("go fmt ./...", None),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(check_mode(command).as_deref(), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_check_mode_formatter_is_recognised() {
+        for text in [
+            "cargo fmt --all -- --check",
+            "gofmt -l .",
+            "echo x\nprettier -c src",
+            "black --diff .",
+        ] {
+            assert!(formats_in_check_mode(text), "{text}");
+        }
+        for text in [
+            "cargo fmt",
+            "gofmt -w .",
+            "prettier --write .",
+            "echo check",
+        ] {
+            assert!(!formats_in_check_mode(text), "{text}");
         }
     }
 }

@@ -45,6 +45,7 @@ pub fn detect(
             Some(Discovered {
                 command: in_directory(&stack.path, command),
                 source: format!("{MAPPING_FILE_NAME} stacks.{}.{}", stack.id, kind.name()),
+                fallback: false,
             })
         });
         if let Some(declared) = declared {
@@ -79,18 +80,11 @@ pub fn detect(
             Some(Discovered {
                 command: command.clone(),
                 source: format!("{file} [commands] {}", setting.kind),
+                fallback: false,
             }),
         );
     }
     Ok(detection)
-}
-
-/// Whether `discovered` is a built-in default of the tools mapping rather than a command the
-/// project declares: its tool is prpd's guess, which the project may not use.
-pub fn is_fallback(discovered: &Discovered) -> bool {
-    discovered
-        .source
-        .starts_with(&format!("{MAPPING_FILE_NAME} default"))
 }
 
 #[cfg(test)]
@@ -115,7 +109,7 @@ mod tests {
             DetectError::Malformed(error) => error
                 .to_string()
                 .replace(&*repo.display().to_string(), "[REPO]"),
-            DetectError::Read { .. } => error.to_string(),
+            DetectError::Read { .. } | DetectError::NotAFolder { .. } => error.to_string(),
         })
     }
 
@@ -149,11 +143,11 @@ mod tests {
         let lint = detection.commands[&CommandKind::Lint]
             .as_ref()
             .expect("lint");
-        assert!(!is_fallback(lint));
+        assert!(!lint.fallback);
         let format = detection.commands[&CommandKind::FormatCheck]
             .as_ref()
             .expect("a default format check");
-        assert!(is_fallback(format), "{format:?}");
+        assert!(format.fallback, "{format:?}");
         assert_eq!(
             found(&detection, CommandKind::Typecheck),
             (

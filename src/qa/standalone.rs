@@ -12,6 +12,7 @@ use crate::base::config_file;
 use crate::base::files;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
+use crate::qa::discover;
 use crate::qa::method::BaseDocs;
 use crate::qa::report::{self, Audience};
 use crate::qa::runner::{self, QaOutcome, QaRequest};
@@ -33,6 +34,8 @@ pub struct StandaloneRequest {
     pub jobs: Option<u16>,
     /// `--report`: a copy of the Markdown report goes here too.
     pub report: Option<PathBuf>,
+    /// `--path`: gate only this sub-project folder (relative to the repository).
+    pub path: Option<PathBuf>,
 }
 
 /// `--report FILE` names a place the report cannot be written to (the user's to fix).
@@ -74,7 +77,12 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     if let Some(path) = &request.report {
         check_report_path(path)?;
     }
-    let detection = settings::detect(repo, &mapping, &config.gate)?;
+    // A sub-project's gate (`--path`) uses what discovery finds in that folder; prpd.toml's
+    // `[commands]` describe the repository's root.
+    let detection = match &request.path {
+        Some(folder) => discover::detect_in(repo, folder, &mapping)?,
+        None => settings::detect(repo, &mapping, &config.gate)?,
+    };
     let base_docs = request
         .base
         .as_deref()

@@ -417,7 +417,9 @@ mod tests {
                 "lua",
                 "java_maven",
                 "java_gradle",
-                "ruby"
+                "ruby",
+                "cmake",
+                "meson"
             ]
         );
         let rust = mapping.stack("rust").expect("rust stack");

@@ -24,11 +24,15 @@ fn detect_json(repo: &TestRepo) -> Value {
 
 /// The `{"command","source"}` object the mapping's default gives `stack`.
 fn default_of(stack: &str, command: &str) -> Value {
-    json!({"command": command, "source": format!("qa-tools-mapping.yml default ({stack})")})
+    json!({
+        "command": command,
+        "source": format!("qa-tools-mapping.yml default ({stack})"),
+        "fallback": true,
+    })
 }
 
 fn found(command: &str, source: &str) -> Value {
-    json!({"command": command, "source": source})
+    json!({"command": command, "source": source, "fallback": false})
 }
 
 #[test]
@@ -55,7 +59,8 @@ fn node_with_npm_lockfile_runs_scripts_through_npm() {
                     "npx --no eslint . --rule 'complexity: [error, 10]'"
                 ),
                 "duplication": default_of("node_typescript", "npx --no jscpd --threshold 5 ."),
-            }
+            },
+            "subprojects": [],
         })
     );
 }
@@ -125,7 +130,11 @@ fn typescript_typecheck_and_format_scripts_run_through_yarn() {
     );
     assert_eq!(
         detection["commands"]["test"],
-        default_of("node_typescript", "npm test")
+        default_of("node_typescript", "yarn test")
+    );
+    assert_eq!(
+        detection["commands"]["lint"],
+        default_of("node_typescript", "yarn run eslint .")
     );
 }
 
@@ -225,7 +234,8 @@ fn go_with_makefile_uses_targets_then_go_defaults() {
                 "format_check": default_of("golang", "! gofmt -l . | grep ."),
                 "complexity": default_of("golang", "gocyclo -over 10 ."),
                 "duplication": default_of("golang", "dupl -threshold 50 ."),
-            }
+            },
+            "subprojects": [],
         })
     );
 }
@@ -367,7 +377,8 @@ fn makefile_only_repo_has_no_stack_and_make_commands() {
                 "format_check": null,
                 "complexity": null,
                 "duplication": null,
-            }
+            },
+            "subprojects": [],
         })
     );
 }
@@ -520,7 +531,7 @@ fn human_output_is_a_quality_commands_table() {
         "| Type | Command | Source |",
         "| Test | `pnpm test` | package.json scripts.test |",
         "| Lint | `pnpm run lint` | package.json scripts.lint |",
-        "| TypeCheck | `npx --no tsc --noEmit` | qa-tools-mapping.yml default (node_typescript) |",
+        "| TypeCheck | `pnpm exec tsc --noEmit` | fallback: qa-tools-mapping.yml default (node_typescript) |",
         "| Build | Not found | - |",
     ] {
         assert!(
@@ -562,7 +573,8 @@ fn repo_mapping_file_overrides_a_default_command() {
         detection["commands"]["lint"],
         json!({
             "command": "go vet ./...",
-            "source": "qa-tools-mapping.yml stacks.golang.lint"
+            "source": "qa-tools-mapping.yml stacks.golang.lint",
+            "fallback": false
         })
     );
     assert_eq!(

@@ -1,40 +1,34 @@
-//! Commands from CI configuration: GitHub workflow `run:` steps and `.gitlab-ci.yml` job
-//! scripts, at the repository root.
+//! Commands from CI configuration, at the repository root: GitHub workflow `run:` steps
+//! ([`github`]), `.gitlab-ci.yml` job scripts ([`gitlab`]), `.travis.yml` ([`travis`]) and
+//! sourcehut `.build.yml` / `.builds/*.yml` tasks ([`sourcehut`]).
 //!
 //! A CI step often runs several commands (`run: |` blocks); prpd takes the individual line that
 //! matches a kind (a line with `cargo test`, `pytest` or `npm test` for `test`), never the
-//! whole block, so that a lint check does not also run the tests. Setup lines (installs,
-//! downloads) and lines with CI expressions (`${{ matrix.os }}`), which cannot run locally,
-//! are never taken. A step's `working-directory` (or the job's or workflow's default) becomes
-//! a `cd` prefix. A file that does not parse is skipped with a warning: CI syntax goes beyond
-//! what prpd needs from it, and CI itself reports a broken workflow.
+//! whole block, so that a lint check does not also run the tests. CI runs on machines prpd is
+//! not, so each line is cleaned ([`clean`]) before it is matched: environment prefixes
+//! (`RUSTFLAGS=-Dwarnings cargo test`, `env CI=1 npm test`) are dropped, and so are
+//! cross-compilation targets (`cargo test --target aarch64-…`; `cross test` runs as `cargo
+//! test`). Setup lines (installs, downloads) and lines that still hold CI expressions
+//! (`${{ matrix.features }}`), which cannot run locally, are never taken, and neither are
+//! jobs and steps for another operating system (a Windows or macOS runner, `if: runner.os ==
+//! 'Windows'`, a PowerShell step, a FreeBSD image). A file that does not parse is skipped with
+//! a warning: CI syntax goes beyond what prpd needs from it, and CI itself reports a broken
+//! workflow.
+
+mod github;
+mod gitlab;
+mod sourcehut;
+mod travis;
 
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::Deserialize;
 
-use super::{Candidate, CommandKind, DetectError, Directory, in_directory, logical_lines};
-use crate::qa::tools_mapping::Ordered;
+use super::{Candidate, CommandKind, DetectError, Directory, logical_lines};
 
-/// Where GitHub keeps workflows.
-const WORKFLOW_DIR: &str = ".github/workflows";
-
-/// GitLab's CI file.
-const GITLAB_FILE: &str = ".gitlab-ci.yml";
-
-/// Top-level `.gitlab-ci.yml` keys that are not jobs.
-const GITLAB_RESERVED: &[&str] = &[
-    "default",
-    "include",
-    "stages",
-    "variables",
-    "workflow",
-    "image",
-    "services",
-    "cache",
-    "before_script",
-    "after_script",
+/// Operating systems prpd does not run on, as CI files name them (lowercase).
+const OTHER_SYSTEMS: &[&str] = &[
+    "windows", "macos", "osx", "darwin", "freebsd", "openbsd", "netbsd", "win32", "win64",
 ];
 
 /// Words that mark a line as environment setup rather than a check.
@@ -77,7 +71,7 @@ static PATTERNS: LazyLock<Vec<(CommandKind, Regex)>> = LazyLock::new(|| {
         (
             CommandKind::FormatCheck,
             format!(
-                r"\b(?:cargo {toolchain}fmt\b.*--check|gofmt -l|prettier\b.*(?:--check|--list-different)|black\b.*--check|ruff format\b.*--check|stylua\b.*--check|isort\b.*--check|{JS_RUN} (?:format:check|fmt:check|prettier:check|check-format)|(?:make|just) (?:format-check|fmt-check|check-format|check-fmt))\b"
+                r"\b(?:cargo {toolchain}fmt|gofmt -l|prettier|black|ruff format|stylua|isort|{JS_RUN} (?:format:check|fmt:check|check:format|prettier:check|check-format)|(?:make|just) (?:format-check|fmt-check|check-format|check-fmt))\b"
             ),
         ),
         (
@@ -99,7 +93,7 @@ static PATTERNS: LazyLock<Vec<(CommandKind, Regex)>> = LazyLock::new(|| {
 });
 
 /// The kinds `line` is a command of; none for setup lines and CI expressions.
-fn kinds_of(line: &str) -> Vec<CommandKind> {
+pub(super) fn kinds_of(line: &str) -> Vec<CommandKind> {
     let is_setup = line
         .split_whitespace()
         .any(|word| SETUP_WORDS.contains(&word));
@@ -122,145 +116,158 @@ fn command_lines(script: &str) -> Vec<String> {
         .collect()
 }
 
-/// Candidates from every workflow (sorted by file name), then from GitLab CI.
+/// Every CI file's candidates, in this order: GitHub workflows (sorted by file name), GitLab,
+/// Travis, sourcehut.
 pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, DetectError> {
-    let mut candidates = Vec::new();
-    let workflows = directory.path(WORKFLOW_DIR);
-    if let Ok(entries) = std::fs::read_dir(&workflows) {
-        let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| {
-                std::path::Path::new(name)
-                    .extension()
-                    .is_some_and(|extension| {
-                        extension.eq_ignore_ascii_case("yml")
-                            || extension.eq_ignore_ascii_case("yaml")
-                    })
-            })
-            .collect();
-        names.sort();
-        for name in names {
-            let relative = format!("{WORKFLOW_DIR}/{name}");
-            if let Some(text) = directory.read(&relative)? {
-                candidates.extend(github_candidates(&relative, &text));
-            }
-        }
-    }
-    if let Some(text) = directory.read(GITLAB_FILE)? {
-        candidates.extend(gitlab_candidates(&text));
-    }
+    let mut candidates = github::candidates(directory)?;
+    candidates.extend(gitlab::candidates(directory)?);
+    candidates.extend(travis::candidates(directory)?);
+    candidates.extend(sourcehut::candidates(directory)?);
     Ok(candidates)
 }
 
-#[derive(Debug, Deserialize)]
-struct Workflow {
-    #[serde(default)]
-    jobs: Ordered<Job>,
-    defaults: Option<Defaults>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Job {
-    #[serde(default)]
-    steps: Vec<Step>,
-    defaults: Option<Defaults>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Defaults {
-    run: Option<RunDefaults>,
-}
-
-#[derive(Debug, Deserialize)]
-struct RunDefaults {
-    #[serde(rename = "working-directory")]
-    working_directory: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Step {
-    name: Option<String>,
-    run: Option<String>,
-    #[serde(rename = "working-directory")]
-    working_directory: Option<String>,
-}
-
-fn default_directory(defaults: Option<&Defaults>) -> Option<&str> {
-    defaults?.run.as_ref()?.working_directory.as_deref()
-}
-
-/// The candidates of one workflow file, `file` being its path from the root.
-fn github_candidates(file: &str, text: &str) -> Vec<Candidate> {
-    let workflow: Workflow = match yaml_serde::from_str(text) {
-        Ok(workflow) => workflow,
-        Err(error) => {
-            tracing::warn!(file, %error, "skipping a CI workflow prpd cannot parse");
-            return Vec::new();
-        }
-    };
-    let mut candidates = Vec::new();
-    for (_, job) in &workflow.jobs.0 {
-        for step in &job.steps {
-            let Some(run) = &step.run else {
-                continue;
-            };
-            let directory = step
-                .working_directory
-                .as_deref()
-                .or_else(|| default_directory(job.defaults.as_ref()))
-                .or_else(|| default_directory(workflow.defaults.as_ref()));
-            for line in command_lines(run) {
-                let label = step.name.as_deref().unwrap_or(&line);
-                let source = format!("{file} step \"{label}\"");
-                let command = match directory {
-                    Some(directory) => in_directory(std::path::Path::new(directory), &line),
-                    None => line.clone(),
-                };
-                for kind in kinds_of(&line) {
-                    candidates.push(Candidate::plain(kind, &command, source.clone()));
-                }
-            }
-        }
-    }
-    candidates
-}
-
-/// The candidates of `.gitlab-ci.yml`: each job's `script` lines, jobs in file order.
-fn gitlab_candidates(text: &str) -> Vec<Candidate> {
-    let document: yaml_serde::Value = match yaml_serde::from_str(text) {
-        Ok(document) => document,
-        Err(error) => {
-            tracing::warn!(file = GITLAB_FILE, %error, "skipping a CI file prpd cannot parse");
-            return Vec::new();
-        }
-    };
-    let Some(jobs) = document.as_mapping() else {
+/// The candidates of one script line, cleaned, each labelled with `source`; `prefix` runs it
+/// in a directory (`cd web && `).
+fn line_candidates(line: &str, source: &str, directory: Option<&str>) -> Vec<Candidate> {
+    let Some(cleaned) = clean(line) else {
         return Vec::new();
     };
-    let mut candidates = Vec::new();
-    for (name, job) in jobs {
-        let Some(name) = name.as_str() else {
-            continue;
-        };
-        if name.starts_with('.') || GITLAB_RESERVED.contains(&name) {
+    let command = match directory {
+        Some(directory) => super::in_directory(std::path::Path::new(directory), &cleaned),
+        None => cleaned.clone(),
+    };
+    kinds_of(&cleaned)
+        .into_iter()
+        .map(|kind| Candidate::plain(kind, &command, source.to_owned()))
+        .collect()
+}
+
+/// The names of the files in `folder` (relative to `directory`) that end in `.yml` or
+/// `.yaml`, sorted.
+fn yaml_files(directory: &Directory<'_>, folder: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(directory.path(folder)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| {
+            std::path::Path::new(name)
+                .extension()
+                .is_some_and(|extension| {
+                    extension.eq_ignore_ascii_case("yml") || extension.eq_ignore_ascii_case("yaml")
+                })
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether `text` (a runner label, an image, a condition) names another operating system.
+fn names_other_system(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    OTHER_SYSTEMS.iter().any(|system| lower.contains(system))
+}
+
+/// Whether a step condition (`if:`) limits the step to another operating system:
+/// `runner.os == 'Windows'`, `startsWith(matrix.os, 'macos')`. A condition that excludes one
+/// (`runner.os != 'Windows'`) keeps the step.
+fn condition_is_for_other_system(condition: &str) -> bool {
+    let lower = condition.to_ascii_lowercase();
+    let about_os = [
+        "runner.os",
+        "matrix.os",
+        "matrix.platform",
+        "matrix.target",
+        "runner.arch",
+    ]
+    .iter()
+    .any(|subject| lower.contains(subject));
+    about_os && names_other_system(&lower) && !lower.contains("!=")
+}
+
+/// A shell word of `line` with its byte span; quotes and CI expressions (`${{ matrix.os }}`)
+/// keep spaces inside one word.
+fn words_with_spans(line: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = None;
+    let mut quote: Option<char> = None;
+    let mut in_expression = false;
+    for (index, c) in line.char_indices() {
+        if in_expression {
+            if line[..index + c.len_utf8()].ends_with("}}") {
+                in_expression = false;
+            }
             continue;
         }
-        let scripts: Vec<&str> = match job.get("script") {
-            Some(yaml_serde::Value::String(script)) => vec![script.as_str()],
-            Some(yaml_serde::Value::Sequence(lines)) => {
-                lines.iter().filter_map(yaml_serde::Value::as_str).collect()
+        match quote {
+            Some(open) if c == open => quote = None,
+            None if c.is_whitespace() => {
+                if let Some(begin) = start.take() {
+                    spans.push((begin, index));
+                }
+                continue;
             }
-            _ => Vec::new(),
-        };
-        let source = format!("{GITLAB_FILE} job {name}");
-        for line in scripts.into_iter().flat_map(command_lines) {
-            for kind in kinds_of(&line) {
-                candidates.push(Candidate::plain(kind, &line, source.clone()));
-            }
+            None if matches!(c, '"' | '\'') => quote = Some(c),
+            None if line[index..].starts_with("${{") => in_expression = true,
+            Some(_) | None => {}
+        }
+        if start.is_none() {
+            start = Some(index);
         }
     }
-    candidates
+    if let Some(begin) = start {
+        spans.push((begin, line.len()));
+    }
+    spans
+}
+
+/// Whether `word` assigns an environment variable (`FOO=1`, `RUSTFLAGS="-D warnings"`).
+fn is_assignment(word: &str) -> bool {
+    let Some((name, _)) = word.split_once('=') else {
+        return false;
+    };
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A CI line as prpd can run it here: without environment prefixes and cross-compilation
+/// targets, or `None` when it still holds a CI expression.
+pub(super) fn clean(line: &str) -> Option<String> {
+    let spans = words_with_spans(line);
+    let mut first = 0;
+    while let Some((start, end)) = spans.get(first) {
+        let word = &line[*start..*end];
+        if is_assignment(word) || word == "env" {
+            first += 1;
+        } else {
+            break;
+        }
+    }
+    let mut words: Vec<&str> = spans[first..]
+        .iter()
+        .map(|(start, end)| &line[*start..*end])
+        .collect();
+    if words.first() == Some(&"cross") {
+        words[0] = "cargo";
+    }
+    if words.first().is_some_and(|word| *word == "cargo") {
+        let mut kept = Vec::with_capacity(words.len());
+        let mut skip_next = false;
+        for word in words {
+            if skip_next {
+                skip_next = false;
+            } else if word == "--target" {
+                skip_next = true;
+            } else if !word.starts_with("--target=") {
+                kept.push(word);
+            }
+        }
+        words = kept;
+    }
+    let cleaned = words.join(" ");
+    (!cleaned.is_empty() && !cleaned.contains("${{")).then_some(cleaned)
 }
 
 #[cfg(test)]
@@ -301,97 +308,51 @@ mod tests {
         }
     }
 
-    const WORKFLOW: &str = r"
-name: CI
-on: [push]
-defaults:
-  run:
-    working-directory: .
-jobs:
-  build:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - name: Install
-        run: pip install -r requirements.txt
-      - name: Run tests
-        run: |
-          # the suite
-          python -m pytest \
-            -q
-          ruff check .
-      - run: cargo fmt --check
-  web:
-    defaults:
-      run:
-        working-directory: web
-    steps:
-      - run: npm test
-";
-
     #[test]
-    fn workflow_steps_give_lines_with_step_names_and_directories() {
-        let candidates = github_candidates(".github/workflows/ci.yml", WORKFLOW);
-        let summary: Vec<(CommandKind, &str, &str)> = candidates
-            .iter()
-            .map(|candidate| {
-                (
-                    candidate.kind,
-                    candidate.command.as_str(),
-                    candidate.source.as_str(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            summary,
-            [
-                (
-                    CommandKind::Test,
-                    "python -m pytest -q",
-                    ".github/workflows/ci.yml step \"Run tests\""
-                ),
-                (
-                    CommandKind::Lint,
-                    "ruff check .",
-                    ".github/workflows/ci.yml step \"Run tests\""
-                ),
-                (
-                    CommandKind::FormatCheck,
-                    "cargo fmt --check",
-                    ".github/workflows/ci.yml step \"cargo fmt --check\""
-                ),
-                (
-                    CommandKind::Test,
-                    "cd web && npm test",
-                    ".github/workflows/ci.yml step \"npm test\""
-                ),
-            ]
-        );
+    fn lines_are_cleaned_of_environment_and_cross_targets() {
+        let cases = [
+            ("cargo test --workspace", Some("cargo test --workspace")),
+            ("RUSTFLAGS=\"-D warnings\" cargo test", Some("cargo test")),
+            ("env CI=1 NODE_ENV=test npm test", Some("npm test")),
+            ("FOO=1 BAR='a b' pytest -q", Some("pytest -q")),
+            (
+                "cargo test --target aarch64-unknown-linux-gnu --all",
+                Some("cargo test --all"),
+            ),
+            (
+                "cross test --target=armv7-unknown-linux-gnueabihf",
+                Some("cargo test"),
+            ),
+            (
+                "cargo test --target ${{ matrix.target }}",
+                Some("cargo test"),
+            ),
+            ("cargo test --features ${{ matrix.features }}", None),
+            (
+                "tsc --target es2019 --noEmit",
+                Some("tsc --target es2019 --noEmit"),
+            ),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(clean(line).as_deref(), expected, "{line}");
+        }
     }
 
     #[test]
-    fn unparsable_workflow_is_skipped() {
-        assert!(github_candidates("ci.yml", "jobs: [unclosed").is_empty());
-    }
-
-    #[test]
-    fn gitlab_jobs_give_their_script_lines() {
-        let text = "stages: [test]\nvariables:\n  X: 1\n.template:\n  script: [pytest]\nlint:\n  script:\n    - pip install ruff\n    - ruff check .\ntest:\n  script: go test ./...\n";
-        let candidates = gitlab_candidates(text);
-        assert_eq!(
-            candidates,
-            [
-                Candidate::plain(
-                    CommandKind::Lint,
-                    "ruff check .",
-                    ".gitlab-ci.yml job lint".to_owned()
-                ),
-                Candidate::plain(
-                    CommandKind::Test,
-                    "go test ./...",
-                    ".gitlab-ci.yml job test".to_owned()
-                ),
-            ]
-        );
+    fn conditions_for_other_systems_are_recognised() {
+        for condition in [
+            "runner.os == 'Windows'",
+            "matrix.os == 'macos-latest'",
+            "startsWith(matrix.os, 'windows')",
+        ] {
+            assert!(condition_is_for_other_system(condition), "{condition}");
+        }
+        for condition in [
+            "runner.os != 'Windows'",
+            "runner.os == 'Linux'",
+            "github.event_name == 'push'",
+        ] {
+            assert!(!condition_is_for_other_system(condition), "{condition}");
+        }
     }
 }

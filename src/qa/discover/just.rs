@@ -4,10 +4,12 @@
 //! dependencies; its body is the indented lines below. Settings, aliases, imports, attributes
 //! (`[private]`) and assignments (`x := …`) are skipped. A recipe with a parameter that has no
 //! default cannot run as plain `just <name>` and is not offered. As with Makefiles, the text
-//! judged by [`super::is_safe`] includes the bodies of the dependencies, and `check` stands in
-//! for a missing `test` recipe.
+//! judged by [`super::is_safe`] includes the bodies of the dependencies, `check` stands in
+//! for a missing `test` recipe, `all` for `build`, and `fmt`/`format` are a format check only
+//! when their body is one.
 
 use super::{Candidate, CommandKind, DetectError, Directory};
+use crate::qa::safety::formats_in_check_mode;
 
 /// The names just looks for, in its own order.
 const FILE_NAMES: &[&str] = &["justfile", "Justfile", ".justfile"];
@@ -46,7 +48,8 @@ fn candidates_from(recipes: &[Recipe], source: impl Fn(&str) -> String) -> Vec<C
                 continue;
             };
             let judged = body_text(recipes, name);
-            if recipe.runs_without_arguments && !judged.trim().is_empty() {
+            let not_a_check = kind.needs_check_mode(name) && !formats_in_check_mode(&judged);
+            if recipe.runs_without_arguments && !judged.trim().is_empty() && !not_a_check {
                 candidates.push(Candidate::new(
                     kind,
                     format!("just {name}"),

@@ -1,16 +1,26 @@
 //! Makefile targets as commands: `make test`, `make lint`, …
 //!
 //! The parser reads rule lines (`target another: prerequisites`) at the start of a line and
-//! the tab-indented recipe lines under them; it skips variable assignments (`=`, `:=`, `::=`,
-//! `?=`, `+=`, `!=`), special targets (`.PHONY`), pattern rules (`%.o: %.c`), targets built
-//! from variables, conditionals and `define` blocks. It does not expand variables: it only needs
-//! target names and the recipe text that [`super::is_safe`] judges, which includes the recipes
-//! of prerequisite targets, since `make lint` runs them too.
+//! the tab-indented recipe lines under them; it skips special targets (`.PHONY`), pattern
+//! rules (`%.o: %.c`), targets built from variables and conditionals (both branches of a
+//! conditional are read, so whatever `make` would choose is judged). It keeps variable
+//! assignments (`=`, `:=`, `::=`, `?=`, `+=`, `!=`, `define` blocks) and follows `include`d
+//! files, because a recipe is judged by what it really runs: [`super::is_safe`] sees the recipe
+//! with its variables expanded (`${DOCKER_RUN} go build` is `docker run … go build`), the
+//! recipes of prerequisite targets (`make lint` runs them too), and the recipes of the targets
+//! a recipe runs through a sub-make (`$(MAKE) fmt`, `make -C sub test`). A variable assigned
+//! in several branches expands to every value, each judged. This is `make -n` done by reading
+//! rather than running: `make -n` would evaluate `$(shell …)` and run `+` lines, that is, run
+//! the project's code while only deciding what to run, and cost a process per target.
 //!
-//! `make check` is taken as the test command when there is no `test` target: by GNU
-//! convention `check` runs the test suite.
+//! Conventional targets stand in for a kind ([`CommandKind::make_task_names`]): `check` for
+//! the tests when there is no `test` (GNU's convention), `all` for the build (never for the
+//! tests), `fmt`/`format` for the format check only when the recipe is a check.
+
+use std::path::{Path, PathBuf};
 
 use super::{Candidate, CommandKind, DetectError, Directory, logical_lines};
+use crate::qa::safety::formats_in_check_mode;
 
 /// GNU make's file names, in the order make itself looks for them.
 const FILE_NAMES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
@@ -21,6 +31,12 @@ const DIRECTIVES: &[&str] = &[
     "export", "unexport", "override", "vpath", "undefine", "private",
 ];
 
+/// Assignment operators, longest first so that `::=` is not read as `:` + `:=`.
+const ASSIGNMENTS: &[&str] = &[":::=", "::=", ":=", "?=", "+=", "!=", "="];
+
+/// How deep `include`s and variable references are followed.
+const MAX_NESTING: usize = 8;
+
 /// One target and what running it involves.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Target {
@@ -29,73 +45,318 @@ pub(super) struct Target {
     pub(super) recipe: Vec<String>,
 }
 
+/// One Makefile's targets and variables (with its `include`d files' merged in).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Makefile {
+    pub(super) targets: Vec<Target>,
+    /// Each variable with every value it may take (one per assignment branch).
+    variables: Vec<(String, Vec<String>)>,
+    includes: Vec<String>,
+}
+
 /// The Makefile targets of `directory` as candidates.
 pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, DetectError> {
-    for name in FILE_NAMES {
-        if let Some(text) = directory.read(name)? {
-            let file = directory.display(name);
-            return Ok(candidates_from(&parse(&text), |target| {
-                format!("{file} target {target}")
-            }));
-        }
-    }
-    Ok(Vec::new())
-}
-
-fn candidates_from(targets: &[Target], source: impl Fn(&str) -> String) -> Vec<Candidate> {
+    let Some((name, makefile)) = load(directory)? else {
+        return Ok(Vec::new());
+    };
+    let file = directory.display(name);
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
-        for name in kind.make_task_names() {
-            let judged = recipe_text(targets, name);
-            if !judged.trim().is_empty() {
-                candidates.push(Candidate::new(
-                    kind,
-                    format!("make {name}"),
-                    judged,
-                    source(name),
-                ));
+        for target in kind.make_task_names() {
+            let judged = makefile.recipe_text(target, &mut |sub| load_sub(directory, sub))?;
+            if judged.trim().is_empty()
+                || (kind.needs_check_mode(target) && !formats_in_check_mode(&judged))
+            {
+                continue;
+            }
+            candidates.push(Candidate::new(
+                kind,
+                format!("make {target}"),
+                judged,
+                format!("{file} target {target}"),
+            ));
+        }
+    }
+    Ok(candidates)
+}
+
+/// The Makefile of `directory` (the first of [`FILE_NAMES`]) with its includes, or `None`.
+fn load(directory: &Directory<'_>) -> Result<Option<(&'static str, Makefile)>, DetectError> {
+    for name in FILE_NAMES {
+        if let Some(text) = directory.read(name)? {
+            let mut makefile = parse(&text);
+            let mut included: Vec<String> = Vec::new();
+            for _ in 0..MAX_NESTING {
+                let pending: Vec<String> = makefile
+                    .includes
+                    .iter()
+                    .map(|include| makefile.expand(include))
+                    .filter(|include| !included.contains(include))
+                    .collect();
+                if pending.is_empty() {
+                    break;
+                }
+                for include in pending {
+                    if is_inside(&include)
+                        && let Some(text) = directory.read(&include)?
+                    {
+                        makefile.merge(parse(&text));
+                    }
+                    included.push(include);
+                }
+            }
+            return Ok(Some((name, makefile)));
+        }
+    }
+    Ok(None)
+}
+
+/// The Makefile of `sub`, a folder a recipe runs `make -C sub` in.
+fn load_sub(directory: &Directory<'_>, sub: &str) -> Result<Option<Makefile>, DetectError> {
+    if !is_inside(sub) {
+        return Ok(None);
+    }
+    let relative: PathBuf = directory.relative().join(sub);
+    let nested = Directory::new(directory.repo(), &relative);
+    Ok(load(&nested)?.map(|(_, makefile)| makefile))
+}
+
+/// Whether `path` is a plain relative path that stays below its directory.
+fn is_inside(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains('$')
+        && Path::new(path)
+            .components()
+            .all(|component| matches!(component, std::path::Component::Normal(_)))
+}
+
+impl Makefile {
+    /// What `make <name>` runs, expanded: the target's recipe and its prerequisites', and
+    /// the recipes of the targets its sub-makes run, recursively. Empty when there is no such
+    /// target or it runs nothing.
+    fn recipe_text(
+        &self,
+        name: &str,
+        load_sub: &mut dyn FnMut(&str) -> Result<Option<Makefile>, DetectError>,
+    ) -> Result<String, DetectError> {
+        let mut lines = Vec::new();
+        let mut pending = vec![name.to_owned()];
+        let mut visited: Vec<String> = Vec::new();
+        while let Some(current) = pending.pop() {
+            if visited.contains(&current) {
+                continue;
+            }
+            let default_target = self.targets.first().map(|target| target.name.as_str());
+            let wanted = if current.is_empty() {
+                default_target.unwrap_or("")
+            } else {
+                current.as_str()
+            };
+            if let Some(target) = self.targets.iter().find(|target| target.name == wanted) {
+                for line in &target.recipe {
+                    let expanded = self.expand(line);
+                    for invocation in sub_makes(&expanded) {
+                        match invocation.directory {
+                            None => pending.extend(invocation.targets),
+                            Some(sub) => {
+                                if let Some(nested) = load_sub(&sub)? {
+                                    for nested_target in &invocation.targets {
+                                        lines.push(
+                                            nested.recipe_text(nested_target, &mut |_| Ok(None))?,
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    lines.push(expanded);
+                }
+                pending.extend(
+                    target
+                        .prerequisites
+                        .iter()
+                        .map(|prerequisite| self.expand(prerequisite)),
+                );
+            }
+            visited.push(current);
+        }
+        Ok(lines.join("\n"))
+    }
+
+    /// `text` with `$(VAR)` and `${VAR}` replaced by the variable's values (every branch's,
+    /// one per line), `$(MAKE)` by `make`, and `$$` by `$`. Unknown variables (the
+    /// environment's) and functions stay as written.
+    fn expand(&self, text: &str) -> String {
+        self.expand_nested(text, 0)
+    }
+
+    fn expand_nested(&self, text: &str, depth: usize) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(dollar) = rest.find('$') {
+            out.push_str(&rest[..dollar]);
+            let after = &rest[dollar + 1..];
+            if let Some(stripped) = after.strip_prefix('$') {
+                out.push('$');
+                rest = stripped;
+                continue;
+            }
+            let close = match after.chars().next() {
+                Some('(') => ')',
+                Some('{') => '}',
+                Some(_) | None => {
+                    out.push('$');
+                    rest = after;
+                    continue;
+                }
+            };
+            let Some(end) = after.find(close) else {
+                out.push('$');
+                rest = after;
+                continue;
+            };
+            let name = &after[1..end];
+            let is_name = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+            let values = self.values(name);
+            if is_name && depth < MAX_NESTING && (name == "MAKE" || !values.is_empty()) {
+                let expanded: Vec<String> = if values.is_empty() {
+                    vec!["make".to_owned()]
+                } else {
+                    values
+                        .iter()
+                        .map(|value| self.expand_nested(value, depth + 1))
+                        .collect()
+                };
+                out.push_str(&expanded.join("\n"));
+            } else {
+                out.push_str(&rest[dollar..=dollar + 1 + end]);
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn values(&self, name: &str) -> &[String] {
+        self.variables
+            .iter()
+            .find(|(variable, _)| variable == name)
+            .map_or(&[], |(_, values)| values.as_slice())
+    }
+
+    fn assign(&mut self, name: &str, operator: &str, value: String) {
+        let index = if let Some(index) = self.variables.iter().position(|(known, _)| known == name)
+        {
+            index
+        } else {
+            self.variables.push((name.to_owned(), Vec::new()));
+            self.variables.len() - 1
+        };
+        let values = &mut self.variables[index].1;
+        match operator {
+            "+=" => match values.last_mut() {
+                Some(last) => {
+                    last.push(' ');
+                    last.push_str(&value);
+                }
+                None => values.push(value),
+            },
+            "?=" if !values.is_empty() => {}
+            _ => values.push(value),
+        }
+    }
+
+    /// Adds an included file's targets and variables.
+    fn merge(&mut self, other: Makefile) {
+        for (name, values) in other.variables {
+            for value in values {
+                self.assign(&name, "=", value);
             }
         }
+        for target in other.targets {
+            match self
+                .targets
+                .iter_mut()
+                .find(|known| known.name == target.name)
+            {
+                Some(known) => {
+                    known.prerequisites.extend(target.prerequisites);
+                    known.recipe.extend(target.recipe);
+                }
+                None => self.targets.push(target),
+            }
+        }
+        self.includes.extend(other.includes);
     }
-    candidates
 }
 
-/// The recipes `make <name>` runs: the target's own and its prerequisites', recursively.
-/// Empty when there is no such target or it runs nothing.
-fn recipe_text(targets: &[Target], name: &str) -> String {
-    let mut lines = Vec::new();
-    let mut pending = vec![name.to_owned()];
-    let mut visited: Vec<String> = Vec::new();
-    while let Some(current) = pending.pop() {
-        if visited.contains(&current) {
+/// A `make` a recipe line runs: the folder it runs in (`-C dir`) and the targets it names.
+#[derive(Debug, PartialEq, Eq)]
+struct SubMake {
+    directory: Option<String>,
+    targets: Vec<String>,
+}
+
+/// The sub-makes of an expanded recipe line (`make fmt`, `make -C docs check`).
+fn sub_makes(line: &str) -> Vec<SubMake> {
+    let mut found = Vec::new();
+    for segment in line.split(['\n', ';', '|', '&', '(', ')', '`']) {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let Some(start) = words
+            .iter()
+            .position(|word| matches!(word.rsplit('/').next(), Some("make" | "gmake")))
+        else {
             continue;
+        };
+        let mut directory = None;
+        let mut targets = Vec::new();
+        let mut rest = words[start + 1..].iter();
+        while let Some(word) = rest.next() {
+            if *word == "-C" {
+                directory = rest.next().map(|dir| (*dir).to_owned());
+            } else if let Some(dir) = word.strip_prefix("--directory=") {
+                directory = Some(dir.to_owned());
+            } else if matches!(*word, "-f" | "--file" | "-I" | "-j" | "-o" | "-W") {
+                rest.next();
+            } else if !word.starts_with('-') && !word.contains('=') {
+                targets.push((*word).to_owned());
+            }
         }
-        if let Some(target) = targets.iter().find(|target| target.name == current) {
-            lines.extend(target.recipe.iter().cloned());
-            pending.extend(target.prerequisites.iter().cloned());
+        if targets.is_empty() {
+            targets.push(String::new());
         }
-        visited.push(current);
+        found.push(SubMake { directory, targets });
     }
-    lines.join("\n")
+    found
 }
 
-/// The targets of a Makefile, merged when a target appears on several rule lines.
-pub(super) fn parse(text: &str) -> Vec<Target> {
-    let mut targets: Vec<Target> = Vec::new();
+/// The targets, variables and includes of one Makefile's text.
+pub(super) fn parse(text: &str) -> Makefile {
+    let mut makefile = Makefile::default();
     let mut current: Vec<usize> = Vec::new();
-    let mut in_define = false;
+    let mut define: Option<(String, Vec<String>)> = None;
     for line in logical_lines(text) {
         let trimmed = line.trim();
         let first_word = trimmed.split_whitespace().next().unwrap_or("");
-        if in_define {
-            in_define = first_word != "endef";
+        if let Some((name, body)) = &mut define {
+            if first_word == "endef" {
+                let name = std::mem::take(name);
+                let value = std::mem::take(body).join("\n");
+                makefile.assign(&name, "=", value);
+                define = None;
+            } else {
+                body.push(line.trim().to_owned());
+            }
             continue;
         }
         if let Some(recipe) = line.strip_prefix('\t') {
             let command = recipe.trim().trim_start_matches(['@', '-', '+']).trim();
             if !command.is_empty() && !command.starts_with('#') {
                 for index in &current {
-                    targets[*index].recipe.push(command.to_owned());
+                    makefile.targets[*index].recipe.push(command.to_owned());
                 }
             }
             continue;
@@ -104,8 +365,23 @@ pub(super) fn parse(text: &str) -> Vec<Target> {
             continue;
         }
         current.clear();
-        if first_word == "define" {
-            in_define = true;
+        let unprefixed = strip_prefixes(trimmed);
+        if let Some(name) = unprefixed.strip_prefix("define ") {
+            let name = name.split_whitespace().next().unwrap_or("").to_owned();
+            define = Some((name, Vec::new()));
+            continue;
+        }
+        if let Some(rest) = ["include ", "-include ", "sinclude "]
+            .iter()
+            .find_map(|directive| trimmed.strip_prefix(directive))
+        {
+            makefile
+                .includes
+                .extend(rest.split_whitespace().map(str::to_owned));
+            continue;
+        }
+        if let Some((name, operator, value)) = parse_assignment(unprefixed) {
+            makefile.assign(name, operator, value.to_owned());
             continue;
         }
         if line.starts_with(char::is_whitespace) || DIRECTIVES.contains(&first_word) {
@@ -115,24 +391,60 @@ pub(super) fn parse(text: &str) -> Vec<Target> {
             continue;
         };
         for name in rule.names {
-            let index = if let Some(index) = targets.iter().position(|target| target.name == name) {
+            let index = if let Some(index) = makefile
+                .targets
+                .iter()
+                .position(|target| target.name == name)
+            {
                 index
             } else {
-                targets.push(Target {
+                makefile.targets.push(Target {
                     name,
                     prerequisites: Vec::new(),
                     recipe: Vec::new(),
                 });
-                targets.len() - 1
+                makefile.targets.len() - 1
             };
-            targets[index]
+            makefile.targets[index]
                 .prerequisites
                 .extend(rule.prerequisites.iter().cloned());
-            targets[index].recipe.extend(rule.inline_recipe.clone());
+            makefile.targets[index]
+                .recipe
+                .extend(rule.inline_recipe.clone());
             current.push(index);
         }
     }
-    targets
+    makefile
+}
+
+/// A line without its `export`/`override`/`private` prefixes.
+fn strip_prefixes(line: &str) -> &str {
+    let mut line = line;
+    loop {
+        let Some(rest) = ["export ", "override ", "private "]
+            .iter()
+            .find_map(|prefix| line.strip_prefix(prefix))
+        else {
+            return line;
+        };
+        line = rest.trim_start();
+    }
+}
+
+/// `NAME op value` when `line` assigns a variable.
+fn parse_assignment(line: &str) -> Option<(&str, &'static str, &str)> {
+    let name_end = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+        .unwrap_or(line.len());
+    let name = &line[..name_end];
+    let rest = line[name_end..].trim_start();
+    if name.is_empty() {
+        return None;
+    }
+    ASSIGNMENTS.iter().find_map(|operator| {
+        rest.strip_prefix(operator)
+            .map(|value| (name, *operator, value.trim()))
+    })
 }
 
 #[derive(Debug)]
@@ -210,57 +522,83 @@ endef
 empty:
 ";
 
+    fn recipe(makefile: &Makefile, name: &str) -> String {
+        makefile
+            .recipe_text(name, &mut |_| Ok(None))
+            .expect("no sub-make to load")
+    }
+
     #[test]
     fn parses_targets_recipes_and_prerequisites_and_skips_the_rest() {
-        let targets = parse(MAKEFILE);
-        let names: Vec<&str> = targets.iter().map(|target| target.name.as_str()).collect();
+        let makefile = parse(MAKEFILE);
+        let names: Vec<&str> = makefile
+            .targets
+            .iter()
+            .map(|target| target.name.as_str())
+            .collect();
         assert_eq!(
             names,
             ["test", "lint", "fmt", "check", "build", "ci", "empty"]
         );
         assert_eq!(
-            targets[0],
+            makefile.targets[0],
             Target {
                 name: "test".to_owned(),
                 prerequisites: vec!["build".to_owned()],
                 recipe: vec!["$(PYTHON) -m pytest -q".to_owned()],
             }
         );
-        assert_eq!(targets[2].recipe, ["black $(SRC)"]);
-        assert_eq!(targets[4].recipe, ["go build ./..."]);
+        assert_eq!(makefile.targets[2].recipe, ["black $(SRC)"]);
+        assert_eq!(makefile.targets[4].recipe, ["go build ./..."]);
+        assert_eq!(makefile.values("HELP"), ["test: not a rule"]);
+        assert_eq!(makefile.values("GOFLAGS"), ["-mod=mod"]);
     }
 
     #[test]
-    fn candidates_include_prerequisite_recipes_and_check_as_test_fallback() {
-        let targets = parse(MAKEFILE);
-        let candidates = candidates_from(&targets, |name| format!("Makefile target {name}"));
-        let summary: Vec<(CommandKind, &str, &str)> = candidates
-            .iter()
-            .map(|candidate| {
-                (
-                    candidate.kind,
-                    candidate.command.as_str(),
-                    candidate.judged.as_str(),
-                )
-            })
-            .collect();
+    fn recipes_are_judged_expanded_with_their_prerequisites() {
+        let makefile = parse(MAKEFILE);
         assert_eq!(
-            summary,
-            [
-                (
-                    CommandKind::Test,
-                    "make test",
-                    "$(PYTHON) -m pytest -q\ngo build ./..."
-                ),
-                (
-                    CommandKind::Test,
-                    "make check",
-                    "$(PYTHON) -m pytest -q\ngo build ./...\nblack $(SRC)\nruff check $(SRC)"
-                ),
-                (CommandKind::Lint, "make lint", "ruff check $(SRC)"),
-                (CommandKind::Build, "make build", "go build ./..."),
-            ]
+            recipe(&makefile, "test"),
+            "python3 -m pytest -q\ngo build ./..."
         );
-        assert_eq!(candidates[2].source, "Makefile target lint");
+        assert_eq!(
+            recipe(&makefile, "check"),
+            "python3 -m pytest -q\ngo build ./...\nblack src\nruff check src"
+        );
+        assert_eq!(recipe(&makefile, "lint"), "ruff check src");
+        assert_eq!(recipe(&makefile, "missing"), "");
+    }
+
+    #[test]
+    fn variables_expand_every_branch_and_leave_unknown_ones() {
+        let makefile = parse(
+            "ifeq ($(CI),)\nDOCKER_RUN = docker run --rm -v $(PWD):/src golang:1.22\nelse\nDOCKER_RUN =\nendif\nGO ?= go\nGO ?= gccgo\nFLAGS := -v\nFLAGS += -race\nbuild:\n\t${DOCKER_RUN} $(GO) build $(FLAGS) -o $$HOME/bin ./...\n",
+        );
+        assert_eq!(
+            recipe(&makefile, "build"),
+            "docker run --rm -v $(PWD):/src golang:1.22\n go build -v -race -o $HOME/bin ./..."
+        );
+    }
+
+    #[test]
+    fn sub_makes_are_followed_into_their_targets() {
+        let makefile = parse("test:\n\t$(MAKE) unit\n\t$(MAKE) -C docs check\nunit:\n\tpytest\n");
+        let text = makefile
+            .recipe_text("test", &mut |sub| {
+                assert_eq!(sub, "docs");
+                Ok(Some(parse("check:\n\tsphinx-build -W docs out\n")))
+            })
+            .expect("loads");
+        assert_eq!(
+            text,
+            "make unit\nsphinx-build -W docs out\nmake -C docs check\npytest"
+        );
+        assert_eq!(
+            sub_makes("cd x && make -s -j4 lint test V=1"),
+            [SubMake {
+                directory: None,
+                targets: vec!["lint".to_owned(), "test".to_owned()],
+            }]
+        );
     }
 }

@@ -3,8 +3,15 @@
 //! The package manager comes from the `packageManager` field (Corepack's explicit choice),
 //! else from a lockfile in the package's directory or the nearest parent up to the repository
 //! root (workspaces keep one lockfile at the top), else npm, which is what runs a
-//! `package.json` when nothing says otherwise. A script is judged by its own text together with
-//! its `pre`/`post` scripts, because npm runs those around it.
+//! `package.json` when nothing says otherwise. Scripts run through it (`pnpm run lint`), and
+//! so do the tools of the mapping's defaults, through its own exec that never downloads
+//! (`npx --no`, `pnpm exec`, `yarn run`, `bunx --no-install`).
+//!
+//! A script is judged by what it really runs: its own text, its `pre`/`post` scripts (npm
+//! runs those around it), and every script it runs in turn (`npm run lint:js`, `run-s
+//! lint:*`), recursively. So `"lint": "npm run lint:fix"` is refused like `eslint --fix`.
+//! Script names have synonyms ([`CommandKind::task_names`]): `check:lint`, `lint:check`,
+//! `check:types`, `test:types`, `format:check`, `testformat`, …
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -60,6 +67,85 @@ impl PackageManager {
         }
     }
 
+    /// How the manager runs a tool installed in the project without ever downloading it.
+    pub fn exec_prefix(self) -> &'static str {
+        match self {
+            PackageManager::Npm => "npx --no",
+            PackageManager::Pnpm => "pnpm exec",
+            PackageManager::Yarn => "yarn run",
+            PackageManager::Bun => "bunx --no-install",
+        }
+    }
+
+    /// A default command of the tools mapping, written for npm (`npm test`, `npx --no eslint
+    /// .`), as this manager runs it (`pnpm test`, `pnpm exec eslint .`).
+    pub fn rewrite(self, command: &str) -> String {
+        let words: Vec<&str> = command.split(' ').collect();
+        let mut out: Vec<String> = Vec::with_capacity(words.len());
+        let mut index = 0;
+        while index < words.len() {
+            let pair = (words[index], words.get(index + 1).copied());
+            let starts_segment = index == 0 || matches!(words[index - 1], "&&" | "||" | ";" | "|");
+            match pair {
+                ("npx", Some("--no")) if starts_segment => {
+                    out.push(self.exec_prefix().to_owned());
+                    index += 2;
+                }
+                ("npm", Some("test")) if starts_segment => {
+                    out.push(self.run_script("test"));
+                    index += 2;
+                }
+                ("npm", Some("run")) if starts_segment && index + 2 < words.len() => {
+                    out.push(self.run_script(words[index + 2]));
+                    index += 3;
+                }
+                _ => {
+                    out.push(words[index].to_owned());
+                    index += 1;
+                }
+            }
+        }
+        out.join(" ")
+    }
+
+    /// The tool a command runs through a manager's exec (`npx --no eslint .` → `eslint`),
+    /// after an optional `cd <dir> && `; with the directory it runs in, relative to the
+    /// command's start. `None` for anything else, scripts included.
+    pub fn exec_tool(command: &str) -> Option<(Option<&str>, &str)> {
+        let mut rest = command.trim_start();
+        let mut directory = None;
+        if let Some(after_cd) = rest.strip_prefix("cd ") {
+            let (dir, after) = after_cd.split_once(" && ")?;
+            directory = Some(dir.trim());
+            rest = after.trim_start();
+        }
+        [
+            PackageManager::Npm,
+            PackageManager::Pnpm,
+            PackageManager::Yarn,
+            PackageManager::Bun,
+        ]
+        .into_iter()
+        .find_map(|manager| {
+            let after = rest
+                .strip_prefix(manager.exec_prefix())?
+                .strip_prefix(' ')?;
+            let tool = after.split_whitespace().next()?;
+            (!tool.starts_with('-')).then_some((directory, tool))
+        })
+    }
+
+    /// The package manager of a directory without a `package.json` of its own: the nearest
+    /// lockfile up to the repository root, else npm.
+    pub(super) fn of_directory(directory: &Directory<'_>) -> PackageManager {
+        directory
+            .absolute()
+            .ancestors()
+            .take(directory.depth() + 1)
+            .find_map(PackageManager::from_lockfile)
+            .unwrap_or(PackageManager::Npm)
+    }
+
     /// The manager a `packageManager` field such as `pnpm@9.1.0+sha512…` names.
     fn from_field(field: &str) -> Option<PackageManager> {
         match field.split('@').next().unwrap_or(field).trim() {
@@ -113,33 +199,16 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
         .package_manager
         .as_deref()
         .and_then(PackageManager::from_field)
-        .or_else(|| {
-            directory
-                .absolute()
-                .ancestors()
-                .take(directory.depth() + 1)
-                .find_map(PackageManager::from_lockfile)
-        })
-        .unwrap_or(PackageManager::Npm);
+        .unwrap_or_else(|| PackageManager::of_directory(directory));
     let file = directory.display("package.json");
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
         for name in kind.task_names() {
             if package.scripts.contains_key(*name) {
-                let judged = [
-                    format!("pre{name}"),
-                    (*name).to_owned(),
-                    format!("post{name}"),
-                ]
-                .iter()
-                .filter_map(|hook| package.scripts.get(hook))
-                .map(String::as_str)
-                .collect::<Vec<_>>()
-                .join("\n");
                 candidates.push(Candidate::new(
                     kind,
                     package_manager.run_script(name),
-                    judged,
+                    script_text(&package.scripts, name),
                     format!("{file} scripts.{name}"),
                 ));
             }
@@ -149,6 +218,75 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
         package_manager,
         candidates,
     }))
+}
+
+/// Words that run other scripts of the same `package.json` when they start a command.
+const SCRIPT_RUNNERS: &[&str] = &[
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "run-s",
+    "run-p",
+    "npm-run-all",
+    "npm-run-all2",
+    "concurrently",
+];
+
+/// What running script `name` runs: its `pre`/`post` scripts and itself, and, recursively,
+/// every script they run (`npm run x`, `yarn x`, `run-s lint:*`, `concurrently "npm:x"`).
+fn script_text(scripts: &BTreeMap<String, String>, name: &str) -> String {
+    let mut lines: Vec<&str> = Vec::new();
+    let mut pending = vec![name.to_owned()];
+    let mut visited: Vec<String> = Vec::new();
+    while let Some(current) = pending.pop() {
+        if visited.contains(&current) {
+            continue;
+        }
+        for hook in [
+            format!("pre{current}"),
+            current.clone(),
+            format!("post{current}"),
+        ] {
+            let Some(text) = scripts.get(&hook) else {
+                continue;
+            };
+            lines.push(text);
+            pending.extend(scripts_run_by(scripts, text));
+        }
+        visited.push(current);
+    }
+    lines.join("\n")
+}
+
+/// The names of the scripts that `text` runs through a script runner.
+fn scripts_run_by(scripts: &BTreeMap<String, String>, text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for segment in text.split(['\n', ';', '|', '&']) {
+        let mut runner_seen = false;
+        for word in segment.split_whitespace() {
+            let word = word.trim_matches(['"', '\'']);
+            if SCRIPT_RUNNERS.contains(&word) {
+                runner_seen = true;
+                continue;
+            }
+            if !runner_seen {
+                continue;
+            }
+            let word = word.strip_prefix("npm:").unwrap_or(word);
+            if let Some(prefix) = word.strip_suffix('*') {
+                names.extend(
+                    scripts
+                        .keys()
+                        .filter(|script| script.starts_with(prefix))
+                        .cloned(),
+                );
+            } else if scripts.contains_key(word) {
+                names.push(word.to_owned());
+            }
+        }
+    }
+    names
 }
 
 /// `serde_json`'s message without its " at line L column C" suffix, which the error prints
@@ -251,5 +389,84 @@ mod tests {
                 "{files:?} {package_json} {relative}"
             );
         }
+    }
+
+    #[test]
+    fn mapping_defaults_run_through_the_package_manager() {
+        let cases = [
+            (
+                PackageManager::Npm,
+                "npx --no eslint .",
+                "npx --no eslint .",
+            ),
+            (
+                PackageManager::Pnpm,
+                "npx --no eslint .",
+                "pnpm exec eslint .",
+            ),
+            (
+                PackageManager::Yarn,
+                "npx --no tsc --noEmit",
+                "yarn run tsc --noEmit",
+            ),
+            (
+                PackageManager::Bun,
+                "npx --no jscpd --threshold 5 .",
+                "bunx --no-install jscpd --threshold 5 .",
+            ),
+            (PackageManager::Pnpm, "npm test", "pnpm test"),
+            (PackageManager::Yarn, "npm run lint", "yarn lint"),
+            (PackageManager::Bun, "npm test", "bun run test"),
+            (PackageManager::Pnpm, "echo npx --no x", "echo npx --no x"),
+        ];
+        for (manager, command, expected) in cases {
+            assert_eq!(manager.rewrite(command), expected, "{manager:?} {command}");
+        }
+    }
+
+    #[test]
+    fn exec_tool_names_the_tool_a_manager_runs() {
+        let cases = [
+            ("npx --no eslint .", Some((None, "eslint"))),
+            (
+                "cd web && pnpm exec tsc --noEmit",
+                Some((Some("web"), "tsc")),
+            ),
+            ("yarn run jscpd .", Some((None, "jscpd"))),
+            (
+                "bunx --no-install prettier --check .",
+                Some((None, "prettier")),
+            ),
+            ("yarn lint", None),
+            ("pnpm run lint", None),
+            ("npm test", None),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(PackageManager::exec_tool(command), expected, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_script_is_judged_with_the_scripts_it_runs() {
+        let scripts: BTreeMap<String, String> = [
+            ("lint", "npm run lint:js && run-s 'lint:css:*'"),
+            ("lint:js", "eslint ."),
+            ("lint:css:a", "stylelint a"),
+            ("lint:css:b", "stylelint --fix b"),
+            ("prelint", "echo start"),
+            ("check", "concurrently \"npm:lint\" \"npm:test\""),
+            ("test", "node --test"),
+            ("loop", "npm run loop"),
+        ]
+        .into_iter()
+        .map(|(name, text)| (name.to_owned(), text.to_owned()))
+        .collect();
+        assert_eq!(
+            script_text(&scripts, "lint"),
+            "echo start\nnpm run lint:js && run-s 'lint:css:*'\nstylelint --fix b\nstylelint a\neslint ."
+        );
+        assert!(script_text(&scripts, "check").contains("stylelint --fix b"));
+        assert!(script_text(&scripts, "check").contains("node --test"));
+        assert_eq!(script_text(&scripts, "loop"), "npm run loop");
     }
 }

@@ -1,12 +1,15 @@
 //! Commands from Python project configuration: a tool configured in `pyproject.toml`,
 //! `setup.cfg`, `pytest.ini` or `tox.ini` is a tool the project runs.
 //!
-//! Order: `pyproject.toml` tool tables (`[tool.ruff]` → `ruff check .`), then tox environments
-//! (`[testenv:lint]` → `tox -e lint`; tox installs each environment's own dependencies, so
-//! these run even when the tools are not installed globally), then the tool sections of
-//! `setup.cfg`, `pytest.ini` and `tox.ini` (`[flake8]` → `flake8`). A tox environment is
-//! judged by [`super::is_safe`] through its `commands`, so an environment named `format` that
-//! runs `black .` is not taken as a format check.
+//! Order: `pyproject.toml` tool tables (`[tool.ruff]` → `ruff check .`), then the build its
+//! packaging declares (`poetry build` for Poetry, `uv build` for a uv project, else `python
+//! -m build` for any `[build-system]`), then tox environments (`[testenv:lint]` → `tox -e
+//! lint`; tox installs each environment's own dependencies, so these run even when the tools
+//! are not installed globally) from `tox.ini`, `tox.toml` or `pyproject.toml`'s `[tool.tox]`
+//! (its `legacy_tox_ini` string or the native `env_run_base`/`env.<name>` tables), then the
+//! tool sections of `setup.cfg`, `pytest.ini` and `tox.ini` (`[flake8]` → `flake8`). A tox
+//! environment is judged by [`super::is_safe`] through its `commands`, so an environment named
+//! `format` that runs `black .` is not taken as a format check.
 
 use toml::{Table, Value};
 
@@ -72,15 +75,40 @@ fn tox_env_names(kind: CommandKind) -> &'static [&'static str] {
 /// The Python candidates of `directory`.
 pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, DetectError> {
     let mut candidates = Vec::new();
-    if let Some(text) = directory.read("pyproject.toml")? {
-        let path = directory.path("pyproject.toml");
-        let table: Table = parse_toml(&path, &text).map_err(DetectError::Malformed)?;
-        let file = directory.display("pyproject.toml");
-        candidates.extend(pyproject_candidates(&table, &file));
+    let pyproject = match directory.read("pyproject.toml")? {
+        Some(text) => {
+            let path = directory.path("pyproject.toml");
+            Some(parse_toml::<Table>(&path, &text).map_err(DetectError::Malformed)?)
+        }
+        None => None,
+    };
+    let pyproject_file = directory.display("pyproject.toml");
+    if let Some(table) = &pyproject {
+        candidates.extend(pyproject_candidates(table, &pyproject_file));
+        let uv_lock = directory.path("uv.lock").is_file();
+        candidates.extend(build_candidate(table, &pyproject_file, uv_lock));
     }
     let tox = directory.read("tox.ini")?.map(|text| parse_ini(&text));
     if let Some(tox) = &tox {
         candidates.extend(tox_candidates(tox, &directory.display("tox.ini")));
+    }
+    if let Some(text) = directory.read("tox.toml")? {
+        let path = directory.path("tox.toml");
+        let table: Table = parse_toml(&path, &text).map_err(DetectError::Malformed)?;
+        let ini = native_tox(&table);
+        candidates.extend(tox_candidates(&ini, &directory.display("tox.toml")));
+    }
+    if let Some(Value::Table(tox)) = pyproject
+        .as_ref()
+        .and_then(|table| table.get("tool"))
+        .and_then(|tool| tool.get("tox"))
+    {
+        let ini = match tox.get("legacy_tox_ini").and_then(Value::as_str) {
+            Some(legacy) => parse_ini(legacy),
+            None => native_tox(tox),
+        };
+        let label = format!("{pyproject_file} [tool.tox]");
+        candidates.extend(tox_candidates(&ini, &label));
     }
     for file in INI_FILES {
         let ini = if file == "tox.ini" {
@@ -93,6 +121,70 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
         }
     }
     Ok(candidates)
+}
+
+/// The build the project's packaging declares: Poetry's (`[tool.poetry]` or its backend),
+/// uv's (`[tool.uv]` or a `uv.lock`), else the standard `python -m build` for any
+/// `[build-system]`.
+fn build_candidate(table: &Table, file: &str, uv_lock: bool) -> Option<Candidate> {
+    let backend = table
+        .get("build-system")
+        .and_then(|system| system.get("build-backend"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (command, source) =
+        if has_table(table, &["tool", "poetry"]) || backend.starts_with("poetry") {
+            ("poetry build", format!("{file} [tool.poetry]"))
+        } else if has_table(table, &["tool", "uv"]) {
+            ("uv build", format!("{file} [tool.uv]"))
+        } else if uv_lock {
+            ("uv build", "uv.lock".to_owned())
+        } else if has_table(table, &["build-system"]) {
+            ("python -m build", format!("{file} [build-system]"))
+        } else {
+            return None;
+        };
+    Some(Candidate::plain(CommandKind::Build, command, source))
+}
+
+/// tox's native TOML configuration (`tox.toml`, or `[tool.tox]` in `pyproject.toml`) as the
+/// INI sections [`tox_candidates`] reads: `env_run_base` is `[testenv]`, `env.<name>` is
+/// `[testenv:<name>]`, and each `commands` list of argument lists becomes one line per
+/// command.
+fn native_tox(tox: &Table) -> Ini {
+    let mut ini = Ini::default();
+    let commands_of = |env: &Value| -> Option<String> {
+        let commands = env.get("commands")?.as_array()?;
+        let lines: Vec<String> = commands
+            .iter()
+            .filter_map(Value::as_array)
+            .map(|command| {
+                command
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        Some(lines.join("\n"))
+    };
+    if let Some(commands) = tox.get("env_run_base").and_then(commands_of) {
+        ini.sections.push((
+            "testenv".to_owned(),
+            vec![("commands".to_owned(), commands)],
+        ));
+    }
+    if let Some(Value::Table(envs)) = tox.get("env") {
+        for (name, env) in envs {
+            if let Some(commands) = commands_of(env) {
+                ini.sections.push((
+                    format!("testenv:{name}"),
+                    vec![("commands".to_owned(), commands)],
+                ));
+            }
+        }
+    }
+    ini
 }
 
 fn pyproject_candidates(table: &Table, file: &str) -> Vec<Candidate> {
@@ -300,6 +392,71 @@ max-line-length = 100
                     "mypy .",
                     "pyproject.toml [tool.mypy]".to_owned()
                 ),
+            ]
+        );
+    }
+
+    #[test]
+    fn builds_come_from_the_declared_packaging() {
+        let cases = [
+            (
+                "[tool.poetry]\nname = 'x'\n",
+                false,
+                Some(("poetry build", "pyproject.toml [tool.poetry]")),
+            ),
+            (
+                "[build-system]\nbuild-backend = 'poetry.core.masonry.api'\n",
+                false,
+                Some(("poetry build", "pyproject.toml [tool.poetry]")),
+            ),
+            (
+                "[tool.uv]\ndev-dependencies = []\n",
+                false,
+                Some(("uv build", "pyproject.toml [tool.uv]")),
+            ),
+            (
+                "[build-system]\nrequires = ['hatchling']\nbuild-backend = 'hatchling.build'\n",
+                true,
+                Some(("uv build", "uv.lock")),
+            ),
+            (
+                "[build-system]\nrequires = ['setuptools']\n",
+                false,
+                Some(("python -m build", "pyproject.toml [build-system]")),
+            ),
+            ("[project]\nname = 'x'\n", false, None),
+        ];
+        for (text, uv_lock, expected) in cases {
+            let table: Table = toml::from_str(text).expect("valid toml");
+            let found = build_candidate(&table, "pyproject.toml", uv_lock)
+                .map(|candidate| (candidate.command, candidate.source));
+            let expected =
+                expected.map(|(command, source)| (command.to_owned(), source.to_owned()));
+            assert_eq!(found, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn native_tox_tables_read_like_tox_ini() {
+        let table: Table = toml::from_str(
+            "env_list = ['3.12', 'lint']\n[env_run_base]\ncommands = [['pytest', '{posargs}']]\n[env.lint]\ncommands = [['ruff', 'check', '.'], ['ruff', 'format', '--check', '.']]\n[env.fix]\ncommands = [['ruff', 'check', '--fix', '.']]\n",
+        )
+        .expect("valid toml");
+        let ini = native_tox(&table);
+        assert_eq!(ini.value("testenv", "commands"), Some("pytest {posargs}"));
+        assert_eq!(
+            ini.value("testenv:lint", "commands"),
+            Some("ruff check .\nruff format --check .")
+        );
+        let summary: Vec<(CommandKind, String)> = tox_candidates(&ini, "tox.toml")
+            .into_iter()
+            .map(|candidate| (candidate.kind, candidate.command))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (CommandKind::Test, "tox -e py".to_owned()),
+                (CommandKind::Lint, "tox -e lint".to_owned()),
             ]
         );
     }

@@ -7,12 +7,17 @@
 //! Each family exports its parsers in a `PARSERS` list; [`FAMILIES`] orders the families,
 //! specific formats before generic ones.
 
+mod ctest;
+mod elixir;
 mod go;
 mod javascript;
 mod js_runtimes;
+mod jvm;
 mod lua;
+mod php;
 mod plain;
 mod python;
+mod ruby;
 mod rust;
 mod tap;
 
@@ -21,14 +26,21 @@ use crate::qa::metrics::{Finding, TestSummary};
 /// A parser of one kind of line.
 pub(super) type Parser = fn(&str) -> Option<Finding>;
 
-/// Every family's parsers, in the order they are tried.
+/// Every family's parsers, in the order they are tried. go and PHPUnit come before the
+/// JavaScript runners, whose symbol-marked and numbered test lines (`✓ adds`, `1) adds`) look
+/// like gotestsum's package lines and PHPUnit's list items.
 pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     rust::PARSERS,
+    go::PARSERS,
+    php::PARSERS,
     javascript::PARSERS,
     lua::PARSERS,
     python::PARSERS,
     js_runtimes::PARSERS,
-    go::PARSERS,
+    elixir::PARSERS,
+    ruby::PARSERS,
+    jvm::PARSERS,
+    ctest::PARSERS,
     tap::PARSERS,
     plain::PARSERS,
 ];

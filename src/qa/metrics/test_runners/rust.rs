@@ -1,5 +1,9 @@
 //! cargo test's `test result:` line (one per test binary) and its per-test lines, and
-//! nextest's `Summary` line.
+//! nextest's `Summary` line and per-test lines.
+//!
+//! cargo's own lines start at the beginning of the line: nextest repeats a failed test's
+//! captured output indented under it, `test result:` line included, and that copy must not be
+//! counted a second time.
 
 use std::sync::LazyLock;
 
@@ -14,6 +18,7 @@ pub(super) const PARSERS: &[(&str, Parser)] = &[
     ("test result: ", cargo_test),
     ("Summary [", nextest),
     ("test ", cargo_case),
+    ("s] ", nextest_case),
 ];
 
 /// `test calc::tests::mul ... ok` (`FAILED`, `ignored`); doc-tests print
@@ -30,12 +35,29 @@ fn cargo_case(line: &str) -> Option<Finding> {
     Some(Finding::Case(captures[1].to_owned(), outcome))
 }
 
+/// nextest's per-test line `        PASS [   0.006s] (1/4) calc tests::add_small`: the binary
+/// and the test make the name. The counter `(1/4)` is absent in older versions.
+fn nextest_case(line: &str) -> Option<Finding> {
+    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+        regex(r"^\s+([A-Z][A-Z-]*) \[\s*[\d.]+s\] (?:\(\s*\d+/\d+\) )?(\S+ \S.*)$")
+    });
+    let captures = PATTERN.captures(line.trim_end())?;
+    let outcome = match &captures[1] {
+        "PASS" | "FLAKY" => Outcome::Passed,
+        "SKIP" => Outcome::Skipped,
+        "FAIL" | "TIMEOUT" | "ABORT" | "LEAK-FAIL" => Outcome::Failed,
+        word if word.starts_with("SIG") => Outcome::Failed,
+        _ => return None,
+    };
+    Some(Finding::Case(captures[2].to_owned(), outcome))
+}
+
 /// `test result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s`
 fn cargo_test(line: &str) -> Option<Finding> {
     static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
         regex(r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored;")
     });
-    let captures = PATTERN.captures(line.trim())?;
+    let captures = PATTERN.captures(line.trim_end())?;
     Some(Finding::Tests(TestSummary {
         passed: number(&captures[1]),
         failed: number(&captures[2]),
@@ -44,10 +66,11 @@ fn cargo_test(line: &str) -> Option<Finding> {
     }))
 }
 
-/// `     Summary [   0.015s] 3 tests run: 2 passed, 1 failed, 1 skipped`
+/// `     Summary [   0.015s] 3 tests run: 2 passed, 1 failed, 1 skipped`; a run cancelled at
+/// the first failure says `2/4 tests run`.
 fn nextest(line: &str) -> Option<Finding> {
     static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^Summary \[[^\]]*\] (\d+) tests? run: (.*)$"));
+        LazyLock::new(|| regex(r"^Summary \[[^\]]*\] (\d+)(?:/\d+)? tests? run: (.*)$"));
     static ITEM: LazyLock<Regex> = LazyLock::new(|| regex(r"(\d+) ([a-z]+)"));
     let captures = PATTERN.captures(line.trim())?;
     let mut summary = count_items(ITEM.captures_iter(&captures[2]).map(|item| {
@@ -124,5 +147,33 @@ test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
 error: test run failed
 ";
         assert_eq!(tests(output), Some((2.0, 1.0, 1.0, 4.0)));
+        let metrics = parse(output);
+        assert_eq!(
+            metrics.test_cases().get("app tests::b"),
+            Some(Outcome::Failed)
+        );
+    }
+
+    #[test]
+    fn regression_nextest_captured_cargo_lines_are_not_counted_twice() {
+        let output = "    Starting 2 tests across 1 binary
+        FAIL [   0.005s] (1/2) calc tests::mul_zero
+  stdout ───
+
+    running 1 test
+    test tests::mul_zero ... FAILED
+
+    test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 1 filtered out; finished in 0.00s
+
+  Cancelling due to test failure: 1 test still running
+        PASS [   0.006s] (2/2) calc tests::add_small
+     Summary [   0.006s] 2/2 tests run: 1 passed, 1 failed, 0 skipped
+";
+        assert_eq!(tests(output), Some((1.0, 1.0, 0.0, 2.0)));
+        let metrics = parse(output);
+        let cases = metrics.test_cases();
+        assert_eq!(cases.get("tests::mul_zero"), None);
+        assert_eq!(cases.get("calc tests::mul_zero"), Some(Outcome::Failed));
+        assert_eq!(cases.get("calc tests::add_small"), Some(Outcome::Passed));
     }
 }
