@@ -9,9 +9,19 @@ fn main() {
     divan::main();
 }
 
-/// A repository whose checklist is four blocking checks of `sleep 1`.
+/// A git repository whose checklist is four blocking checks of `sleep 1`.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark builds its fixture repository with git directly, outside prpd"
+)]
 fn sleepy_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .expect("run git init");
+    assert!(git.success(), "git init failed: {git}");
     let mut checklist = String::from("qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n");
     for index in 1..=4 {
         writeln!(

@@ -38,6 +38,15 @@ pub struct Config {
     pub gate: GateSettings,
 }
 
+/// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
+/// about agents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QaOnly {
+    pub qa: QaConfig,
+    /// `[commands]` and `[checks.<ID>]`.
+    pub gate: GateSettings,
+}
+
 /// What happens to a run's snapshot refs (`refs/prpd/<run>/…`) when the run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SnapshotRetention {
@@ -49,8 +58,12 @@ pub enum SnapshotRetention {
 
 impl Default for Config {
     fn default() -> Self {
-        Config::parse(Path::new("(built-in defaults)"), "")
-            .unwrap_or_else(|error| unreachable!("the empty config is valid: {error}"))
+        let defaults = Config::parse(Path::new("(built-in defaults)"), "")
+            .unwrap_or_else(|error| unreachable!("the empty config is valid: {error}"));
+        Config {
+            source: None,
+            ..defaults
+        }
     }
 }
 
@@ -92,6 +105,17 @@ impl Agents {
     /// The agent of `phase`.
     pub fn for_phase(&self, phase: Phase) -> &AgentConfig {
         self.phases.get(&phase).unwrap_or(&self.default)
+    }
+
+    /// The `[agents.<key>]` table the command of `phase` comes from: the phase's own when it
+    /// names another command than the default, else `default`.
+    pub fn command_key(&self, phase: Phase) -> String {
+        match self.phases.get(&phase) {
+            Some(agent) if agent.command != self.default.command => {
+                phase.to_string().to_lowercase()
+            }
+            Some(_) | None => "default".to_owned(),
+        }
     }
 }
 
@@ -234,6 +258,9 @@ struct RawThresholds {
     permission_denied: Option<u32>,
 }
 
+/// The model QA reviews with while none is configured: another than the built-in default's.
+const BUILTIN_QA_MODEL: &str = "opus";
+
 /// The agent used when `[agents.default]` names none: Claude Code in print mode with JSON
 /// output, which prpd reads (`result`, `usage`, `total_cost_usd`).
 fn builtin_default_agent() -> AgentConfig {
@@ -269,42 +296,37 @@ impl Config {
     /// Loads `explicit` when given (it must exist), else `<repo>/prpd.toml` when present, else
     /// the defaults.
     pub fn load(repo: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
-        let path = if let Some(path) = explicit {
-            path.to_path_buf()
-        } else {
-            let path = repo.join(FILE_NAME);
-            if !path.exists() {
-                return Ok(Config::default());
-            }
-            path
+        match read(repo, explicit)? {
+            Some((path, text)) => Config::parse(&path, &text),
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// Loads only what the QA gate reads from the same file: `[qa]`, `[commands]` and
+    /// `[checks]`. `prpd qa` runs no agent, so the agents, guardrails and breakers are not
+    /// validated here (the file must still parse and hold no unknown key): a QA run never
+    /// fails on an agent's configuration.
+    pub fn load_qa(repo: &Path, explicit: Option<&Path>) -> Result<QaOnly, ConfigError> {
+        let Some((path, text)) = read(repo, explicit)? else {
+            let defaults = Config::default();
+            return Ok(QaOnly {
+                qa: defaults.qa,
+                gate: defaults.gate,
+            });
         };
-        let text = config_file::read(&path)?;
-        Config::parse(&path, &text)
+        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
+        Ok(QaOnly {
+            qa: qa(&path, &text, raw.qa.unwrap_or_default())?,
+            gate: gate::settings(&path, &text, raw.commands, raw.checks)?,
+        })
     }
 
     /// Parses and validates `text`; `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = config_file::parse_toml(path, text)?;
-        let raw_qa = raw.qa.unwrap_or_default();
-        let defaults = QaConfig::default();
-        let jobs = raw_qa.jobs.unwrap_or(defaults.jobs);
-        if jobs == 0 {
-            return Err(ConfigError::at(
-                path,
-                text,
-                "jobs",
-                "`qa.jobs` must be at least 1",
-            ));
-        }
-        let qa = QaConfig {
-            jobs,
-            check_timeout: duration(path, text, "check_timeout", raw_qa.check_timeout)?
-                .unwrap_or(defaults.check_timeout),
-            grace: duration(path, text, "grace", raw_qa.grace)?.unwrap_or(defaults.grace),
-        };
         Ok(Config {
             source: Some(path.to_path_buf()),
-            qa,
+            qa: qa(path, text, raw.qa.unwrap_or_default())?,
             agents: agents(path, text, raw.agents.unwrap_or_default())?,
             guardrails: guardrails(path, text, raw.guardrails.unwrap_or_default())?,
             breaker: breaker(path, text, raw.breaker.unwrap_or_default())?,
@@ -318,9 +340,47 @@ impl Config {
     }
 }
 
+/// The path and text of the configuration file: `explicit` (it must exist), else
+/// `<repo>/prpd.toml` when present; `None` means the built-in defaults.
+fn read(repo: &Path, explicit: Option<&Path>) -> Result<Option<(PathBuf, String)>, ConfigError> {
+    let path = if let Some(path) = explicit {
+        path.to_path_buf()
+    } else {
+        let path = repo.join(FILE_NAME);
+        if !path.exists() {
+            return Ok(None);
+        }
+        path
+    };
+    let text = config_file::read(&path)?;
+    Ok(Some((path, text)))
+}
+
+fn qa(path: &Path, text: &str, raw: RawQa) -> Result<QaConfig, ConfigError> {
+    let defaults = QaConfig::default();
+    let jobs = raw.jobs.unwrap_or(defaults.jobs);
+    if jobs == 0 {
+        return Err(ConfigError::at(
+            path,
+            text,
+            "jobs",
+            "`qa.jobs` must be at least 1",
+        ));
+    }
+    Ok(QaConfig {
+        jobs,
+        check_timeout: duration(path, text, "check_timeout", raw.check_timeout)?
+            .unwrap_or(defaults.check_timeout),
+        grace: duration(path, text, "grace", raw.grace)?.unwrap_or(defaults.grace),
+    })
+}
+
 fn agents(path: &Path, text: &str, raw: RawAgents) -> Result<Agents, ConfigError> {
     let builtin = builtin_default_agent();
-    let default_configured = raw.default.is_some();
+    let default_model_configured = raw
+        .default
+        .as_ref()
+        .is_some_and(|default| default.model.is_some());
     let default = agent(
         path,
         text,
@@ -329,15 +389,18 @@ fn agents(path: &Path, text: &str, raw: RawAgents) -> Result<Agents, ConfigError
         &builtin,
     )?;
     let mut phases = BTreeMap::new();
-    // Without any agent configured, the QA side gets a different model than GREEN (model
-    // diversity, DESIGN §3); a configured default applies to every phase as written.
-    let qa_fallback = if !default_configured && raw.qa.is_none() {
-        Some(RawAgent {
-            model: Some("opus".to_owned()),
-            ..RawAgent::default()
-        })
-    } else {
+    // While no model is configured, the QA side reviews with the built-in QA model, another
+    // than GREEN's (model diversity, DESIGN §3), whatever else `[agents.default]` or
+    // `[agents.qa]` set (a timeout, the env). A model configured in `[agents.default]` applies
+    // to QA too, unless `[agents.qa]` names its own.
+    let qa_fallback = if default_model_configured {
         raw.qa
+    } else {
+        let qa = raw.qa.unwrap_or_default();
+        Some(RawAgent {
+            model: qa.model.or_else(|| Some(BUILTIN_QA_MODEL.to_owned())),
+            ..qa
+        })
     };
     for (phase, name, raw_agent) in [
         (Phase::Red, "red", raw.red),
@@ -608,6 +671,45 @@ mod tests {
             config.agents.for_phase(Phase::Green).model,
             config.agents.for_phase(Phase::Qa).model
         );
+    }
+
+    #[test]
+    fn any_key_of_the_default_agent_but_its_model_keeps_the_builtin_qa_model() {
+        for text in [
+            "[agents.default]\ntimeout = \"1h\"\n",
+            "[agents.default]\nenv = [\"ANTHROPIC_API_KEY\", \"HTTPS_PROXY\"]\n",
+            "[agents.default]\ncommand = [\"my-claude\", \"-p\", \"--model\", \"{model}\"]\n",
+            "[agents.qa]\ntimeout = \"5m\"\n",
+        ] {
+            let config = Config::parse(Path::new("prpd.toml"), text)
+                .unwrap_or_else(|error| panic!("{text}: {error}"));
+            assert_eq!(
+                config.agents.for_phase(Phase::Qa).model.as_deref(),
+                Some(BUILTIN_QA_MODEL),
+                "{text}"
+            );
+            assert_eq!(
+                config.agents.for_phase(Phase::Green).model.as_deref(),
+                Some("sonnet"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_qa_settings_load_whatever_the_agents_say() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join(FILE_NAME),
+            "[qa]\njobs = 3\n\n[agents.default]\ncommand = []\nmodel = \"same\"\n",
+        )
+        .expect("write");
+        assert!(Config::load(dir.path(), None).is_err());
+        let qa = Config::load_qa(dir.path(), None).expect("the QA part is valid");
+        assert_eq!(qa.qa.jobs, 3);
+        let typo = dir.path().join("typo.toml");
+        std::fs::write(&typo, "[qa]\njbos = 3\n").expect("write");
+        assert!(Config::load_qa(dir.path(), Some(&typo)).is_err());
     }
 
     #[test]

@@ -8,7 +8,10 @@ pub enum ExitCode {
     Success,
     /// QA rejected the work, or the run ended without shipping (aborted).
     NotShipped,
-    /// The command line or a configuration file was wrong; nothing was run.
+    /// The user's to fix, and nothing was run: the command line, a configuration file, a
+    /// prompt override, the PRP, a directory outside any git repository, an agent CLI that is
+    /// not installed, a run record this prpd cannot read, or a request that does not fit the
+    /// run's state (resume a finished run, start a second one).
     UsageOrConfig,
     /// The run stopped and needs a human: a breaker opened, a guardrail was reached, or the
     /// third QA rejection.

@@ -62,6 +62,47 @@ impl SessionLock {
     }
 }
 
+/// Who holds the lock of a repository, as `prpd status` sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holder {
+    /// No live process holds it: nothing drives the run (a lock file left by a killed prpd
+    /// holds no lock).
+    Nobody,
+    /// A live prpd drives the run.
+    Process {
+        /// The pid the holder wrote into the file.
+        pid: String,
+    },
+}
+
+/// Who holds the lock at `path`, without taking it for longer than the probe and without
+/// writing to the file.
+pub fn holder(path: &Path) -> Result<Holder, LockError> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Holder::Nobody),
+        Err(source) => {
+            return Err(LockError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(Holder::Nobody),
+        Err(TryLockError::WouldBlock) => Ok(Holder::Process {
+            pid: std::fs::read_to_string(path)
+                .unwrap_or_default()
+                .trim()
+                .to_owned(),
+        }),
+        Err(TryLockError::Error(source)) => Err(LockError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +121,23 @@ mod tests {
         );
         drop(first);
         SessionLock::acquire(&path).expect("free again");
+    }
+
+    #[test]
+    fn the_holder_is_a_live_lock_not_a_leftover_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("prpd.lock");
+        assert_eq!(holder(&path).expect("no file"), Holder::Nobody);
+        let held = SessionLock::acquire(&path).expect("take");
+        assert_eq!(
+            holder(&path).expect("probe"),
+            Holder::Process {
+                pid: std::process::id().to_string()
+            }
+        );
+        drop(held);
+        assert!(path.exists(), "the file stays behind");
+        assert_eq!(holder(&path).expect("probe"), Holder::Nobody);
+        SessionLock::acquire(&path).expect("the probe let go");
     }
 }

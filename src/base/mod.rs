@@ -2,9 +2,9 @@
 //! the loop.
 //!
 //! It owns process supervision ([`process`], the only place that starts processes), writing
-//! prpd's files ([`files`]), the `.prp-session/` layout ([`paths`]), the one-prpd-per-repository
-//! lock ([`lock`]), `prpd.toml` and the shared config-file reader ([`config`],
-//! [`config_file`]), the exit codes ([`exit`]), and the small vocabulary more than one
+//! prpd's files ([`files`]), the `.prp-session/` layout ([`paths`]), finding the repository a
+//! command works on ([`repo`]), the one-prpd-per-repository lock ([`lock`]), `prpd.toml` and
+//! the shared config-file reader ([`config`], [`config_file`]), the exit codes ([`exit`]), and the small vocabulary more than one
 //! subsystem speaks: the `PRP_PHASE_STATUS` block ([`status_block`]).
 //!
 //! May import: only the standard library and external crates — never `prp`, `qa`, `run` or
@@ -18,4 +18,5 @@ pub mod lock;
 pub mod paths;
 pub mod phase;
 pub mod process;
+pub mod repo;
 pub mod status_block;

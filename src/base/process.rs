@@ -22,6 +22,7 @@ mod descendants;
 mod env;
 mod group;
 mod output;
+mod program;
 
 use std::fmt;
 use std::os::unix::process::ExitStatusExt;
@@ -38,6 +39,7 @@ use tokio::task::AbortHandle;
 pub use descendants::{Leftover, become_subreaper, stop_leftovers, stop_marked};
 pub use env::{EnvPolicy, is_secret_name};
 pub use group::stop_orphaned_group;
+pub use program::{Missing, find_program};
 
 use group::{Cleanup, record_group, signal_group};
 use output::{Output, create_log, lock};

@@ -1,10 +1,23 @@
 //! `prpd demo`: the whole loop on a bundled example, with no network and no API key. The
 //! example project (`examples/demo/`) and its scripted agents (`examples/agents/`) are compiled
-//! into the binary, written to a fresh git repository, and run like any other PRP.
+//! into the binary, written to a fresh git repository, and run like any other PRP. It prints
+//! one line per phase (the full status blocks with `-v`) and ends with the paths of what the
+//! run produced, so a first-time user finds the pull request and the reports at once.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context as _;
+
+use crate::base::exit::ExitCode;
+use crate::base::paths::SessionPaths;
 use crate::base::process::{self, ProcessError, Spec};
+use crate::run::driver::{Output, Summary};
+use crate::run::record::RunRecord;
+use crate::run::session;
+
+use super::foreground;
+use super::usage::UsageError;
 
 /// The PRP the demo runs, relative to the demo repository.
 pub const PRP: &str = "PRPs/word-stats.md";
@@ -65,6 +78,108 @@ pub enum DemoError {
         args: String,
         tail: String,
     },
+}
+
+/// Runs the demo in `dir` (an empty or missing directory; default: a new temporary directory,
+/// kept afterwards) and prints as `output` says.
+pub(super) fn run(dir: Option<&Path>, output: Output) -> anyhow::Result<ExitCode> {
+    let dir = match dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|error| {
+                UsageError(format!(
+                    "--dir {}: cannot create it ({error})",
+                    dir.display()
+                ))
+            })?;
+            let mut entries = std::fs::read_dir(dir).map_err(|error| {
+                UsageError(format!("--dir {}: cannot read it ({error})", dir.display()))
+            })?;
+            if entries.next().is_some() {
+                return Err(UsageError(format!("--dir {}: not empty", dir.display())).into());
+            }
+            dir.canonicalize()
+                .with_context(|| format!("failed to resolve --dir {}", dir.display()))?
+        }
+        None => tempfile::Builder::new()
+            .prefix("prpd-demo-")
+            .tempdir()
+            .context("failed to create a temporary directory")?
+            .keep(),
+    };
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    runtime.block_on(create(&dir))?;
+    drop(runtime);
+    let json = output == Output::Quiet;
+    if !json {
+        println!(
+            "Demo repository: {}\nRunning {PRP} with the scripted agents of examples/agents/.\n",
+            dir.display()
+        );
+    }
+    let options = session::Options {
+        repo: dir.clone(),
+        config: None,
+        output,
+    };
+    let Some(record) = foreground::drive(session::run(&options, &dir.join(PRP)))? else {
+        return Ok(ExitCode::NotShipped);
+    };
+    match output {
+        Output::Quiet | Output::StatusBlocks => foreground::print_summary(&record, json)?,
+        Output::PhaseLines => {
+            let summary = Summary::of(&record);
+            println!(
+                "\n{} after {} iterations ({} agent invocations).",
+                summary.state, summary.iterations, summary.agent_invocations
+            );
+        }
+    }
+    if !json {
+        print!("{}", produced(&dir, &record));
+    }
+    Ok(foreground::exit_code_of(&record))
+}
+
+/// The paths of what the demo's run produced.
+fn produced(dir: &Path, record: &RunRecord) -> String {
+    let session = SessionPaths::new(dir);
+    let run_dir = session.run_dir(&record.run_id);
+    let mut out = String::from("\nWhat it produced:\n");
+    let mut line = |what: &str, path: &Path, note: &str| {
+        let _ = writeln!(out, "  {what:<15} {}{note}", path.display());
+    };
+    line(
+        "repository",
+        dir,
+        " (the feature is in the working tree: `git diff` shows it)",
+    );
+    let pr = run_dir.join("pr.md");
+    if pr.is_file() {
+        line("pull request", &pr, " (dry run: its title and body)");
+    }
+    if let Some(report) = &record.last_qa_report {
+        line("QA report", report, " (the last one)");
+    }
+    if let Some(report) = &record.escalation_report {
+        line("escalation", report, "");
+    }
+    line(
+        "status log",
+        &session.phase_status_log(),
+        " (every status block, the agents' and prpd's)",
+    );
+    line(
+        "iteration logs",
+        &run_dir.join("iterations"),
+        " (prompt, agent output and measurements of each iteration)",
+    );
+    line("summary", &run_dir.join("summary.json"), "");
+    let _ = writeln!(
+        out,
+        "  {:<15} none: SHIP is a dry run, so nothing is pushed and no remote is created",
+        "remote"
+    );
+    out
 }
 
 /// Writes the demo repository into the empty directory `dir` and commits it.

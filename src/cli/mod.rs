@@ -2,6 +2,12 @@
 //! a parsed command into library calls and an [`ExitCode`].
 
 pub mod demo;
+mod foreground;
+pub mod init;
+pub mod status;
+mod usage;
+
+pub use usage::UsageError;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -12,18 +18,18 @@ use clap::{Args, Parser, Subcommand};
 use crate::base::config::Config;
 use crate::base::config_file::ConfigError;
 use crate::base::exit::ExitCode;
-use crate::base::paths::SessionPaths;
 use crate::base::process;
+use crate::base::repo::{self, NotInRepository};
 use crate::base::status_block::Verdict;
 use crate::prp::PrpError;
 use crate::qa::discover::DetectError;
 use crate::qa::method::BaseDocsError;
 use crate::qa::settings;
-use crate::qa::standalone::{self, StandaloneRequest};
+use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::driver::{DriveError, InputChanges, Output, Summary};
-use crate::run::machine::State;
-use crate::run::record::{RunError, RunRecord};
+use crate::run::driver::{DriveError, InputChanges, Output};
+use crate::run::prompt::PromptError;
+use crate::run::record::RunError;
 use crate::run::session::{self, SessionError, SessionFailure};
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
@@ -41,6 +47,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a commented prpd.toml for the agent CLI found on PATH (claude, codex, aider, in
+    /// that order; otherwise the scripted demo agents), check that it loads, and show the
+    /// commands prpd will measure.
+    ///
+    /// An existing prpd.toml is left alone unless `--force` is given.
+    /// Example: `prpd init` (or `prpd init --agent codex`)
+    Init(InitArgs),
     /// Detect the stacks of a repository and the commands that test, lint and build it.
     ///
     /// Example: `prpd detect --repo ../my-service --json`
@@ -56,7 +69,8 @@ pub enum Command {
     /// `prpd resume` continues), 2 usage or configuration error, 3 ESCALATED.
     /// Example: `prpd run PRPs/rate-limit.md --repo ../my-service`
     Run(RunArgs),
-    /// Show the current run: state, phase, iterations, verdicts, breakers.
+    /// Show the current run: its PRP, phase and iteration, whether a prpd is driving it or it
+    /// was interrupted, breakers, the last verdict with its blocking items, usage and reports.
     Status(StatusArgs),
     /// Show what an iteration of the current run changed, as a unified diff of its snapshots.
     ///
@@ -78,9 +92,22 @@ pub enum Command {
 /// Options shared by commands that work on one repository.
 #[derive(Debug, Args)]
 pub struct RepoArgs {
-    /// The target repository (default: the current directory).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub repo: PathBuf,
+    /// The target repository, taken as given (default: the root of the git repository around
+    /// the current directory, found as git finds it).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Write the configuration for this agent instead of the first one found on PATH.
+    #[arg(long, value_enum)]
+    pub agent: Option<init::AgentChoice>,
+    /// Overwrite an existing prpd.toml.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -206,12 +233,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         tracing::warn!(%error, "cannot become a child subreaper; processes that escape an agent's process group may outlive it");
     }
     match cli.command {
+        Command::Init(args) => {
+            let message = init::init(&init::InitRequest {
+                repo: repo_dir(&args.repo)?,
+                agent: args.agent,
+                force: args.force,
+            })?;
+            print!("{message}");
+            Ok(ExitCode::Success)
+        }
         Command::Detect(args) => detect(&args),
         Command::Qa(args) => qa(&args),
         Command::Run(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
+            foreground::drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
         }
         Command::Status(args) => status(&args),
         Command::Diff(args) => {
@@ -225,7 +261,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Resume(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            drive_in_foreground(
+            foreground::drive_in_foreground(
                 args.drive.json,
                 session::resume(
                     &options,
@@ -239,7 +275,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Abort(args) => abort(&args),
-        Command::Demo(args) => demo(&args),
+        Command::Demo(args) => demo::run(args.dir.as_deref(), output(args.json, cli.verbose)),
     }
 }
 
@@ -251,115 +287,27 @@ fn session_options(
     Ok(session::Options {
         repo: repo_dir(repo)?,
         config,
-        output: output(json),
+        output: drive_output(json),
     })
 }
 
+/// What `prpd demo` prints while the run goes: only the final JSON summary, the full status
+/// blocks (`-v`), or one line per phase.
+fn output(json: bool, verbose: u8) -> Output {
+    match (json, verbose) {
+        (true, _) => Output::Quiet,
+        (false, 0) => Output::PhaseLines,
+        (false, _) => Output::StatusBlocks,
+    }
+}
+
 /// Status blocks while the run goes, or only the final JSON summary.
-fn output(json: bool) -> Output {
+fn drive_output(json: bool) -> Output {
     if json {
         Output::Quiet
     } else {
         Output::StatusBlocks
     }
-}
-
-/// Drives a run until it stops or the process is asked to stop (Ctrl-C, SIGTERM): then the
-/// running agent's process group is killed with the run future, the processes that escaped it
-/// are stopped, and the saved record lets `prpd resume` continue.
-fn drive_in_foreground(
-    json: bool,
-    work: impl Future<Output = Result<RunRecord, SessionFailure>>,
-) -> anyhow::Result<ExitCode> {
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    let record = runtime.block_on(async {
-        tokio::select! {
-            result = work => result.map(Some),
-            () = shutdown_signal() => Ok(None),
-        }
-    });
-    // However the run ended (a dropped run killed the agent's group), nothing that escaped an
-    // agent's group may outlive prpd.
-    let leftovers = runtime.block_on(process::stop_leftovers());
-    if !leftovers.is_empty() {
-        tracing::warn!(
-            stopped = %leftovers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
-            "stopped processes the agent left running"
-        );
-    }
-    let Some(record) = record? else {
-        eprintln!("prpd: interrupted; the run is saved and `prpd resume` continues it");
-        return Ok(ExitCode::NotShipped);
-    };
-    print_summary(&record, json)?;
-    Ok(exit_code_of(&record))
-}
-
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
-    }
-}
-
-fn exit_code_of(record: &RunRecord) -> ExitCode {
-    match record.state() {
-        State::Shipped {} => ExitCode::Success,
-        State::Escalated { .. } => ExitCode::Escalated,
-        State::Aborted {}
-        | State::Red {}
-        | State::Green {}
-        | State::Refactor {}
-        | State::Document {}
-        | State::Qa {}
-        | State::Ship {} => ExitCode::NotShipped,
-    }
-}
-
-fn print_summary(record: &RunRecord, json: bool) -> anyhow::Result<()> {
-    let summary = Summary::of(record);
-    let mut stdout = std::io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut stdout, &summary)?;
-        writeln!(stdout)?;
-        return Ok(());
-    }
-    writeln!(
-        stdout,
-        "\nRun {}: {} after {} iterations ({} agent invocations).",
-        summary.run_id, summary.state, summary.iterations, summary.agent_invocations
-    )?;
-    for verdict in &summary.verdicts {
-        writeln!(
-            stdout,
-            "  QA attempt {}: {:?}{}",
-            verdict.attempt,
-            verdict.verdict,
-            if verdict.blocking.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", verdict.blocking.join("; "))
-            }
-        )?;
-    }
-    if let Some(reason) = &summary.escalation_reason {
-        writeln!(stdout, "Escalated: {reason}")?;
-    }
-    if let Some(report) = &summary.escalation_report {
-        writeln!(stdout, "Escalation report: {}", report.display())?;
-    }
-    Ok(())
 }
 
 fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
@@ -372,34 +320,13 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::Success);
     };
-    let summary = Summary::of(&record);
+    let status = status::Status::of(&repo, &record)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut stdout, &summary)?;
+        serde_json::to_writer_pretty(&mut stdout, &status)?;
         writeln!(stdout)?;
-        return Ok(ExitCode::Success);
-    }
-    writeln!(stdout, "Run:        {}", summary.run_id)?;
-    writeln!(stdout, "PRP:        {}", record.prp.display())?;
-    writeln!(stdout, "State:      {}", summary.state)?;
-    if let Some(phase) = summary.phase {
-        writeln!(
-            stdout,
-            "Phase:      {phase} (iteration {})",
-            record.iteration
-        )?;
-    }
-    writeln!(stdout, "QA attempt: {}", summary.attempt)?;
-    writeln!(
-        stdout,
-        "Iterations: {} ({} agent invocations)",
-        summary.iterations, summary.agent_invocations
-    )?;
-    for (phase, breaker) in &record.breakers {
-        writeln!(stdout, "Breaker {phase}: {}", breaker.state)?;
-    }
-    if let Some(reason) = &summary.escalation_reason {
-        writeln!(stdout, "Escalated:  {reason}")?;
+    } else {
+        write!(stdout, "{}", status.render(&record))?;
     }
     Ok(ExitCode::Success)
 }
@@ -415,50 +342,6 @@ fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn demo(args: &DemoArgs) -> anyhow::Result<ExitCode> {
-    let dir = match &args.dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("failed to create {}", dir.display()))?;
-            if std::fs::read_dir(dir)?.next().is_some() {
-                return Err(UsageError(format!("--dir {}: not empty", dir.display())).into());
-            }
-            dir.canonicalize()?
-        }
-        None => tempfile::Builder::new()
-            .prefix("prpd-demo-")
-            .tempdir()
-            .context("failed to create a temporary directory")?
-            .keep(),
-    };
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    runtime.block_on(crate::cli::demo::create(&dir))?;
-    if !args.json {
-        println!(
-            "Demo repository: {}\nRunning {} with the scripted agents of examples/agents/.\n",
-            dir.display(),
-            crate::cli::demo::PRP
-        );
-    }
-    let options = session::Options {
-        repo: dir.clone(),
-        config: None,
-        output: output(args.json),
-    };
-    let prp = dir.join(crate::cli::demo::PRP);
-    let code = drive_in_foreground(args.json, session::run(&options, &prp))?;
-    if !args.json {
-        let session = SessionPaths::new(&dir);
-        println!(
-            "\nArtifacts: {}\n  state:   {}\n  status blocks: {}",
-            session.runs().display(),
-            session.state().display(),
-            session.phase_status_log().display()
-        );
-    }
-    Ok(code)
-}
-
 /// The exit code for an error that ended a command: configuration and input errors are the
 /// user's to fix (2); anything else is prpd's own failure (4).
 pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
@@ -467,6 +350,8 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<DetectError>()
             || cause.is::<PrpError>()
             || cause.is::<UsageError>()
+            || cause.is::<NotInRepository>()
+            || cause.is::<ReportNotWritable>()
             || cause.is::<SessionError>()
             || matches!(
                 cause.downcast_ref::<BaseDocsError>(),
@@ -476,9 +361,13 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
                 cause.downcast_ref::<SessionFailure>(),
                 Some(
                     SessionFailure::Request(_)
-                        | SessionFailure::Record(RunError::OtherVersion { .. })
+                        | SessionFailure::Record(
+                            RunError::OtherVersion { .. } | RunError::Corrupt { .. }
+                        )
                         | SessionFailure::Drive(
-                            DriveError::Detect(_) | DriveError::InputsChanged { .. }
+                            DriveError::Detect(_)
+                                | DriveError::InputsChanged { .. }
+                                | DriveError::Prompt(PromptError::UnknownPlaceholder { .. })
                         )
                 )
             )
@@ -490,25 +379,27 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
     }
 }
 
-/// A command-line argument that names something that is not there.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(String);
-
+/// The repository a command works on: `--repo DIR` as given (it must be a directory inside a
+/// git repository), else the root of the git repository around the current directory.
 fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
-    if !args.repo.is_dir() {
-        return Err(UsageError(format!("--repo {}: not a directory", args.repo.display())).into());
+    let Some(dir) = &args.repo else {
+        let current = std::env::current_dir()
+            .map_err(|error| UsageError(format!("cannot read the current directory: {error}")))?;
+        return Ok(repo::root_of(&current)?);
+    };
+    if !dir.is_dir() {
+        return Err(UsageError(format!("--repo {}: not a directory", dir.display())).into());
     }
-    args.repo
-        .canonicalize()
-        .with_context(|| format!("failed to resolve --repo {}", args.repo.display()))
+    repo::root_of(dir)?;
+    dir.canonicalize()
+        .with_context(|| format!("failed to resolve --repo {}", dir.display()))
 }
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
-    let config = Config::load(&repo, args.config.as_deref())?;
+    let config = Config::load_qa(&repo, args.config.as_deref())?;
     let mapping = ToolsMapping::load(&repo)?;
-    let detection = settings::detect(&repo, &mapping, &config)?;
+    let detection = settings::detect(&repo, &mapping, &config.gate)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &detection)?;

@@ -82,9 +82,9 @@ pub enum Category {
 impl fmt::Display for Category {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(match self {
-            Category::Functionality => "Funcionalidade",
-            Category::CodeQuality => "Qualidade de Código",
-            Category::Documentation => "Documentação",
+            Category::Functionality => "Functionality",
+            Category::CodeQuality => "Code Quality",
+            Category::Documentation => "Documentation",
         })
     }
 }
@@ -670,7 +670,7 @@ qa_checklist:
 
     #[test]
     fn category_names() {
-        assert_eq!(Category::CodeQuality.to_string(), "Qualidade de Código");
+        assert_eq!(Category::CodeQuality.to_string(), "Code Quality");
         assert_eq!(
             serde_json::to_string(&Category::CodeQuality).expect("test fixture"),
             "\"code_quality\""

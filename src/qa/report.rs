@@ -15,8 +15,18 @@ use crate::qa::runner::{CheckResult, CheckStatus, QaOutcome};
 /// How many output lines of a failed check the Markdown report quotes.
 const QUOTED_LINES: usize = 20;
 
+/// Who the report is for, which decides what it says to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// The QA phase of a run: the attempt counts, a REJECT goes back to GREEN, an APPROVE
+    /// ships (the seed's wording).
+    Run,
+    /// `prpd qa` on its own: no phases and no attempts; the reader fixes and runs it again.
+    Standalone,
+}
+
 /// The Markdown report.
-pub fn markdown(outcome: &QaOutcome) -> String {
+pub fn markdown(outcome: &QaOutcome, audience: Audience) -> String {
     let mut out = String::new();
     let timestamp = humantime::format_rfc3339_seconds(outcome.finished_at);
     let prp = outcome.prp_path.as_ref().map_or_else(
@@ -27,11 +37,18 @@ pub fn markdown(outcome: &QaOutcome) -> String {
     let _ = writeln!(out, "**Feature:** {}", outcome.feature);
     let _ = writeln!(out, "**PRP:** {prp}");
     let _ = writeln!(out, "**Timestamp:** {timestamp}");
-    let _ = writeln!(
-        out,
-        "**Attempt:** {} of {MAX_QA_ATTEMPTS}\n",
-        outcome.attempt
-    );
+    match audience {
+        Audience::Run => {
+            let _ = writeln!(
+                out,
+                "**Attempt:** {} of {MAX_QA_ATTEMPTS}\n",
+                outcome.attempt
+            );
+        }
+        Audience::Standalone => {
+            let _ = writeln!(out);
+        }
+    }
     let _ = writeln!(out, "---\n");
     let verdict = match outcome.verdict {
         Verdict::Approve => "✅ APPROVED",
@@ -56,7 +73,7 @@ pub fn markdown(outcome: &QaOutcome) -> String {
     write_stack(&mut out, outcome);
     write_checklist(&mut out, outcome);
     write_issues(&mut out, outcome);
-    write_next_action(&mut out, outcome);
+    write_next_action(&mut out, outcome, audience);
     out
 }
 
@@ -194,26 +211,39 @@ fn write_issue_list(out: &mut String, checks: &[&CheckResult]) {
     let _ = writeln!(out);
 }
 
-fn write_next_action(out: &mut String, outcome: &QaOutcome) {
+fn write_next_action(out: &mut String, outcome: &QaOutcome, audience: Audience) {
     let _ = writeln!(out, "## Next Action\n");
-    match outcome.verdict {
-        Verdict::Approve => {
+    let blocking = outcome.blocking_failed();
+    match (audience, outcome.verdict) {
+        (Audience::Run, Verdict::Approve) => {
             let _ = writeln!(
                 out,
                 "**✅ Ready for SHIP** - Proceeding to branch creation and PR."
             );
         }
-        Verdict::Reject => {
+        (Audience::Run, Verdict::Reject) => {
             let remaining = MAX_QA_ATTEMPTS.saturating_sub(outcome.attempt);
             let _ = writeln!(
                 out,
-                "**❌ Return to GREEN** - Fix {} blocking issues.",
-                outcome.blocking_failed()
+                "**❌ Return to GREEN** - Fix {blocking} blocking issues."
             );
             let _ = writeln!(
                 out,
                 "Attempt {}/{MAX_QA_ATTEMPTS} - {remaining} attempts remaining before human escalation.",
                 outcome.attempt
+            );
+        }
+        (Audience::Standalone, Verdict::Approve) => {
+            let _ = writeln!(
+                out,
+                "**✅ Approved** - No blocking issue. Look at the warnings and skipped checks above, if any."
+            );
+        }
+        (Audience::Standalone, Verdict::Reject) => {
+            let _ = writeln!(
+                out,
+                "**❌ Rejected** - Fix the {blocking} blocking {} above, then run `prpd qa` again.",
+                if blocking == 1 { "issue" } else { "issues" }
             );
         }
     }
@@ -252,7 +282,8 @@ pub fn json(outcome: &QaOutcome) -> JsonReport<'_> {
     }
 }
 
-/// The QA status block (seed 004, `PRP_PHASE_STATUS`) for `outcome` at `iteration`.
+/// The status block (seed 004, `PRP_PHASE_STATUS`) of a standalone `prpd qa` for `outcome` at
+/// `iteration` (inside a run the driver writes its own blocks).
 pub fn status_block(outcome: &QaOutcome, iteration: u32) -> StatusBlock {
     let approved = outcome.verdict == Verdict::Approve;
     let total = outcome.checks.len();
@@ -319,10 +350,78 @@ pub fn status_block(outcome: &QaOutcome, iteration: u32) -> StatusBlock {
         .set(
             "RECOMMENDATION",
             if approved {
-                "Ready for SHIP".to_owned()
+                "No blocking issue".to_owned()
             } else {
-                format!("Fix {} blocking issues", outcome.blocking_failed())
+                format!(
+                    "Fix {} blocking issues, then run prpd qa again",
+                    outcome.blocking_failed()
+                )
             },
         );
     block
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+    use std::time::{Duration, SystemTime};
+
+    use crate::qa::discover::Detection;
+    use crate::qa::metrics::Metrics;
+
+    use super::*;
+
+    fn outcome(status: CheckStatus, verdict: Verdict) -> QaOutcome {
+        QaOutcome {
+            verdict,
+            checks: vec![CheckResult {
+                id: "F1".to_owned(),
+                category: "Functionality".to_owned(),
+                criterion: "100% of the tests pass".to_owned(),
+                blocking: true,
+                status,
+                command: Some("npm test".to_owned()),
+                source: Some("package.json scripts.test".to_owned()),
+                exit_code: Some(1),
+                duration_ms: 12,
+                metrics: Metrics::default(),
+                detail: "1 failing test".to_owned(),
+                failing_tests: Vec::new(),
+                output_tail: "not ok 1 - adds".to_owned(),
+                log: Some(PathBuf::from("checks/F1.log")),
+            }],
+            detection: Detection {
+                stacks: Vec::new(),
+                package_manager: None,
+                commands: BTreeMap::new(),
+                skipped: Vec::new(),
+                subprojects: Vec::new(),
+            },
+            feature: "Multiply".to_owned(),
+            prp_path: None,
+            attempt: 1,
+            finished_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+        }
+    }
+
+    #[test]
+    fn a_standalone_reject_asks_to_fix_and_run_again_and_a_run_reject_returns_to_green() {
+        let reject = outcome(CheckStatus::Fail, Verdict::Reject);
+        insta::assert_snapshot!("standalone_reject", markdown(&reject, Audience::Standalone));
+        let run = markdown(&reject, Audience::Run);
+        assert!(run.contains("**Attempt:** 1 of 3"), "{run}");
+        assert!(
+            run.contains("**❌ Return to GREEN** - Fix 1 blocking issues."),
+            "{run}"
+        );
+        let approve = outcome(CheckStatus::Pass, Verdict::Approve);
+        let standalone = markdown(&approve, Audience::Standalone);
+        assert!(
+            standalone.contains("**✅ Approved** - No blocking issue."),
+            "{standalone}"
+        );
+        assert!(!standalone.contains("SHIP"), "{standalone}");
+        assert!(markdown(&approve, Audience::Run).contains("**✅ Ready for SHIP**"));
+    }
 }

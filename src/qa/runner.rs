@@ -362,6 +362,16 @@ async fn run_or_reuse(
     process::run(spec).await
 }
 
+/// What to do about a missing tool: install it, or (when the checklist does not already say
+/// so) mark the check optional so that it is skipped where the tool is absent.
+fn install_hint(spec: &CheckSpec) -> String {
+    if spec.optional {
+        "install it to run this check (it is optional, so it is skipped meanwhile)".to_owned()
+    } else {
+        format!("install it or mark {} optional", spec.id)
+    }
+}
+
 /// What a check found, before severity turns it into a status.
 enum Finding {
     Pass(String),
@@ -650,8 +660,8 @@ impl Resolved {
                 self.source.as_deref().unwrap_or("the tools mapping")
             )),
             Origin::Checklist => Finding::Inapplicable(format!(
-                "the tool is missing: {what}; install it or mark {} optional",
-                spec.id
+                "the tool is missing: {what}; {}",
+                install_hint(spec)
             )),
         }
     }

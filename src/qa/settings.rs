@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use crate::base::config::Config;
+use crate::base::config::GateSettings;
 use crate::base::config_file::ConfigError;
 use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
@@ -24,9 +24,9 @@ use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
 
 /// The checklist QA runs in `repo`: the built-in one, the repository's `qa-checklist.yml` laid
 /// over it, and `prpd.toml`'s `[checks.<ID>]` over both.
-pub fn checklist(repo: &Path, config: &Config) -> Result<Checklist, ConfigError> {
+pub fn checklist(repo: &Path, gate: &GateSettings) -> Result<Checklist, ConfigError> {
     let mut checklist = Checklist::load(repo)?;
-    checklist.adjust(&config.gate.checks)?;
+    checklist.adjust(&gate.checks)?;
     Ok(checklist)
 }
 
@@ -36,7 +36,7 @@ pub fn checklist(repo: &Path, config: &Config) -> Result<Checklist, ConfigError>
 pub fn detect(
     repo: &Path,
     mapping: &ToolsMapping,
-    config: &Config,
+    gate: &GateSettings,
 ) -> Result<Detection, DetectError> {
     let mut detection = discover::detect(repo, mapping)?;
     for kind in CommandKind::ALL {
@@ -52,7 +52,7 @@ pub fn detect(
             detection.commands.insert(kind, Some(declared));
         }
     }
-    for setting in &config.gate.commands {
+    for setting in &gate.commands {
         let Some(kind) = CommandKind::ALL
             .into_iter()
             .find(|kind| kind.name() == setting.kind)
@@ -102,9 +102,10 @@ mod tests {
     }
 
     fn commands(repo: &Path, config: &str) -> Result<Detection, String> {
-        let config = Config::parse(&repo.join("prpd.toml"), config).expect("valid prpd.toml");
+        let config = crate::base::config::Config::parse(&repo.join("prpd.toml"), config)
+            .expect("valid prpd.toml");
         let mapping = ToolsMapping::load(repo).expect("valid mapping");
-        detect(repo, &mapping, &config).map_err(|error| match error {
+        detect(repo, &mapping, &config.gate).map_err(|error| match error {
             DetectError::Malformed(error) => error
                 .to_string()
                 .replace(&*repo.display().to_string(), "[REPO]"),

@@ -14,7 +14,7 @@ use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
 use crate::qa::discover;
 use crate::qa::method::BaseDocs;
-use crate::qa::report;
+use crate::qa::report::{self, Audience};
 use crate::qa::runner::{self, QaOutcome, QaRequest};
 use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
@@ -38,6 +38,15 @@ pub struct StandaloneRequest {
     pub path: Option<PathBuf>,
 }
 
+/// `--report FILE` names a place the report cannot be written to (the user's to fix).
+#[derive(Debug, thiserror::Error)]
+#[error("--report {}: cannot write the report there", path.display())]
+pub struct ReportNotWritable {
+    pub path: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// The outcome and its renderings, as written to the run directory.
 #[derive(Debug)]
 pub struct StandaloneResult {
@@ -57,19 +66,22 @@ pub struct StandaloneResult {
 /// the status block (appended to `phase-status.log`).
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
-    let config = Config::load(repo, request.config.as_deref())?;
-    let checklist = settings::checklist(repo, &config)?;
+    let config = Config::load_qa(repo, request.config.as_deref())?;
+    let checklist = settings::checklist(repo, &config.gate)?;
     let mapping = ToolsMapping::load(repo)?;
     let prp = request
         .prp
         .as_deref()
         .map(|path| load_prp(repo, path))
         .transpose()?;
+    if let Some(path) = &request.report {
+        check_report_path(path)?;
+    }
     // A sub-project's gate (`--path`) uses what discovery finds in that folder; prpd.toml's
     // `[commands]` describe the repository's root.
     let detection = match &request.path {
         Some(folder) => discover::detect_in(repo, folder, &mapping)?,
-        None => settings::detect(repo, &mapping, &config)?,
+        None => settings::detect(repo, &mapping, &config.gate)?,
     };
     let base_docs = request
         .base
@@ -96,13 +108,16 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;
 
-    let markdown = report::markdown(&outcome);
+    let markdown = report::markdown(&outcome, Audience::Standalone);
     let status_block = report::status_block(&outcome, 1).to_string();
     let json = serde_json::to_string_pretty(&report::json(&outcome))?;
     write_file(&run_dir.join("qa-report.md"), &markdown)?;
     write_file(&run_dir.join("qa-report.json"), &json)?;
     if let Some(path) = &request.report {
-        write_file(path, &markdown)?;
+        files::write_atomically(path, markdown.as_bytes()).map_err(|source| ReportNotWritable {
+            path: path.clone(),
+            source,
+        })?;
     }
     let status_log = session.phase_status_log();
     files::append(&status_log, &status_block)
@@ -132,4 +147,25 @@ fn load_prp(repo: &Path, path: &Path) -> anyhow::Result<(PathBuf, Prp)> {
 fn write_file(path: &Path, contents: &str) -> anyhow::Result<()> {
     files::write_atomically(path, contents.as_bytes())
         .with_context(|| format!("failed to write {}", path.display()))
+}
+
+/// Refuses a `--report` destination before any check runs: a directory, or a file whose folder
+/// cannot be created.
+fn check_report_path(path: &Path) -> Result<(), ReportNotWritable> {
+    let refuse = |source| ReportNotWritable {
+        path: path.to_path_buf(),
+        source,
+    };
+    if path.is_dir() {
+        return Err(refuse(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        )));
+    }
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => {
+            std::fs::create_dir_all(parent).map_err(refuse)
+        }
+        Some(_) | None => Ok(()),
+    }
 }

@@ -21,6 +21,7 @@
 
 mod classify;
 mod output;
+mod preflight;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,8 @@ use crate::run::breaker::AgentEnd;
 
 use classify::read_report;
 use output::read_output;
+
+pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
 
 /// The prompt as the agent received it.
 pub const PROMPT_FILE: &str = "prompt.md";

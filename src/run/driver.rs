@@ -57,6 +57,8 @@ pub enum Output {
     /// A status block per iteration on stdout, and a progress line on stderr when it is a
     /// terminal.
     StatusBlocks,
+    /// One line per phase visit on stdout (phase, iterations, outcome), for `prpd demo`.
+    PhaseLines,
     /// Nothing until the end (the caller prints a JSON summary).
     Quiet,
 }
@@ -173,6 +175,7 @@ impl Driver {
             }
             tracing::debug!(?effect, "carrying out");
             let event = self.carry_out(&effect).await?;
+            self.print_phase_line(&effect);
             self.record.pending.remove(0);
             if let Some(event) = event {
                 let effects = self.record.machine.handle(&event);

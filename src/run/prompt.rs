@@ -101,6 +101,47 @@ pub fn render(
     }
 }
 
+/// Checks the prompt overrides of the repository at `repo` before a run starts: a placeholder
+/// prpd does not know is the user's mistake, named with its file and line, instead of a run
+/// that stops when the phase comes.
+pub fn check_overrides(repo: &Path) -> Result<(), PromptError> {
+    for phase in Phase::ITERATING {
+        let relative = override_path(phase)?;
+        let Ok(text) = std::fs::read_to_string(repo.join(&relative)) else {
+            continue;
+        };
+        for (line, found) in placeholders(&text) {
+            if !PLACEHOLDERS.contains(&found) {
+                return Err(PromptError::UnknownPlaceholder {
+                    path: relative,
+                    line,
+                    name: found.to_owned(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every `{{name}}` of `template` with its line.
+fn placeholders(template: &str) -> Vec<(usize, &str)> {
+    placeholder_pattern()
+        .captures_iter(template)
+        .filter_map(|found| {
+            let whole = found.get(0)?;
+            let name = found.get(1)?.as_str().trim();
+            Some((template[..whole.start()].matches('\n').count() + 1, name))
+        })
+        .collect()
+}
+
+fn placeholder_pattern() -> &'static Regex {
+    static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\{\{([^{}]*)\}\}").expect("the placeholder pattern is a valid regex")
+    });
+    &PLACEHOLDER
+}
+
 /// The file name (without `.md`) and the built-in text of a phase's template.
 fn template(phase: Phase) -> Result<(&'static str, &'static str), PromptError> {
     match phase {
@@ -115,12 +156,9 @@ fn template(phase: Phase) -> Result<(&'static str, &'static str), PromptError> {
 
 /// Replaces every placeholder of `template` in one pass; `path` names the template in errors.
 fn fill(template: &str, path: &Path, context: &PromptContext) -> Result<String, PromptError> {
-    static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\{\{([^{}]*)\}\}").expect("the placeholder pattern is a valid regex")
-    });
     let mut rendered = String::with_capacity(template.len() + context.prp_text.len());
     let mut copied_up_to = 0;
-    for found in PLACEHOLDER.captures_iter(template) {
+    for found in placeholder_pattern().captures_iter(template) {
         let (Some(whole), Some(name)) = (found.get(0), found.get(1)) else {
             continue;
         };

@@ -145,7 +145,11 @@ pub enum RunError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} is not a run record prpd can read: {message}", path.display())]
+    #[error(
+        "{} is not a run record prpd can read ({message}); move the file away to start afresh \
+         (the run's artifacts stay under runs/)",
+        path.display()
+    )]
     Corrupt { path: PathBuf, message: String },
     #[error(
         "{} holds a run record of version {found}, written by another prpd (this one reads \
@@ -217,6 +221,34 @@ impl RunRecord {
     /// report is a crash to recover from, not a human's turn.
     pub fn awaits_human(&self) -> bool {
         self.pending.is_empty() && matches!(self.state(), State::Escalated { .. })
+    }
+
+    /// Iterations finished in the current visit of the current phase. `iteration` still counts
+    /// the phase that ended until the next phase's start is carried out, so a record saved in
+    /// between (a run interrupted right after a phase ended) has finished none of the new one.
+    pub fn iterations_in_phase(&self) -> u32 {
+        let starting = self
+            .pending
+            .iter()
+            .any(|effect| matches!(effect, Effect::StartPhase { .. }));
+        if starting { 0 } else { self.iteration }
+    }
+
+    /// The iteration that runs next, or ran when the run stopped: the first effect still to
+    /// carry out is an iteration.
+    pub fn next_iteration(&self) -> Option<(Phase, u32)> {
+        match self.pending.first()? {
+            Effect::RunIteration { phase } => Some((*phase, self.iterations_in_phase() + 1)),
+            Effect::StartPhase { phase } => Some((*phase, 1)),
+            Effect::WriteFeedback { .. }
+            | Effect::PhaseCompleted { .. }
+            | Effect::RecordVerdict { .. }
+            | Effect::ProbeBreaker { .. }
+            | Effect::Ship
+            | Effect::Complete
+            | Effect::Abort
+            | Effect::Escalate { .. } => None,
+        }
     }
 
     /// Total iterations of the run.
@@ -327,6 +359,47 @@ mod tests {
         record.pending.clear();
         assert!(record.awaits_human());
         assert!(!record.is_finished());
+    }
+
+    #[test]
+    fn regression_after_a_phase_ends_the_next_phase_has_finished_no_iteration() {
+        use crate::run::machine::Event;
+        let mut record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            7,
+            &Config::default().breaker,
+        );
+        record.pending.clear();
+        record.iteration = 2;
+        let gate = crate::run::gate::evaluate(
+            &crate::run::gate::Measured::Red {
+                tests: Some(crate::run::gate::TestRun {
+                    exit_code: Some(1),
+                    counts: Some(crate::run::gate::TestCounts {
+                        passing: 0,
+                        failing: 1,
+                    }),
+                }),
+                changed_test_files: vec![PathBuf::from("test/x.test.js")],
+            },
+            crate::run::gate::Signal {
+                exit_signal: Some(true),
+                agent_approves: None,
+            },
+        );
+        assert!(gate.can_exit(), "{gate:?}");
+        record.pending = record
+            .machine
+            .handle(&Event::IterationFinished { gate, trip: None });
+        assert_eq!(record.state(), &State::Green {});
+        // Saved here and interrupted: RED's two iterations are not GREEN's.
+        assert_eq!(record.iterations_in_phase(), 0);
+        record.pending.remove(0);
+        assert_eq!(record.next_iteration(), Some((Phase::Green, 1)));
+        record.pending.remove(0);
+        record.iteration = 0;
+        assert_eq!(record.next_iteration(), Some((Phase::Green, 1)));
     }
 
     #[test]

@@ -13,8 +13,10 @@ use crate::prp::{self, PrpError};
 use crate::qa::command::CommandKind;
 use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
+use crate::run::agent::{self, AgentsNotInstalled};
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
+use crate::run::prompt::{self, PromptError};
 use crate::run::record::{RunError, RunRecord};
 use crate::run::snapshot::{SnapshotError, Snapshots};
 
@@ -27,6 +29,10 @@ pub enum SessionError {
     Prp(#[from] PrpError),
     #[error(transparent)]
     Lock(#[from] LockError),
+    #[error(transparent)]
+    AgentsNotInstalled(#[from] AgentsNotInstalled),
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
     #[error(
         "run {run_id} ({state}) is not finished; continue it with `prpd resume` or end it with `prpd abort` before starting another"
     )]
@@ -376,14 +382,19 @@ fn context(
 ) -> Result<Context, SessionFailure> {
     let repo = options.repo.clone();
     let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
-    let checklist = settings::checklist(&repo, &config).map_err(SessionError::from)?;
+    agent::check_installed(&config.agents, config.source.as_deref(), &repo)
+        .map_err(SessionError::from)?;
+    if base_prp.is_none() {
+        prompt::check_overrides(&repo).map_err(SessionError::from)?;
+    }
+    let checklist = settings::checklist(&repo, &config.gate).map_err(SessionError::from)?;
     let mapping = ToolsMapping::load(&repo).map_err(SessionError::from)?;
     let prp_text = match base_prp {
         Some(text) => text,
         None => config_file::read(&repo.join(prp_relative)).map_err(SessionError::from)?,
     };
     let prp = prp::parse(prp_relative, &prp_text).map_err(SessionError::from)?;
-    let detection = settings::detect(&repo, &mapping, &config).map_err(DriveError::from)?;
+    let detection = settings::detect(&repo, &mapping, &config.gate).map_err(DriveError::from)?;
     if detection.command(CommandKind::Test).is_none() {
         return Err(SessionError::NoTestCommand { repo }.into());
     }

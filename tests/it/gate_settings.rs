@@ -147,7 +147,7 @@ fn checks_are_adjusted_and_disabled_checks_say_why() {
         .expect("run prpd");
     let markdown = String::from_utf8_lossy(&markdown.stdout);
     assert!(
-        markdown.contains("**[D1]** README atualizado com feature: disabled in prpd.toml: the README is generated from docs/"),
+        markdown.contains("**[D1]** README updated with the feature: disabled in prpd.toml: the README is generated from docs/"),
         "{markdown}"
     );
 }

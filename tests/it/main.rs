@@ -4,6 +4,7 @@
 mod config_errors;
 mod detect;
 mod discovery;
+mod first_hour;
 mod gate_settings;
 mod healthy;
 mod honesty;

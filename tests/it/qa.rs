@@ -158,9 +158,10 @@ fn markdown_report_names_the_blocking_check() {
     assert!(stdout.contains("---PRP_PHASE_STATUS---"), "{stdout}");
     assert!(stdout.contains("VERDICT: REJECT"), "{stdout}");
     assert!(
-        stdout.contains("Attempt 1/3 - 2 attempts remaining"),
+        stdout.contains("Fix the 1 blocking issue above, then run `prpd qa` again."),
         "{stdout}"
     );
+    assert!(!stdout.contains("attempts remaining"), "{stdout}");
 }
 
 #[test]

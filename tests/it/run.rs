@@ -348,6 +348,15 @@ fn demo_ships_after_one_reject_then_approve() {
     assert_eq!(status["run_id"], summary["run_id"]);
     assert_eq!(status["state"], "SHIPPED");
     assert_eq!(status["verdicts"], summary["verdicts"]);
+    assert_eq!(status["driving"]["state"], "finished", "{status:#}");
+    assert_eq!(status["prp"], "PRPs/word-stats.md");
+    assert_eq!(status["last_verdict"]["verdict"], "APPROVE", "{status:#}");
+    assert_eq!(
+        Path::new(status["pull_request"].as_str().expect("pr.md")),
+        run.join("pr.md")
+    );
+    let qa_report = Path::new(status["qa_report"].as_str().expect("a QA report"));
+    assert!(qa_report.is_file(), "{status:#}");
 }
 
 #[test]
@@ -708,6 +717,35 @@ fn hanging_agent_is_stopped_at_its_timeout_with_its_children() {
     );
 }
 
+/// `prpd status` while prpd (`pid`) runs GREEN's first iteration: running, with its pid.
+fn assert_status_while_green_runs(repo: &Path, pid: u32) {
+    let (_, status) = prpd_json(repo, &["status", "--json"]);
+    assert_eq!(status["driving"]["state"], "running", "{status:#}");
+    assert_eq!(status["driving"]["pid"], pid.to_string(), "{status:#}");
+    assert_eq!(status["next_iteration"]["phase"], "GREEN", "{status:#}");
+    assert_eq!(status["next_iteration"]["iteration"], 1, "{status:#}");
+}
+
+/// `prpd status` after the prpd running GREEN's first iteration was killed: interrupted, and
+/// that iteration runs again on resume.
+fn assert_status_after_green_was_killed(repo: &TestRepo) {
+    let (_, status) = prpd_json(repo.path(), &["status", "--json"]);
+    assert_eq!(status["state"], "GREEN", "{status:#}");
+    assert_eq!(status["driving"]["state"], "interrupted", "{status:#}");
+    assert_eq!(status["phase_iterations"], 0, "{status:#}");
+    assert_eq!(status["next_iteration"]["iteration"], 1, "{status:#}");
+    let text = repo.prpd().arg("status").output().expect("run prpd status");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("GREEN, interrupted: no prpd is driving it") && text.contains("prpd resume"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Phase:        GREEN, iteration 1 next"),
+        "{text}"
+    );
+}
+
 #[test]
 #[expect(
     clippy::disallowed_methods,
@@ -758,6 +796,7 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
         .map(|line| line.trim().parse().expect("pid"))
         .collect();
     let (escaped, paused_agent) = (pids[0], pids[1]);
+    assert_status_while_green_runs(repo.path(), prpd.id());
     prpd.kill().expect("SIGKILL prpd");
     prpd.wait().expect("reap prpd");
     assert!(
@@ -765,8 +804,7 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
         "the paused agent and the process it set loose outlive the killed prpd"
     );
 
-    let (_, status) = prpd_json(repo.path(), &["status", "--json"]);
-    assert_eq!(status["state"], "GREEN", "{status:#}");
+    assert_status_after_green_was_killed(&repo);
 
     let (code, resumed) = prpd_json(repo.path(), &["resume", "--json"]);
     let orphan_alive = alive(paused_agent);
@@ -832,6 +870,21 @@ fn guardrail_escalates_naming_it_and_blocks_new_runs_until_abort() {
     assert_eq!(code, 0);
     assert_eq!(status["state"], "ESCALATED");
     assert_eq!(status["run_id"], summary["run_id"]);
+    assert_eq!(status["driving"]["state"], "waits_for_human", "{status:#}");
+    let text = repo.prpd().arg("status").output().expect("run prpd status");
+    let text = String::from_utf8_lossy(&text.stdout);
+    for expected in [
+        format!("Run:          {}", summary["run_id"].as_str().expect("id")),
+        "PRP:          PRPs/multiply.md".to_owned(),
+        "ESCALATED, waiting for a human".to_owned(),
+        "Breakers:     RED CLOSED".to_owned(),
+        "Last verdict: none yet".to_owned(),
+        "Escalation:   ".to_owned(),
+        "Why:          ".to_owned(),
+        "max_agent_invocations".to_owned(),
+    ] {
+        assert!(text.contains(&expected), "no {expected:?} in:\n{text}");
+    }
 
     // No second run while this one waits for a human.
     let stderr = prpd_fails(&repo, &["run", PRP, "--json"], 2);

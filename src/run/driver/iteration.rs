@@ -11,7 +11,7 @@ use crate::base::process;
 use crate::base::status_block::{Found, StatusBlock, Verdict};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::report;
+use crate::qa::report::{self, Audience};
 use crate::qa::runner::QaOutcome;
 use crate::run::agent::{self, AgentError, Invocation};
 use crate::run::breaker::{self, AgentEnd, Observation};
@@ -187,7 +187,7 @@ impl Driver {
     /// The QA report the QA agent reads, followed by the documentation the run changed, so
     /// that it judges the docs by what was added rather than by what was always there.
     fn qa_report_with_docs(&self, outcome: &QaOutcome) -> Result<String, DriveError> {
-        let mut text = report::markdown(outcome);
+        let mut text = report::markdown(outcome, Audience::Run);
         let (changed, patch) = self.documentation_since_base()?;
         text.push_str("\n## Documentation changed since the run started\n\n");
         if changed.is_empty() {

@@ -8,7 +8,7 @@ use crate::base::phase::Phase;
 use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::report;
+use crate::qa::report::{self, Audience};
 use crate::qa::runner::{self, EarlierRun, QaOutcome, QaRequest};
 use crate::run::machine::QaVerdict;
 use crate::run::record::VerdictRecord;
@@ -54,7 +54,7 @@ impl Driver {
             .await?;
         outcome.add_check(proof);
         let report_path = iteration_dir.join("qa-report.md");
-        let markdown = report::markdown(&outcome);
+        let markdown = report::markdown(&outcome, Audience::Run);
         write_text(&report_path, &markdown)?;
         self.record.last_qa_report = Some(report_path);
         self.record.last_qa_markdown = Some(markdown);

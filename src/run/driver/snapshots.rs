@@ -42,7 +42,7 @@ impl Driver {
         self.record.detection = Some(settings::detect(
             &self.context.repo,
             &self.context.mapping,
-            &self.context.config,
+            &self.context.config.gate,
         )?);
         let files = snapshots.files(&base)?;
         self.record.freeze.prpd_inputs(&base, &files);
@@ -76,7 +76,7 @@ impl Driver {
         let detection = settings::detect(
             &self.context.repo,
             &self.context.mapping,
-            &self.context.config,
+            &self.context.config.gate,
         )?;
         self.record.detection = Some(detection.clone());
         Ok(detection)
@@ -265,7 +265,7 @@ impl Driver {
                 self.record.detection = Some(settings::detect(
                     &self.context.repo,
                     &self.context.mapping,
-                    &self.context.config,
+                    &self.context.config.gate,
                 )?);
                 self.record.config_reloads.push(changed.join(", "));
                 self.accept(number, &snapshot);

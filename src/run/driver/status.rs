@@ -10,10 +10,11 @@ use std::time::SystemTime;
 use crate::base::files;
 use crate::base::phase::Phase;
 use crate::base::status_block::{StatusBlock, Value, Verdict};
+use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::qa::runner::QaOutcome;
 use crate::run::breaker::{self, Observation};
 use crate::run::gate;
-use crate::run::machine::State;
+use crate::run::machine::{Effect, QaVerdict, State};
 
 use super::{DriveError, Driver, Output};
 
@@ -54,6 +55,57 @@ impl Driver {
         Ok(())
     }
 
+    /// With [`Output::PhaseLines`], one line on stdout when `effect` (just carried out) ends a
+    /// visit of a phase: the phase, its iterations in this visit, and how it ended.
+    pub(super) fn print_phase_line(&self, effect: &Effect) {
+        if self.context.output != Output::PhaseLines {
+            return;
+        }
+        let iterations = match self.record.iteration {
+            1 => "1 iteration".to_owned(),
+            count => format!("{count} iterations"),
+        };
+        let line = match effect {
+            Effect::PhaseCompleted { phase } if *phase != Phase::Qa => {
+                format!("{:<9} {iterations:<13} complete", phase.to_string())
+            }
+            Effect::RecordVerdict {
+                verdict,
+                attempt,
+                blocking,
+            } => {
+                let outcome = match verdict {
+                    QaVerdict::Approve => "APPROVE".to_owned(),
+                    QaVerdict::Reject => format!("REJECT: {}", first_of(blocking)),
+                };
+                format!(
+                    "{:<9} {iterations:<13} {outcome} (attempt {attempt} of {MAX_QA_ATTEMPTS})",
+                    Phase::Qa.to_string()
+                )
+            }
+            Effect::Complete => format!(
+                "{:<9} {:<13} dry run: pull request written",
+                Phase::Ship.to_string(),
+                ""
+            ),
+            Effect::Escalate { reason } => {
+                let phase = match self.record.state() {
+                    State::Escalated { from, .. } => from.to_string(),
+                    other => other.to_string(),
+                };
+                format!("{phase:<9} {iterations:<13} ESCALATED: {reason}")
+            }
+            Effect::Abort => "ABORTED by a human".to_owned(),
+            Effect::PhaseCompleted { .. }
+            | Effect::StartPhase { .. }
+            | Effect::RunIteration { .. }
+            | Effect::WriteFeedback { .. }
+            | Effect::ProbeBreaker { .. }
+            | Effect::Ship => return,
+        };
+        let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
+
     pub(super) fn log_blocks(
         &self,
         agent_block: Option<&StatusBlock>,
@@ -76,10 +128,13 @@ impl Driver {
         gate: &gate::GateResult,
         class: breaker::IterationClass,
     ) {
-        if self.context.output == Output::Quiet {
-            return;
+        match self.context.output {
+            // The phase lines are the progress already.
+            Output::Quiet | Output::PhaseLines => return,
+            Output::StatusBlocks => {
+                let _ = write!(std::io::stdout().lock(), "{block}");
+            }
         }
-        let _ = write!(std::io::stdout().lock(), "{block}");
         if std::io::stderr().is_terminal() {
             let mark = |ok: bool| if ok { "✓" } else { "✗" };
             let _ = writeln!(
@@ -175,4 +230,22 @@ pub(super) fn iteration_block(facts: &IterationFacts<'_>) -> StatusBlock {
         .set("EXIT_SIGNAL", can_exit)
         .set("RECOMMENDATION", facts.note);
     block
+}
+
+/// The first blocking item, cut to one short line, and how many more there are.
+fn first_of(blocking: &[String]) -> String {
+    const WIDTH: usize = 72;
+    let Some(first) = blocking.first() else {
+        return "no blocking item recorded".to_owned();
+    };
+    let line = first.lines().next().unwrap_or_default();
+    let line = line.strip_prefix("blocking check failed: ").unwrap_or(line);
+    let mut text: String = line.chars().take(WIDTH).collect();
+    if line.chars().count() > WIDTH {
+        text.push('…');
+    }
+    match blocking.len() {
+        1 => text,
+        count => format!("{text} (+{} more)", count - 1),
+    }
 }

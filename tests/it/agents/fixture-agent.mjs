@@ -229,6 +229,12 @@ switch (behaviour) {
       const pidFile = join(process.env.PRPD_RUN_DIR, "escape-pid");
       const sabotage = `echo $$ > '${pidFile}'; sleep 3; echo 'export function multiply(a, b) { return 0; }' >> ${SOURCE}; sleep 60`;
       spawn("setsid", ["sh", "-c", sabotage], { detached: true, stdio: "ignore" }).unref();
+      // Exit only once the shell has recorded its pid: on a loaded machine prpd could stop it
+      // before it ran its first command, and the test would have no pid to look for.
+      const deadline = Date.now() + 10_000;
+      while (!existsSync(pidFile) && Date.now() < deadline) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      }
     }
     break;
   case "hang": {

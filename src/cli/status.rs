@@ -1,0 +1,223 @@
+//! `prpd status`: the current run at a glance — which run and PRP, where it stands (phase,
+//! iteration of this visit, QA attempt), whether a prpd is driving it right now or it was
+//! interrupted (a live lock holder, not a leftover lock file), the breakers, the last verdict
+//! with its blocking items, what the agents cost, and where the reports are.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::base::lock::{self, Holder};
+use crate::base::paths::SessionPaths;
+use crate::qa::runner::MAX_QA_ATTEMPTS;
+use crate::run::driver::Summary;
+use crate::run::machine::{QaVerdict, State};
+use crate::run::record::{RunRecord, VerdictRecord};
+
+/// Whether anything drives the run now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum Driving {
+    /// A live prpd holds the repository's lock.
+    Running { pid: String },
+    /// Nobody drives a run that has work left: it was stopped or killed.
+    Interrupted,
+    /// ESCALATED: it waits for a human.
+    WaitsForHuman,
+    /// SHIPPED or ABORTED.
+    Finished,
+}
+
+impl Driving {
+    fn of(record: &RunRecord, holder: Holder) -> Driving {
+        match holder {
+            Holder::Process { pid } => Driving::Running { pid },
+            Holder::Nobody if record.is_finished() => Driving::Finished,
+            Holder::Nobody if record.awaits_human() => Driving::WaitsForHuman,
+            Holder::Nobody => Driving::Interrupted,
+        }
+    }
+}
+
+/// What `prpd status --json` prints: the run's summary and what only status knows.
+#[derive(Debug, Serialize)]
+pub struct Status {
+    // Serialisation only: the summary's keys, then status's own (no parser reads this back).
+    #[serde(flatten)]
+    pub summary: Summary,
+    pub prp: PathBuf,
+    pub driving: Driving,
+    /// Iterations finished in the current visit of the current phase.
+    pub phase_iterations: u32,
+    /// The iteration that runs next (or runs now): `{phase, iteration}`.
+    pub next_iteration: Option<NextIteration>,
+    pub last_verdict: Option<VerdictRecord>,
+    /// The last QA report of the run.
+    pub qa_report: Option<PathBuf>,
+    /// The dry-run pull request, once SHIP wrote it.
+    pub pull_request: Option<PathBuf>,
+}
+
+/// The iteration a run continues with.
+#[derive(Debug, Serialize)]
+pub struct NextIteration {
+    pub phase: String,
+    pub iteration: u32,
+}
+
+impl Status {
+    /// The status of `record` in `repo`, with the lock probed to tell running from stopped.
+    pub fn of(repo: &Path, record: &RunRecord) -> Result<Status, lock::LockError> {
+        let session = SessionPaths::new(repo);
+        let holder = lock::holder(&session.lock())?;
+        let pull_request = session.run_dir(&record.run_id).join("pr.md");
+        Ok(Status {
+            summary: Summary::of(record),
+            prp: record.prp.clone(),
+            driving: Driving::of(record, holder),
+            phase_iterations: record.iterations_in_phase(),
+            next_iteration: record
+                .next_iteration()
+                .map(|(phase, iteration)| NextIteration {
+                    phase: phase.to_string(),
+                    iteration,
+                }),
+            last_verdict: record.verdicts.last().cloned(),
+            qa_report: record
+                .verdicts
+                .iter()
+                .rev()
+                .find_map(|verdict| verdict.report.clone())
+                .or_else(|| record.last_qa_report.clone()),
+            pull_request: pull_request.is_file().then_some(pull_request),
+        })
+    }
+
+    /// The text `prpd status` prints.
+    pub fn render(&self, record: &RunRecord) -> String {
+        let summary = &self.summary;
+        let mut out = String::new();
+        let _ = writeln!(out, "Run:          {}", summary.run_id);
+        let _ = writeln!(out, "PRP:          {}", self.prp.display());
+        let _ = writeln!(out, "State:        {}", self.state_line());
+        if let Some(line) = self.phase_line(record) {
+            let _ = writeln!(out, "Phase:        {line}");
+        }
+        let _ = writeln!(
+            out,
+            "QA attempt:   {} of {MAX_QA_ATTEMPTS}",
+            summary.attempt
+        );
+        let _ = writeln!(
+            out,
+            "Iterations:   {} in the run ({} agent invocations)",
+            summary.iterations, summary.agent_invocations
+        );
+        let breakers: Vec<String> = record
+            .breakers
+            .iter()
+            .map(|(phase, breaker)| {
+                let counts = if breaker.no_progress + breaker.same_error > 0 {
+                    format!(
+                        " (no progress {}/{}, same error {}/{})",
+                        breaker.no_progress,
+                        breaker.thresholds.no_progress,
+                        breaker.same_error,
+                        breaker.thresholds.same_error
+                    )
+                } else {
+                    String::new()
+                };
+                format!("{phase} {}{counts}", breaker.state)
+            })
+            .collect();
+        let _ = writeln!(out, "Breakers:     {}", breakers.join(", "));
+        match &self.last_verdict {
+            None => {
+                let _ = writeln!(out, "Last verdict: none yet");
+            }
+            Some(verdict) => {
+                let _ = writeln!(
+                    out,
+                    "Last verdict: {} (QA attempt {})",
+                    match verdict.verdict {
+                        QaVerdict::Approve => "APPROVE",
+                        QaVerdict::Reject => "REJECT",
+                    },
+                    verdict.attempt
+                );
+                for blocking in &verdict.blocking {
+                    let _ = writeln!(out, "              - {blocking}");
+                }
+            }
+        }
+        let _ = writeln!(out, "Usage:        {}", usage(summary));
+        if let Some(path) = &self.qa_report {
+            let _ = writeln!(out, "QA report:    {}", path.display());
+        }
+        if let Some(path) = &summary.escalation_report {
+            let _ = writeln!(out, "Escalation:   {}", path.display());
+        }
+        if let Some(reason) = &summary.escalation_reason {
+            let _ = writeln!(out, "Why:          {reason}");
+        }
+        if let Some(path) = &self.pull_request {
+            let _ = writeln!(out, "Pull request: {} (dry run)", path.display());
+        }
+        out
+    }
+
+    fn state_line(&self) -> String {
+        let state = &self.summary.state;
+        match &self.driving {
+            Driving::Running { pid } => format!("{state}, running (prpd pid {pid})"),
+            Driving::Interrupted => format!(
+                "{state}, interrupted: no prpd is driving it; `prpd resume` continues from its last saved step"
+            ),
+            Driving::WaitsForHuman => format!(
+                "{state}, waiting for a human: `prpd resume` (after fixing the cause) or `prpd abort`"
+            ),
+            Driving::Finished => state.clone(),
+        }
+    }
+
+    fn phase_line(&self, record: &RunRecord) -> Option<String> {
+        let finished = match self.phase_iterations {
+            1 => "1 iteration finished in this visit".to_owned(),
+            count => format!("{count} iterations finished in this visit"),
+        };
+        match record.state() {
+            State::Escalated { from, .. } => Some(format!("{from}, stopped; {finished}")),
+            State::Shipped {} | State::Aborted {} => None,
+            State::Red {}
+            | State::Green {}
+            | State::Refactor {}
+            | State::Document {}
+            | State::Qa {}
+            | State::Ship {} => {
+                let phase = record.state();
+                Some(match (&self.next_iteration, &self.driving) {
+                    (Some(next), Driving::Running { .. }) => {
+                        format!("{phase}, iteration {} running; {finished}", next.iteration)
+                    }
+                    (Some(next), _) => format!(
+                        "{phase}, iteration {} next (it runs again from its start on resume); {finished}",
+                        next.iteration
+                    ),
+                    (None, _) => format!("{phase}; {finished}"),
+                })
+            }
+        }
+    }
+}
+
+fn usage(summary: &Summary) -> String {
+    if summary.tokens == 0 && summary.cost_usd.abs() < f64::EPSILON {
+        return "no tokens or cost reported by the agents".to_owned();
+    }
+    format!(
+        "{} tokens, ${:.4} reported by the agents",
+        summary.tokens, summary.cost_usd
+    )
+}
