@@ -390,6 +390,7 @@ mod tests {
                 failing_tests: Vec::new(),
                 output_tail: "not ok 1 - adds".to_owned(),
                 log: Some(PathBuf::from("checks/F1.log")),
+                reused_from: None,
             }],
             detection: Detection {
                 stacks: Vec::new(),

@@ -148,6 +148,10 @@ pub struct CheckResult {
     pub output_tail: String,
     /// The full output of the command.
     pub log: Option<PathBuf>,
+    /// Set when the command was not run again because the same tree was measured before:
+    /// where its result came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused_from: Option<String>,
 }
 
 /// QA could not be carried out at all (as opposed to a REJECT, which is a result).
@@ -262,6 +266,7 @@ fn empty_checklist() -> CheckResult {
         failing_tests: Vec::new(),
         output_tail: String::new(),
         log: None,
+        reused_from: None,
     }
 }
 
@@ -295,6 +300,7 @@ async fn run_check(
         failing_tests: Vec::new(),
         output_tail: String::new(),
         log: None,
+        reused_from: None,
     };
     if let Some(note) = &spec.disabled {
         result.detail.clone_from(note);
@@ -336,11 +342,14 @@ async fn run_check(
             }
         }
     };
+    if let Some(note) = &result.reused_from {
+        result.detail = format!("{} ({note})", result.detail);
+    }
     Ok(result)
 }
 
 /// Runs `spec`'s command, unless the request holds an earlier run of the same command on the
-/// same tree: then that run's log is read, and the check's source says so.
+/// same tree: then that run's log is read, and the check's detail says so.
 async fn run_or_reuse(
     request: &QaRequest,
     spec: Spec,
@@ -352,11 +361,7 @@ async fn run_or_reuse(
         .iter()
         .find(|run| run.command == command);
     if let Some((earlier, outcome)) = earlier.and_then(|run| Some((run, run.outcome()?))) {
-        let note = earlier.note();
-        result.source = Some(match &result.source {
-            Some(source) => format!("{source}; {note}"),
-            None => note,
-        });
+        result.reused_from = Some(earlier.note());
         return Ok(outcome);
     }
     process::run(spec).await

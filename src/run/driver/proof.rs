@@ -157,6 +157,7 @@ fn proof_result(proof: Option<(Proof, PathBuf)>) -> CheckResult {
         failing_tests: Vec::new(),
         output_tail: String::new(),
         log,
+        reused_from: None,
     }
 }
 
