@@ -34,6 +34,9 @@ pub struct Config {
     pub breaker: BreakerConfig,
     /// What happens to a run's snapshots when it ends.
     pub snapshots: SnapshotRetention,
+    /// `[run] green_may_add_tests = true`: GREEN may add new test modules in its first attempt
+    /// too (they freeze when GREEN ends); by default only after a REJECT.
+    pub green_may_add_tests: bool,
     /// `[commands]` and `[checks.<ID>]`: the repository's adjustments of the QA gate.
     pub gate: GateSettings,
 }
@@ -200,6 +203,7 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawRun {
     keep_snapshots: Option<bool>,
+    green_may_add_tests: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -330,11 +334,16 @@ impl Config {
             agents: agents(path, text, raw.agents.unwrap_or_default())?,
             guardrails: guardrails(path, text, raw.guardrails.unwrap_or_default())?,
             breaker: breaker(path, text, raw.breaker.unwrap_or_default())?,
-            snapshots: if raw.run.and_then(|run| run.keep_snapshots) == Some(true) {
+            snapshots: if raw.run.as_ref().and_then(|run| run.keep_snapshots) == Some(true) {
                 SnapshotRetention::Keep
             } else {
                 SnapshotRetention::RemoveAtEnd
             },
+            green_may_add_tests: raw
+                .run
+                .as_ref()
+                .and_then(|run| run.green_may_add_tests)
+                .unwrap_or(false),
             gate: gate::settings(path, text, raw.commands, raw.checks)?,
         })
     }

@@ -170,3 +170,37 @@ fn a_config_edited_before_a_kill_stops_resume_until_a_human_reloads_it() {
     assert_eq!(code, 0);
     assert_eq!(summary["config_reloads"][0], "prpd.toml", "{summary:#}");
 }
+
+/// A GREEN that adds a test of its own for the feature: refused by default (the harness is
+/// frozen from the end of RED), accepted when prpd.toml's `[run] green_may_add_tests = true`
+/// says GREEN may, and then frozen with the rest of the harness.
+#[test]
+fn green_may_add_tests_only_when_prpd_toml_allows_it() {
+    let refused = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml("plain", &[("green", "extra-test")], ""),
+    );
+    let (_, summary) = run(&refused);
+    assert_ne!(summary["state"], "SHIPPED", "{summary:#}");
+    let gate: String = measured(refused.path(), &summary, "green")
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect();
+    assert!(
+        gate.contains("`test/multiply-signs.test.js` is new"),
+        "{gate}"
+    );
+
+    let allowed = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml(
+            "plain",
+            &[("green", "extra-test")],
+            "[run]\ngreen_may_add_tests = true\n",
+        ),
+    );
+    let (code, summary) = run(&allowed);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    assert!(allowed.join("test/multiply-signs.test.js").is_file());
+}

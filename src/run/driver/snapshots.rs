@@ -148,9 +148,10 @@ impl Driver {
         let exclude_refused = self.guard_git_exclude(&snapshots)?;
         let snapshot = snapshots.record(sequence, previous.as_ref(), &message)?;
         let files = snapshots.files(&snapshot)?;
-        // After a REJECT, GREEN may add tests for what QA found uncovered; they are frozen
-        // when GREEN ends.
-        let allow_new_tests = phase == Phase::Green && !self.record.verdicts.is_empty();
+        // After a REJECT, GREEN may add tests for what QA found uncovered (and in any attempt
+        // when prpd.toml says `green_may_add_tests`); they are frozen when GREEN ends.
+        let allow_new_tests = phase == Phase::Green
+            && (!self.record.verdicts.is_empty() || self.context.config.green_may_add_tests);
         let mut violations = self
             .record
             .freeze
