@@ -189,7 +189,11 @@ impl Driver {
     fn save(&mut self) -> Result<(), DriveError> {
         let elapsed = self.session_start.elapsed().as_secs();
         self.record.usage.active_seconds = self.active_base + elapsed;
-        self.record.save(&self.context.session.state())?;
+        let path = self.context.session.state();
+        let json = self.record.to_json(&path)?;
+        // Sealed before it is written: see run/snapshot/seal.rs.
+        self.snapshots()?.seal_record(json.as_bytes())?;
+        RunRecord::write(&path, &json)?;
         Ok(())
     }
 

@@ -288,10 +288,20 @@ impl RunRecord {
 
     /// Writes the record to `path` atomically.
     pub fn save(&self, path: &Path) -> Result<(), RunError> {
-        let json = serde_json::to_string_pretty(self).map_err(|error| RunError::Write {
+        let json = self.to_json(path)?;
+        RunRecord::write(path, &json)
+    }
+
+    /// The record as the text [`RunRecord::save`] writes; `path` names the file in errors.
+    pub fn to_json(&self, path: &Path) -> Result<String, RunError> {
+        serde_json::to_string_pretty(self).map_err(|error| RunError::Write {
             path: path.to_path_buf(),
             source: std::io::Error::other(error),
-        })?;
+        })
+    }
+
+    /// Writes `json` (from [`RunRecord::to_json`]) to `path` atomically.
+    pub fn write(path: &Path, json: &str) -> Result<(), RunError> {
         crate::base::files::write_atomically(path, json.as_bytes()).map_err(|source| {
             RunError::Write {
                 path: path.to_path_buf(),

@@ -39,6 +39,12 @@ pub enum SessionError {
     RunInProgress { run_id: String, state: String },
     #[error("there is no run to {action} in {}", repo.display())]
     NoRun { action: &'static str, repo: PathBuf },
+    #[error(
+        "{} was changed since prpd last wrote it: run {run_id} does not continue from a record \
+         prpd did not write (an agent may have edited it); end the run with `prpd abort`",
+        path.display()
+    )]
+    RecordChanged { run_id: String, path: PathBuf },
     #[error("the current run is {current}, not {asked}")]
     OtherRun { current: String, asked: String },
     #[error("run {run_id} is {state}: there is nothing to {action}")]
@@ -157,6 +163,7 @@ pub async fn resume(
     stop_orphaned_agent(&session);
     let record = current(&session, &options.repo, run, "resume")?;
     stop_escaped_processes(&record.run_id);
+    refuse_a_record_prpd_did_not_write(&session, &options.repo, &record)?;
     if record.is_finished() {
         return Err(SessionError::Finished {
             run_id: record.run_id.clone(),
@@ -340,6 +347,32 @@ fn stop_orphaned_agent(session: &SessionPaths) {
             pgid,
             "stopped an agent left running by a prpd that was killed"
         );
+    }
+}
+
+/// Refuses to continue from a record someone else wrote: the file must be the content prpd
+/// sealed when it last wrote it (see `run/snapshot/seal.rs`).
+fn refuse_a_record_prpd_did_not_write(
+    session: &SessionPaths,
+    repo: &Path,
+    record: &RunRecord,
+) -> Result<(), SessionError> {
+    let path = session.state();
+    let Ok(content) = std::fs::read(&path) else {
+        return Ok(());
+    };
+    let sealed = Snapshots::open(
+        repo,
+        &record.run_id,
+        &session.run_dir(&record.run_id).join("snapshot.index"),
+    )
+    .and_then(|snapshots| snapshots.is_sealed_record(&content));
+    match sealed {
+        Ok(Some(false)) => Err(SessionError::RecordChanged {
+            run_id: record.run_id.clone(),
+            path,
+        }),
+        Ok(Some(true) | None) | Err(_) => Ok(()),
     }
 }
 

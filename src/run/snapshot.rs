@@ -16,6 +16,7 @@
 //! unless `[run] keep_snapshots = true`; the objects are left to git's garbage collection.
 
 mod overlay;
+mod seal;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

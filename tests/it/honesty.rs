@@ -171,6 +171,36 @@ fn a_config_edited_before_a_kill_stops_resume_until_a_human_reloads_it() {
     assert_eq!(summary["config_reloads"][0], "prpd.toml", "{summary:#}");
 }
 
+/// An agent that edits the run record (to weaken GREEN's gate) and kills prpd: `prpd resume`
+/// refuses the record prpd did not write, naming it; an honest kill -9 resumes (see the kill -9
+/// test of tests/it/run.rs), and `prpd abort` still ends the run.
+#[test]
+fn a_run_record_edited_before_a_kill_is_not_resumed() {
+    let config = crate::run::prpd_toml("plain", &[("green", "cheat-state")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    assert!(
+        read(&repo.join(".prp-session/state.json")).contains("\"tests_at_red_end\": 0"),
+        "the agent edited the record before it killed prpd"
+    );
+    let stderr = prpd_fails(&repo, &["resume", "--json"], 2);
+    assert!(
+        stderr.contains("state.json was changed since prpd last wrote it"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("prpd abort"), "{stderr}");
+    let aborted = repo.prpd().arg("abort").output().expect("run prpd abort");
+    assert!(
+        aborted.status.success(),
+        "abort ends the run whatever its record says: {aborted:?}"
+    );
+}
+
 /// A GREEN that adds a test of its own for the feature: refused by default (the harness is
 /// frozen from the end of RED), accepted when prpd.toml's `[run] green_may_add_tests = true`
 /// says GREEN may, and then frozen with the rest of the harness.
