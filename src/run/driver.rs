@@ -191,8 +191,11 @@ impl Driver {
         self.record.usage.active_seconds = self.active_base + elapsed;
         let path = self.context.session.state();
         let json = self.record.to_json(&path)?;
-        // Sealed before it is written: see run/snapshot/seal.rs.
-        self.snapshots()?.seal_record(json.as_bytes())?;
+        // Sealed before it is written (see run/snapshot/seal.rs); a finished run is never
+        // resumed, and its refs are gone.
+        if !self.record.is_finished() {
+            self.snapshots()?.seal_record(json.as_bytes())?;
+        }
         RunRecord::write(&path, &json)?;
         Ok(())
     }

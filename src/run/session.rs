@@ -163,7 +163,6 @@ pub async fn resume(
     stop_orphaned_agent(&session);
     let record = current(&session, &options.repo, run, "resume")?;
     stop_escaped_processes(&record.run_id);
-    refuse_a_record_prpd_did_not_write(&session, &options.repo, &record)?;
     if record.is_finished() {
         return Err(SessionError::Finished {
             run_id: record.run_id.clone(),
@@ -172,6 +171,7 @@ pub async fn resume(
         }
         .into());
     }
+    refuse_a_record_prpd_did_not_write(&session, &options.repo, &record)?;
     let base_prp = base_prp_text(&session, &options.repo, &record)?;
     let context = context(options, &record.prp, base_prp)?;
     let escalated = record.awaits_human();
