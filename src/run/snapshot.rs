@@ -277,16 +277,6 @@ impl Snapshots {
         Ok(files)
     }
 
-    /// The files at the top of `snapshot` (no walk below it).
-    pub fn root_files(&self, snapshot: &Snapshot) -> Result<Vec<PathBuf>, SnapshotError> {
-        let tree = self.tree_of(snapshot)?;
-        Ok(tree
-            .iter()
-            .filter(|entry| entry.kind() == Some(git2::ObjectType::Blob))
-            .filter_map(|entry| entry.name().ok().map(PathBuf::from))
-            .collect())
-    }
-
     /// The files that differ between `from` and `to`.
     pub fn changes(
         &self,
