@@ -196,6 +196,14 @@ impl Watch {
     }
 }
 
+impl Watch {
+    /// When the run was not made again but an earlier run of the same command on the same tree
+    /// was reused (its output in `log`): the reports that run wrote, from their kept copies.
+    pub fn reused(self, log: &Path) -> Result<Reports, ReportProblem> {
+        read_kept(&self.pattern, log)
+    }
+}
+
 /// The reports an earlier run of the same command on the same tree wrote, from the copies
 /// kept beside its `log`.
 pub fn read_kept(pattern: &str, log: &Path) -> Result<Reports, ReportProblem> {
@@ -241,7 +249,8 @@ fn reports(tests: JunitTests, names: &[String], kept: &Path) -> Reports {
         .collect::<Vec<_>>()
         .join(", ");
     if names.len() > SHOWN {
-        shown.push_str(&format!(" and {} more", names.len() - SHOWN));
+        let more = names.len() - SHOWN;
+        shown = format!("{shown} and {more} more");
     }
     Reports {
         note: format!(

@@ -104,6 +104,7 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         attempt: 1,
         base_docs,
         earlier_runs: Vec::new(),
+        junit: config.qa.junit.clone(),
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;

@@ -205,10 +205,16 @@ mod tests {
         Ok(tests.into_metrics())
     }
 
-    fn counts(metrics: &Metrics) -> [f64; 4] {
+    /// passed, failed, skipped and total; `u32::MAX` for a figure that is missing.
+    fn counts(metrics: &Metrics) -> [u32; 4] {
         TEST_FIGURES.map(|name| match metrics.get(name) {
-            Some(MetricValue::Number(number)) => number,
-            Some(MetricValue::Bool(_)) | None => -1.0,
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "test counts are small whole numbers"
+            )]
+            Some(MetricValue::Number(number)) => number as u32,
+            Some(MetricValue::Bool(_)) | None => u32::MAX,
         })
     }
 
@@ -223,7 +229,7 @@ mod tests {
               <testcase classname="" name="skips"><skipped/></testcase>
             </testsuite></testsuites>"#;
         let metrics = read(&[report]).expect("a report");
-        assert_eq!(counts(&metrics), [1.0, 2.0, 1.0, 4.0]);
+        assert_eq!(counts(&metrics), [1, 2, 1, 4]);
         let cases = metrics.test_cases();
         assert_eq!(cases.get("a.B.passes"), Some(Outcome::Passed));
         assert_eq!(cases.get("a.B.fails"), Some(Outcome::Failed));
@@ -235,7 +241,7 @@ mod tests {
     fn the_summary_form_counts_from_attributes() {
         let report = r#"<testsuite tests="7" failures="1" errors="1" skipped="2"/>"#;
         let metrics = read(&[report]).expect("a report");
-        assert_eq!(counts(&metrics), [3.0, 2.0, 2.0, 7.0]);
+        assert_eq!(counts(&metrics), [3, 2, 2, 7]);
         assert!(metrics.test_cases().is_empty());
         assert_eq!(
             read(&["<testsuites/>"]).expect("a report").tests_ran(),
@@ -250,7 +256,7 @@ mod tests {
             </testsuites>"#;
         assert_eq!(
             counts(&read(&[report]).expect("a report")),
-            [1.0, 1.0, 0.0, 2.0]
+            [1, 1, 0, 2]
         );
     }
 
@@ -260,7 +266,7 @@ mod tests {
         let second =
             r#"<testsuite><testcase classname="B" name="t"><failure/></testcase></testsuite>"#;
         let metrics = read(&[first, second]).expect("two reports");
-        assert_eq!(counts(&metrics), [1.0, 1.0, 0.0, 2.0]);
+        assert_eq!(counts(&metrics), [1, 1, 0, 2]);
     }
 
     #[test]
@@ -293,7 +299,7 @@ mod tests {
         console.set_number("exit_code", 0.0);
         let report = read(&[r#"<testsuite><testcase name="only"/></testsuite>"#]).expect("ok");
         console.replace_tests(report);
-        assert_eq!(counts(&console), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(counts(&console), [1, 0, 0, 1]);
         assert_eq!(console.get("exit_code"), Some(MetricValue::Number(0.0)));
         console.drop_tests();
         assert_eq!(console.tests_ran(), None);
