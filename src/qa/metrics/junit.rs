@@ -4,9 +4,10 @@
 //! writes one (`[qa] junit`).
 //!
 //! Theory of operation. A report is a tree of `<testsuites>` and `<testsuite>` elements, nested
-//! to any depth, whose leaves are `<testcase>` elements. Each test case counts once: failed
-//! when it holds a `<failure>` or an `<error>`, skipped when it holds a `<skipped>`, else
-//! passed; its name is `classname.name` (`name` alone when there is no class name). A suite
+//! to any depth, whose leaves are `<testcase>` elements. Each test case counts once: skipped
+//! when it holds a `<skipped>` (even beside a `<failure>`: Node's runner writes a todo test
+//! that fails so, and its run passes), else failed when it holds a `<failure>` or an
+//! `<error>`, else passed; its name is `classname.name` (`name` alone when there is no class name). A suite
 //! with no test case and no suite inside is the summary form: its `tests`, `failures`,
 //! `errors` and `skipped` attributes are the counts. A suite that counts more failures and
 //! errors than its test cases show (gotestsum reports a package that did not build only in
@@ -170,17 +171,19 @@ fn attributes(node: Node<'_, '_>) -> Result<TestSummary, JunitError> {
     })
 }
 
-/// Failed with a `<failure>` or an `<error>`, skipped with a `<skipped>`, else passed.
+/// Skipped with a `<skipped>`, else failed with a `<failure>` or an `<error>`, else passed.
 fn case_outcome(case: Node<'_, '_>) -> Outcome {
-    case.children()
-        .filter(Node::is_element)
-        .filter_map(|child| match child.tag_name().name() {
-            "failure" | "error" => Some(Outcome::Failed),
-            "skipped" => Some(Outcome::Skipped),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(Outcome::Passed)
+    let holds = |names: &[&str]| {
+        case.children()
+            .any(|child| child.is_element() && names.contains(&child.tag_name().name()))
+    };
+    if holds(&["skipped"]) {
+        Outcome::Skipped
+    } else if holds(&["failure", "error"]) {
+        Outcome::Failed
+    } else {
+        Outcome::Passed
+    }
 }
 
 /// `classname.name`, or `name` alone when the class name is missing or empty.
@@ -227,14 +230,16 @@ mod tests {
               </testsuite>
               <testcase name="errs"><error/><system-out>x</system-out></testcase>
               <testcase classname="" name="skips"><skipped/></testcase>
+              <testcase name="todo"><skipped type="todo"/><failure/></testcase>
             </testsuite></testsuites>"#;
         let metrics = read(&[report]).expect("a report");
-        assert_eq!(counts(&metrics), [1, 2, 1, 4]);
+        assert_eq!(counts(&metrics), [1, 2, 2, 5]);
         let cases = metrics.test_cases();
         assert_eq!(cases.get("a.B.passes"), Some(Outcome::Passed));
         assert_eq!(cases.get("a.B.fails"), Some(Outcome::Failed));
         assert_eq!(cases.get("errs"), Some(Outcome::Failed));
         assert_eq!(cases.get("skips"), Some(Outcome::Skipped));
+        assert_eq!(cases.get("todo"), Some(Outcome::Skipped));
     }
 
     #[test]
@@ -254,10 +259,7 @@ mod tests {
         let report = r#"<testsuites tests="1" failures="0" errors="1">
               <testsuite tests="1"><testcase classname="p" name="TestOk"/></testsuite>
             </testsuites>"#;
-        assert_eq!(
-            counts(&read(&[report]).expect("a report")),
-            [1, 1, 0, 2]
-        );
+        assert_eq!(counts(&read(&[report]).expect("a report")), [1, 1, 0, 2]);
     }
 
     #[test]
