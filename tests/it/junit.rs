@@ -3,7 +3,8 @@
 //! file) and takes the figures and names from the report that run wrote. A healthy project
 //! APPROVEs, a failing one REJECTs with the failing test named, and a report the run did not
 //! write — a stale one left from before, none at all, a broken one — fails the check by name.
-//! The loop reads the same report: a run with that runner ships.
+//! The loop reads the same report: a run with that runner ships. Node's built-in `junit`
+//! reporter needs Node 20 or later (the machine's Node is 20.x).
 
 use serde_json::Value;
 
