@@ -14,6 +14,7 @@ use crate::base::config_file::{self, ConfigError};
 use crate::base::phase::Phase;
 
 mod gate;
+mod junit;
 
 pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
 
@@ -175,6 +176,9 @@ pub struct QaConfig {
     pub check_timeout: Duration,
     /// How long a stopped check gets between SIGTERM and SIGKILL.
     pub grace: Duration,
+    /// `junit = "<glob>"`: the JUnit XML report the test command writes, relative to the
+    /// repository root; its figures replace the console's (see `qa/junit.rs`).
+    pub junit: Option<String>,
 }
 
 impl Default for QaConfig {
@@ -183,6 +187,7 @@ impl Default for QaConfig {
             jobs: 4,
             check_timeout: Duration::from_secs(600),
             grace: Duration::from_secs(5),
+            junit: None,
         }
     }
 }
@@ -294,6 +299,7 @@ struct RawQa {
     jobs: Option<usize>,
     check_timeout: Option<String>,
     grace: Option<String>,
+    junit: Option<String>,
 }
 
 impl Config {
@@ -381,6 +387,7 @@ fn qa(path: &Path, text: &str, raw: RawQa) -> Result<QaConfig, ConfigError> {
         check_timeout: duration(path, text, "check_timeout", raw.check_timeout)?
             .unwrap_or(defaults.check_timeout),
         grace: duration(path, text, "grace", raw.grace)?.unwrap_or(defaults.grace),
+        junit: junit::pattern(path, text, raw.junit)?,
     })
 }
 

@@ -240,6 +240,9 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # How many QA checks run at once, and how long one check (a test run, a linter) may take.\n\
          jobs = 4\n\
          check_timeout = \"10m\"\n\
+         # Where your test command writes a JUnit XML report, if it does: prpd then reads the report\n\
+         # the run wrote instead of the console (a run that writes none fails).\n\
+         # junit = \"build/test-results/**/*.xml\"\n\
          \n\
          [agents]\n\
          # QA reviews with another model than GREEN implements with; the same model is refused\n\

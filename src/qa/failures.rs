@@ -32,6 +32,19 @@ impl FailingTests {
     }
 }
 
+impl FailingTests {
+    /// The failing tests among `cases` (read from a JUnit report), in name order.
+    pub fn named(cases: &crate::qa::metrics::TestCases) -> FailingTests {
+        let mut names = cases.named(crate::qa::metrics::Outcome::Failed);
+        let mut found = FailingTests {
+            names: names.by_ref().take(MAX_NAMES).map(str::to_owned).collect(),
+            more: 0,
+        };
+        found.more = names.count();
+        found
+    }
+}
+
 /// Reads failing test names from a runner's output, line by line.
 pub fn parse(reader: impl BufRead) -> FailingTests {
     let mut found = FailingTests::default();

@@ -14,13 +14,14 @@
 //!
 //! Each family of output has its own child module, holding the small parsers for the tools of
 //! that family and the tests that feed them real output: `test_runners`, `lint`, `complexity`
-//! and `duplication`. This file keeps what they share: the figures ([`Metrics`]), the
-//! streaming read, what one line can say (`Finding`), the order the parsers are tried in, and
-//! the running sums.
+//! and `duplication`; `junit` reads a JUnit XML report instead of the console. This file keeps
+//! what they share: the figures ([`Metrics`]), the streaming read, what one line can say
+//! (`Finding`), the order the parsers are tried in, and the running sums.
 
 mod cases;
 mod complexity;
 mod duplication;
+mod junit;
 mod lint;
 #[cfg(test)]
 mod runner_outputs;
@@ -36,6 +37,7 @@ use regex::Regex;
 use serde::{Serialize, Serializer};
 
 pub use cases::{Outcome, TestCases};
+pub use junit::{JunitError, JunitTests};
 
 /// Lines longer than this are cut: no summary line is this long, and a log that is one 64 MiB
 /// line must not be held in memory.

@@ -4,8 +4,9 @@
 //! Theory of operation. [`discover`] finds the stacks ([`stack`], by the markers of
 //! [`tools_mapping`]) and the command of each kind. [`runner`] runs the checks of
 //! [`checklist`] — commands through `base::process` in parallel, built-in [`method`]s
-//! in-process — reads figures from their output ([`metrics`], [`failures`]) and evaluates each
-//! check's validation into a finding; a blocking failure is a REJECT. [`report`] renders the
+//! in-process — reads figures from their output ([`metrics`], [`failures`]), or from the JUnit
+//! report the test run wrote ([`junit`]), and evaluates each check's validation into a
+//! finding; a blocking failure is a REJECT. [`report`] renders the
 //! outcome as Markdown, JSON and the QA status block. [`settings`] lays the repository's own
 //! word (`prpd.toml`, its checklist and mapping) over the built-ins and over discovery; every
 //! caller takes the checklist and the commands from there.
@@ -17,6 +18,7 @@ pub mod checklist;
 pub mod command;
 pub mod discover;
 pub mod failures;
+pub mod junit;
 pub mod method;
 pub mod metrics;
 pub mod report;

@@ -13,6 +13,7 @@
 //! check `optional`, in which case it is a visible skip.
 
 mod earlier;
+mod test_run;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +30,7 @@ use crate::prp::Prp;
 use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::{Detection, PackageManager};
-use crate::qa::failures;
+use crate::qa::junit;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
 
@@ -62,6 +63,8 @@ pub struct QaRequest {
     /// Inside a run: commands prpd already ran on this very tree; a check whose command is one
     /// of them reads that run's log instead of running it again.
     pub earlier_runs: Vec<EarlierRun>,
+    /// `[qa] junit`: the JUnit report the test command writes, read instead of its console.
+    pub junit: Option<String>,
 }
 
 /// The result of one QA pass.
@@ -417,6 +420,9 @@ async fn run_command(
     let mut process_spec = Spec::measurement(&resolved.command, &request.repo, &log_path);
     process_spec.timeout = spec.timeout.unwrap_or(request.check_timeout);
     process_spec.grace = request.grace;
+    let watch = (request.junit.as_deref())
+        .filter(|_| resolved.runs_tests)
+        .map(|pattern| junit::Watch::start(&request.repo, pattern));
     let outcome = run_or_reuse(request, process_spec, result).await?;
     result.duration_ms = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX);
     result.output_tail.clone_from(&outcome.tail);
@@ -452,41 +458,18 @@ async fn run_command(
             ),
         ));
     }
-    if resolved.runs_tests {
-        match result.metrics.tests_ran() {
-            None if exit_code != 0 => {
-                return Ok(Finding::Fail(format!(
-                    "`{}` failed (exit {exit_code}) before reporting any test result; last output: {}",
-                    resolved.command,
-                    one_line_tail(&result.output_tail, 3)
-                )));
-            }
-            None => {
-                return Ok(Finding::Fail(format!(
-                    "`{}` printed no test count prpd recognises, so it cannot tell that any test ran; make the runner print a summary such as `3 passed, 0 failed`",
-                    resolved.command
-                )));
-            }
-            Some(0) => {
-                return Ok(Finding::Fail(format!(
-                    "`{}` ran no test (exit {exit_code}); a test run that executes nothing proves nothing",
-                    resolved.command
-                )));
-            }
-            Some(_) => {}
-        }
-        let failing = failures::parse_log(&outcome.log_path);
-        result.failing_tests.clone_from(&failing.names);
-        if let Finding::Fail(reason) = evaluation_finding(spec, &result.metrics) {
-            let named = if failing.names.is_empty() {
-                String::new()
-            } else {
-                format!("; failing: {}", failing.summary())
-            };
-            return Ok(Finding::Fail(format!("{reason}{named}")));
-        }
-    }
-    Ok(evaluation_finding(spec, &result.metrics))
+    let report = watch.map(|watch| match &result.reused_from {
+        Some(_) => watch.reused(&outcome.log_path),
+        None => watch.finish(&outcome.log_path),
+    });
+    Ok(test_run::judge(
+        spec,
+        &resolved,
+        exit_code,
+        report,
+        &outcome.log_path,
+        result,
+    ))
 }
 
 /// A failed check whose command discovery only guessed (a stack default of the tools mapping)

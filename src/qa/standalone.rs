@@ -104,6 +104,8 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         attempt: 1,
         base_docs,
         earlier_runs: Vec::new(),
+        // Like `[commands]`, `[qa] junit` describes the root's test command, not a sub-project's.
+        junit: config.qa.junit.clone().filter(|_| request.path.is_none()),
     };
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;

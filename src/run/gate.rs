@@ -30,6 +30,9 @@ pub struct TestRun {
     pub exit_code: Option<i32>,
     /// Counts parsed from the output; `None` when the output had none prpd recognises.
     pub counts: Option<TestCounts>,
+    /// Why the counts are missing when the project names a JUnit report (`[qa] junit`) and the
+    /// run did not write one prpd could read; the console's counts do not stand in for it.
+    pub report_problem: Option<String>,
 }
 
 impl TestRun {
@@ -42,6 +45,7 @@ impl TestRun {
     fn failure(&self) -> Option<String> {
         match (self.exit_code, self.counts) {
             (None, _) => Some("did not finish (killed or timed out)".to_owned()),
+            (Some(_), None) if self.report_problem.is_some() => self.report_problem.clone(),
             (Some(code), Some(counts)) if code != 0 => Some(format!(
                 "exit code {code}, {} failing test(s)",
                 counts.failing
@@ -292,6 +296,7 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
 fn red_run_shortfall(run: &TestRun) -> Option<String> {
     match (run.exit_code, run.counts) {
         (None, _) => Some("the test command did not finish (killed or timed out)".to_owned()),
+        (Some(_), None) if run.report_problem.is_some() => run.report_problem.clone(),
         (Some(0), _) => {
             Some("the test command passed; RED needs at least one failing test".to_owned())
         }
@@ -362,6 +367,7 @@ mod tests {
         TestRun {
             exit_code,
             counts: counts.map(|(passing, failing)| TestCounts { passing, failing }),
+            report_problem: None,
         }
     }
 

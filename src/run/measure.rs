@@ -4,7 +4,9 @@
 //! complexity commands.
 //!
 //! Commands go through [`crate::base::process`] like every other child; their logs land in the
-//! iteration's directory.
+//! iteration's directory. With `[qa] junit`, a test run's figures and names come from the JUnit
+//! report that run wrote (`qa/junit.rs`), and a run that wrote none has no counts, with the
+//! reason in [`TestRun::report_problem`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +16,7 @@ use crate::base::process::{self, ProcessError, Spec};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::failures::{self, FailingTests};
+use crate::qa::junit;
 use crate::qa::metrics::{self, MetricValue, Metrics};
 use crate::qa::runner::EarlierRun;
 use crate::run::frozen;
@@ -63,6 +66,8 @@ pub struct Probe<'a> {
     pub log_dir: &'a Path,
     pub timeout: Duration,
     pub grace: Duration,
+    /// `[qa] junit`: the JUnit report the test command writes, read instead of its console.
+    pub junit: Option<&'a str>,
 }
 
 /// One run of the test command, as the gates see it.
@@ -110,13 +115,28 @@ impl Probe<'_> {
         let reused = earlier
             .filter(|run| run.command == command)
             .and_then(|run| Some((run.outcome()?, run.note())));
-        let (outcome, metrics, reused) = if let Some((outcome, note)) = reused {
+        let (outcome, mut metrics, reused, report) = if let Some((outcome, note)) = reused {
             let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
             tracing::info!(%note, "test result reused");
-            (outcome, metrics, Some(note))
+            let report = (self.junit).map(|pattern| junit::read_kept(pattern, &outcome.log_path));
+            (outcome, metrics, Some(note), report)
         } else {
+            let watch = (self.junit).map(|pattern| junit::Watch::start(self.repo, pattern));
             let (outcome, metrics) = self.run(command, label).await?;
-            (outcome, metrics, None)
+            let report = watch.map(|watch| watch.finish(&outcome.log_path));
+            (outcome, metrics, None, report)
+        };
+        let report_problem = match report {
+            Some(Ok(report)) => {
+                tracing::info!(note = %report.note, "test figures read from the JUnit report");
+                metrics.replace_tests(report.metrics);
+                None
+            }
+            Some(Err(problem)) => {
+                metrics.drop_tests();
+                Some(problem.to_string())
+            }
+            None => None,
         };
         let counts = match (
             number(&metrics, "tests_passed"),
@@ -132,11 +152,15 @@ impl Probe<'_> {
             command: command.to_owned(),
             reused,
             cases: CasesRun::from_metrics(outcome.exit_code(), &metrics).relative_to(self.repo),
+            failing: match (self.junit, &report_problem) {
+                (Some(_), None) => FailingTests::named(metrics.test_cases()),
+                (Some(_), Some(_)) | (None, _) => failures::parse_log(&outcome.log_path),
+            },
             run: TestRun {
                 exit_code: outcome.exit_code(),
                 counts,
+                report_problem,
             },
-            failing: failures::parse_log(&outcome.log_path),
             tail: outcome.tail,
             log: outcome.log_path,
         }))

@@ -390,6 +390,7 @@ mod tests {
                         passing: 0,
                         failing: 1,
                     }),
+                    report_problem: None,
                 }),
                 changed_test_files: vec![PathBuf::from("test/x.test.js")],
             },

@@ -10,6 +10,7 @@ mod gate_settings;
 mod healthy;
 mod honesty;
 mod isolation;
+mod junit;
 mod layout;
 mod leftovers;
 mod process;

@@ -1,14 +1,16 @@
-//! The runner table test: every real runner output captured under
-//! `tests/fixtures/runner-output/<runner>/<scenario>.out` is parsed and compared with the truth
-//! written beside it in `<scenario>.toml` by a person reading the output. All mismatches are
-//! reported at once, so a parser change shows everything it broke.
+//! The runner table tests: every real runner output captured under
+//! `tests/fixtures/runner-output/<runner>/<scenario>.out` is parsed, and every real JUnit XML
+//! report under `tests/fixtures/junit/<runner>/<scenario>.xml` (or the reports of one run in
+//! the folder `<scenario>/`) is read, and each is compared with the truth written beside it in
+//! `<scenario>.toml` by a person reading the output. All mismatches are reported at once, so a
+//! parser change shows everything it broke.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::qa::metrics::{MetricValue, Metrics, Outcome, parse_log};
+use crate::qa::metrics::{JunitTests, MetricValue, Metrics, Outcome, parse_log};
 
 /// What a person concluded from one captured output.
 #[derive(Debug, Deserialize)]
@@ -36,27 +38,68 @@ struct Truth {
     skipping: Vec<String>,
 }
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runner-output")
+fn fixtures(folder: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(folder)
 }
 
-/// Every `.out` file under the fixtures folder, sorted.
-fn captures(root: &Path) -> Vec<PathBuf> {
+/// Every capture under the fixtures folder `root` (`<runner>/<scenario>.<extension>`), sorted;
+/// with `folders`, a folder `<runner>/<scenario>/` with its truth beside it counts too.
+fn captures(root: &Path, extension: &str, folders: bool) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    for runner in std::fs::read_dir(root).expect("the runner-output fixtures folder exists") {
+    for runner in std::fs::read_dir(root).expect("the fixtures folder exists") {
         let runner = runner.expect("readable fixtures folder").path();
         if !runner.is_dir() {
             continue;
         }
         for file in std::fs::read_dir(&runner).expect("readable runner folder") {
             let file = file.expect("readable runner folder").path();
-            if file.extension().is_some_and(|extension| extension == "out") {
+            let capture = if file.is_dir() {
+                folders && file.with_extension("toml").is_file()
+            } else {
+                file.extension().is_some_and(|found| found == extension)
+            };
+            if capture {
                 found.push(file);
             }
         }
     }
     found.sort();
     found
+}
+
+/// The truth written beside `capture`.
+fn truth(capture: &Path) -> Result<Truth, String> {
+    let path = capture.with_extension("toml");
+    std::fs::read_to_string(&path)
+        .map_err(|error| error.to_string())
+        .and_then(|text| toml::from_str(&text).map_err(|error| error.to_string()))
+        .map_err(|error| format!("{}: {error}", path.display()))
+}
+
+/// Compares what `read` makes of every capture with its truth; panics with every mismatch.
+fn check_all(captures: &[PathBuf], read: impl Fn(&Path) -> Result<Metrics, String>) {
+    assert!(!captures.is_empty(), "nothing captured");
+    let mut report = Vec::new();
+    for capture in captures {
+        let checked = truth(capture).and_then(|truth| Ok((truth, read(capture)?)));
+        match checked {
+            Ok((truth, metrics)) => report.extend(
+                compare(&metrics, &truth)
+                    .into_iter()
+                    .map(|mismatch| format!("{}: {mismatch}", capture.display())),
+            ),
+            Err(error) => report.push(error),
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "{} of {} captures misread:\n{}",
+        report.len(),
+        captures.len(),
+        report.join("\n")
+    );
 }
 
 fn figure(metrics: &Metrics, name: &str) -> Option<u32> {
@@ -113,31 +156,33 @@ fn compare(metrics: &Metrics, truth: &Truth) -> Vec<String> {
 
 #[test]
 fn runner_outputs_are_read_right() {
-    let captures = captures(&fixtures());
-    assert!(!captures.is_empty(), "no runner output captured");
-    let mut report = Vec::new();
-    for capture in &captures {
-        let truth_path = capture.with_extension("toml");
-        let truth: Truth = match std::fs::read_to_string(&truth_path)
-            .map_err(|error| error.to_string())
-            .and_then(|text| toml::from_str(&text).map_err(|error| error.to_string()))
-        {
-            Ok(truth) => truth,
-            Err(error) => {
-                report.push(format!("{}: {error}", truth_path.display()));
-                continue;
-            }
-        };
-        let metrics = parse_log(capture).expect("readable capture");
-        for mismatch in compare(&metrics, &truth) {
-            report.push(format!("{}: {mismatch}", capture.display()));
-        }
-    }
-    assert!(
-        report.is_empty(),
-        "{} of {} captures misread:\n{}",
-        report.len(),
-        captures.len(),
-        report.join("\n")
+    check_all(
+        &captures(&fixtures("runner-output"), "out", false),
+        |capture| parse_log(capture).map_err(|error| format!("{}: {error}", capture.display())),
     );
+}
+
+#[test]
+fn junit_reports_are_read_right() {
+    check_all(&captures(&fixtures("junit"), "xml", true), |capture| {
+        let mut reports: Vec<PathBuf> = if capture.is_dir() {
+            std::fs::read_dir(capture)
+                .map_err(|error| format!("{}: {error}", capture.display()))?
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .collect()
+        } else {
+            vec![capture.to_path_buf()]
+        };
+        reports.sort();
+        let mut tests = JunitTests::default();
+        for report in &reports {
+            let text = std::fs::read_to_string(report)
+                .map_err(|error| format!("{}: {error}", report.display()))?;
+            tests
+                .add_report(&text)
+                .map_err(|error| format!("{}: {error}", report.display()))?;
+        }
+        Ok(tests.into_metrics())
+    });
 }

@@ -235,6 +235,7 @@ impl Driver {
             log_dir,
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
+            junit: self.context.config.qa.junit.as_deref(),
         }
     }
 }

@@ -67,6 +67,7 @@ impl Driver {
             log_dir,
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
+            junit: self.context.config.qa.junit.as_deref(),
         };
         let Some(tests) = probe.tests("tests-without-feature", None).await? else {
             return Ok(None);

@@ -105,6 +105,7 @@ impl Driver {
             attempt: self.record.machine.qa_attempt(),
             base_docs: Some(self.base_docs()?),
             earlier_runs,
+            junit: self.context.config.qa.junit.clone(),
         };
         Ok(runner::run(&request, checklist, detection.clone()).await?)
     }
