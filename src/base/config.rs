@@ -15,8 +15,11 @@ use crate::base::phase::Phase;
 
 mod agents;
 mod gate;
+pub mod model;
+mod presets;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
+pub use presets::Preset;
 
 pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
 

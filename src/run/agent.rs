@@ -19,6 +19,7 @@
 //! do wrong once started is an [`AgentReport`]. Environment values are handed to the child only:
 //! they are never written to the iteration's files nor logged.
 
+mod argv;
 mod classify;
 mod output;
 mod preflight;
@@ -36,6 +37,7 @@ use crate::run::breaker::AgentEnd;
 use classify::read_report;
 use output::read_output;
 
+pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
 
 /// The prompt as the agent received it.
@@ -70,6 +72,8 @@ pub struct Invocation<'a> {
     /// Where the agent's process group is recorded while it runs (see
     /// [`crate::base::process::stop_orphaned_group`]).
     pub group_file: Option<&'a Path>,
+    /// The run's discovered commands, for `{test_command}` and `{lint_command}`.
+    pub commands: &'a Commands,
 }
 
 /// Shows the names of `extra_env` only: its values may be tokens.
@@ -97,6 +101,7 @@ impl fmt::Debug for Invocation<'_> {
                     .collect::<Vec<_>>(),
             )
             .field("group_file", &self.group_file)
+            .field("commands", &self.commands)
             .finish()
     }
 }
@@ -170,7 +175,16 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     let prompt_path = absolute(&invocation.iteration_dir.join(PROMPT_FILE));
     write_artifact(&prompt_path, invocation.prompt).await?;
 
-    let argv = expand_argv(&config.command, config.model.as_deref(), &prompt_path);
+    let last_message_path = absolute(&invocation.iteration_dir.join(LAST_MESSAGE_FILE));
+    let argv = argv::expand(
+        &config.command,
+        &argv::Values {
+            model: config.model.as_deref(),
+            prompt_file: &prompt_path,
+            last_message_file: &last_message_path,
+            commands: invocation.commands,
+        },
+    );
     let program = argv.first().cloned().unwrap_or_default();
     let log_path = invocation.iteration_dir.join(OUTPUT_LOG);
     let mut spec = Spec::argv(argv, invocation.repo, &log_path);
@@ -234,19 +248,6 @@ async fn write_artifact(path: &Path, text: &str) -> Result<(), AgentError> {
 
 fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// Replaces `{model}` and `{prompt_file}` anywhere in the arguments (`--model={model}` works).
-fn expand_argv(command: &[String], model: Option<&str>, prompt_file: &Path) -> Vec<String> {
-    let prompt_file = prompt_file.to_string_lossy();
-    command
-        .iter()
-        .map(|argument| {
-            argument
-                .replace("{model}", model.unwrap_or_default())
-                .replace("{prompt_file}", &prompt_file)
-        })
-        .collect()
 }
 
 fn agent_env(invocation: &Invocation<'_>) -> Vec<(String, String)> {
@@ -347,6 +348,7 @@ mod tests {
                 iteration_dir: &iteration_dir,
                 extra_env,
                 group_file: None,
+                commands: &Commands::default(),
             })
             .await
         }
@@ -610,9 +612,14 @@ mod tests {
             "the test process has few variables: {names:?}"
         );
         let (allowed, allowed_value) = names[0].clone();
-        let (hidden, _) = names[1].clone();
+        let (hidden, _) = names
+            .iter()
+            .find(|(name, _)| !name.starts_with(&allowed))
+            .cloned()
+            .expect("a variable the pattern does not match");
         let mut config = fixture.agent("env > env.txt\n", &[], PromptMode::Stdin);
-        config.env = vec![allowed.clone()];
+        // A pattern, as the presets write them (`ANTHROPIC_*`), passes the variable through.
+        config.env = vec![format!("{allowed}*")];
         let extra = [("PRPD_QA_REPORT".to_owned(), "/tmp/qa.md".to_owned())];
         fixture.invoke_with(&config, &extra).await.expect("starts");
 
@@ -685,6 +692,7 @@ mod tests {
             iteration_dir: Path::new("run/qa-1"),
             extra_env: &extra,
             group_file: None,
+            commands: &Commands::default(),
         };
         let shown = format!("{invocation:?}");
         assert!(shown.contains("PRPD_TOKEN"), "{shown}");

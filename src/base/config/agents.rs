@@ -13,6 +13,8 @@ use crate::base::config_file::ConfigError;
 use crate::base::phase::Phase;
 
 use super::duration;
+use super::model;
+use super::presets::Preset;
 
 /// How a prompt reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,27 +44,40 @@ pub struct AgentConfig {
 /// The agents of every phase.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agents {
-    default: AgentConfig,
-    phases: BTreeMap<Phase, AgentConfig>,
+    phases: BTreeMap<Phase, PhaseAgent>,
     /// Accept a QA agent that uses the GREEN agent's model.
     pub allow_same_model: bool,
 }
 
+/// One phase's agent and the `[agents.<key>]` table its command comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PhaseAgent {
+    config: AgentConfig,
+    command_key: &'static str,
+}
+
 impl Agents {
-    /// The agent of `phase`.
+    /// The agent of `phase` (SHIP runs none; it is given QA's, which keeps this total).
     pub fn for_phase(&self, phase: Phase) -> &AgentConfig {
-        self.phases.get(&phase).unwrap_or(&self.default)
+        let phase = if phase == Phase::Ship {
+            Phase::Qa
+        } else {
+            phase
+        };
+        &self
+            .phases
+            .get(&phase)
+            .expect("`agents` fills in every iterating phase")
+            .config
     }
 
     /// The `[agents.<key>]` table the command of `phase` comes from: the phase's own when it
-    /// names another command than the default, else `default`.
+    /// sets `command` or `agent`, else `default`.
     pub fn command_key(&self, phase: Phase) -> String {
-        match self.phases.get(&phase) {
-            Some(agent) if agent.command != self.default.command => {
-                phase.to_string().to_lowercase()
-            }
-            Some(_) | None => "default".to_owned(),
-        }
+        self.phases
+            .get(&phase)
+            .map_or("default", |agent| agent.command_key)
+            .to_owned()
     }
 }
 
@@ -81,6 +96,7 @@ pub(super) struct RawAgents {
 #[derive(Debug, Default, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawAgent {
+    agent: Option<String>,
     command: Option<Vec<String>>,
     model: Option<String>,
     prompt: Option<String>,
@@ -88,89 +104,107 @@ struct RawAgent {
     env: Option<Vec<String>>,
 }
 
-/// The model QA reviews with while none is configured: another than the built-in default's.
-const BUILTIN_QA_MODEL: &str = "opus";
-
-/// The agent used when `[agents.default]` names none: Claude Code in print mode with JSON
-/// output, which prpd reads (`result`, `usage`, `total_cost_usd`).
-fn builtin_default_agent() -> AgentConfig {
-    AgentConfig {
-        command: [
-            "claude",
-            "-p",
-            "--model",
-            "{model}",
-            "--output-format",
-            "json",
-            "--permission-mode",
-            "acceptEdits",
-        ]
-        .map(str::to_owned)
-        .to_vec(),
-        model: Some("sonnet".to_owned()),
-        prompt: PromptMode::Stdin,
-        timeout: Duration::from_secs(30 * 60),
-        env: vec!["ANTHROPIC_API_KEY".to_owned()],
-    }
-}
+/// The preset used when `[agents.default]` names none.
+const BUILTIN_PRESET: Preset = Preset::ClaudeCode;
 
 pub(super) fn agents(path: &Path, text: &str, raw: RawAgents) -> Result<Agents, ConfigError> {
-    let builtin = builtin_default_agent();
-    let default_model_configured = raw
-        .default
-        .as_ref()
-        .is_some_and(|default| default.model.is_some());
-    let default = agent(
-        path,
-        text,
-        "default",
-        raw.default.unwrap_or_default(),
-        &builtin,
-    )?;
+    let default = raw.default.unwrap_or_default();
+    let default_preset = preset(path, text, "default", default.agent.as_deref())?;
     let mut phases = BTreeMap::new();
-    // While no model is configured, the QA side reviews with the built-in QA model, another
-    // than GREEN's (model diversity, DESIGN §3), whatever else `[agents.default]` or
-    // `[agents.qa]` set (a timeout, the env). A model configured in `[agents.default]` applies
-    // to QA too, unless `[agents.qa]` names its own.
-    let qa_fallback = if default_model_configured {
-        raw.qa
-    } else {
-        let qa = raw.qa.unwrap_or_default();
-        Some(RawAgent {
-            model: qa.model.or_else(|| Some(BUILTIN_QA_MODEL.to_owned())),
-            ..qa
-        })
-    };
-    for (phase, name, raw_agent) in [
+    for (phase, name, own) in [
         (Phase::Red, "red", raw.red),
         (Phase::Green, "green", raw.green),
         (Phase::Refactor, "refactor", raw.refactor),
         (Phase::Document, "document", raw.document),
-        (Phase::Qa, "qa", qa_fallback),
+        (Phase::Qa, "qa", raw.qa),
     ] {
-        if let Some(raw_agent) = raw_agent {
-            phases.insert(phase, agent(path, text, name, raw_agent, &default)?);
-        }
+        // A phase that picks its own preset starts from that block; otherwise from the
+        // default's preset with `[agents.default]`'s keys over it. The phase's own keys win.
+        let own_preset = match own.as_ref().and_then(|own| own.agent.as_deref()) {
+            Some(agent) => preset(path, text, name, Some(agent))?,
+            None => None,
+        };
+        let base = match own_preset {
+            Some(own_preset) => own_preset.block(phase),
+            None => agent(
+                path,
+                text,
+                "default",
+                default.clone(),
+                &default_preset.unwrap_or(BUILTIN_PRESET).block(phase),
+            )?,
+        };
+        let command_key = if own
+            .as_ref()
+            .is_some_and(|own| own.agent.is_some() || own.command.is_some())
+        {
+            name
+        } else {
+            "default"
+        };
+        let config = match own {
+            Some(own) => agent(path, text, name, own, &base)?,
+            None => base,
+        };
+        phases.insert(
+            phase,
+            PhaseAgent {
+                config,
+                command_key,
+            },
+        );
     }
     let agents = Agents {
-        default,
         phases,
         allow_same_model: raw.allow_same_model.unwrap_or(false),
     };
     let green = &agents.for_phase(Phase::Green).model;
     let qa = &agents.for_phase(Phase::Qa).model;
-    if !agents.allow_same_model && green.is_some() && green == qa {
+    if let (false, Some(green), Some(qa)) = (agents.allow_same_model, green, qa)
+        && model::same(green, qa)
+    {
+        let also = if green == qa {
+            String::new()
+        } else {
+            format!(" ({qa} is {green})")
+        };
         return Err(ConfigError::at(
             path,
             text,
             "[agents",
             format!(
-                "the QA agent uses the GREEN agent's model ({}); QA must review with a different model (set `model` in [agents.qa]) or set `allow_same_model = true` in [agents]",
-                green.as_deref().unwrap_or_default()
+                "the QA agent uses the GREEN agent's model{also}: {green}; QA must review with a different model (set `model` in [agents.qa]) or set `allow_same_model = true` in [agents]"
             ),
         ));
     }
     Ok(agents)
+}
+
+/// The preset `agent = "<name>"` names in `[agents.<key>]`.
+fn preset(
+    path: &Path,
+    text: &str,
+    key: &str,
+    name: Option<&str>,
+) -> Result<Option<Preset>, ConfigError> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    Preset::named(name).map(Some).ok_or_else(|| {
+        let known: Vec<String> = Preset::ALL
+            .iter()
+            .map(|preset| format!("\"{}\"", preset.name()))
+            .collect();
+        ConfigError::at(
+            path,
+            text,
+            &format!("agent = \"{name}\""),
+            format!(
+                "`agents.{key}.agent` is {name:?}; expected one of {}",
+                known.join(", ")
+            ),
+        )
+    })
 }
 
 fn agent(
@@ -285,7 +319,7 @@ mod tests {
                 .unwrap_or_else(|error| panic!("{text}: {error}"));
             assert_eq!(
                 config.agents.for_phase(Phase::Qa).model.as_deref(),
-                Some(BUILTIN_QA_MODEL),
+                Some(Preset::ClaudeCode.qa_model()),
                 "{text}"
             );
             assert_eq!(
@@ -301,5 +335,77 @@ mod tests {
         let text = "[agents.default]\ncommand = [\"aider\"]\nprompt = \"file\"\n";
         let error = Config::parse(Path::new("prpd.toml"), text).expect_err("no placeholder");
         assert!(error.to_string().starts_with("prpd.toml:1:"), "{error}");
+    }
+
+    #[test]
+    fn a_preset_gives_every_phase_its_block_and_explicit_keys_override_it() {
+        let text = "[agents.default]\nagent = \"aider\"\ntimeout = \"5m\"\n";
+        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        let green = config.agents.for_phase(Phase::Green);
+        assert_eq!(green.command[0], "aider");
+        assert!(green.command.contains(&"--test-cmd".to_owned()));
+        assert!(
+            !config
+                .agents
+                .for_phase(Phase::Red)
+                .command
+                .contains(&"--test-cmd".to_owned())
+        );
+        assert_eq!(green.prompt, PromptMode::File);
+        assert_eq!(green.timeout, Duration::from_secs(300));
+        assert!(green.env.contains(&"AIDER_*".to_owned()));
+        assert_eq!(green.model.as_deref(), Some("sonnet"));
+        assert_eq!(
+            config.agents.for_phase(Phase::Qa).model.as_deref(),
+            Some("opus")
+        );
+        assert_eq!(config.agents.command_key(Phase::Green), "default");
+
+        let text = "[agents.default]\nagent = \"codex\"\n";
+        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        assert_eq!(
+            config.agents.for_phase(Phase::Qa).model.as_deref(),
+            Some("gpt-5")
+        );
+        assert_eq!(
+            config.agents.for_phase(Phase::Green).model.as_deref(),
+            Some("gpt-5-codex")
+        );
+    }
+
+    #[test]
+    fn a_phase_may_pick_another_preset() {
+        let text = "[agents.default]\nagent = \"claude-code\"\ntimeout = \"5m\"\n\n[agents.qa]\nagent = \"codex\"\n";
+        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        let qa = config.agents.for_phase(Phase::Qa);
+        assert_eq!(qa.command[0], "codex");
+        assert_eq!(qa.model.as_deref(), Some("gpt-5"));
+        assert_eq!(
+            qa.timeout,
+            Duration::from_secs(30 * 60),
+            "the default's keys stay with it"
+        );
+        assert_eq!(config.agents.command_key(Phase::Qa), "qa");
+        assert_eq!(config.agents.for_phase(Phase::Green).command[0], "claude");
+    }
+
+    #[test]
+    fn an_unknown_preset_is_named_with_its_line() {
+        let text = "[agents.default]\nagent = \"claude\"\n";
+        let error = Config::parse(Path::new("prpd.toml"), text).expect_err("unknown preset");
+        let message = error.to_string();
+        assert!(message.starts_with("prpd.toml:2:"), "{message}");
+        assert!(
+            message.contains("\"claude-code\", \"codex\", \"aider\""),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn an_alias_and_the_model_it_names_are_the_same_model() {
+        let text = "[agents.default]\nagent = \"claude-code\"\n\n[agents.qa]\nmodel = \"claude-sonnet-5\"\n";
+        let error = Config::parse(Path::new("prpd.toml"), text).expect_err("same model");
+        let message = error.to_string();
+        assert!(message.contains("claude-sonnet-5 is sonnet"), "{message}");
     }
 }

@@ -61,7 +61,14 @@ impl Driver {
             &feedback_path,
         )?;
         let report = match self
-            .invoke_agent(phase, number, &iteration_dir, &feedback_path, &prompt)
+            .invoke_agent(
+                phase,
+                number,
+                &iteration_dir,
+                &feedback_path,
+                &prompt,
+                &detection,
+            )
             .await
         {
             Ok(report) => report,
@@ -287,6 +294,7 @@ impl Driver {
         iteration_dir: &Path,
         feedback_path: &Path,
         prompt: &str,
+        detection: &Detection,
     ) -> Result<agent::AgentReport, AgentError> {
         let config = self.context.config.agents.for_phase(phase).clone();
         let run_dir = self.run_dir();
@@ -319,6 +327,7 @@ impl Driver {
             iteration_dir,
             extra_env: &extra_env,
             group_file: Some(&group_file),
+            commands: &agent::Commands::discovered(detection),
         };
         let invoked = agent::invoke(&invocation).await;
         // No agent process survives its call: what escaped its process group is stopped here,
