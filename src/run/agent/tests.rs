@@ -1,0 +1,430 @@
+//! The agent module's tests: real scripts stand in for the agent CLIs, printing the output
+//! formats the CLIs document, so reading, classifying and the environment are checked end to
+//! end through `process::run`.
+use serde_json::Value as Json;
+
+use super::*;
+use crate::base::status_block::StatusBlock;
+
+const BLOCK: &str = "---PRP_PHASE_STATUS---\nPHASE: GREEN\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_PRP_PHASE_STATUS---\n";
+const PROMPT: &str = "# GREEN\nMake the tests pass.\n";
+
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::Builder::new()
+            .prefix("prpd-agent-")
+            .tempdir()
+            .expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("repo")).expect("repo dir");
+        Fixture { dir }
+    }
+
+    fn repo(&self) -> PathBuf {
+        self.dir.path().join("repo")
+    }
+
+    fn iteration_dir(&self) -> PathBuf {
+        self.dir.path().join("run/iterations/green-3")
+    }
+
+    /// An agent script run by `sh` (exec'ing a file just written can fail with ETXTBSY
+    /// while other test threads fork).
+    fn agent(&self, script: &str, arguments: &[&str], prompt: PromptMode) -> AgentConfig {
+        let path = self.dir.path().join("agent.sh");
+        std::fs::write(&path, script).expect("write script");
+        let mut command = vec!["sh".to_owned(), path.display().to_string()];
+        command.extend(arguments.iter().map(|argument| (*argument).to_owned()));
+        AgentConfig {
+            command,
+            model: Some("test-model".to_owned()),
+            prompt,
+            timeout: Duration::from_secs(20),
+            env: Vec::new(),
+        }
+    }
+
+    /// An agent that prints `output` exactly and exits with `code`.
+    fn printing(&self, output: &str, code: i32) -> AgentConfig {
+        std::fs::write(self.dir.path().join("output.txt"), output).expect("write output");
+        let script = format!(
+            "cat '{}'\nexit {code}\n",
+            self.dir.path().join("output.txt").display()
+        );
+        self.agent(&script, &[], PromptMode::Stdin)
+    }
+
+    async fn invoke_with(
+        &self,
+        config: &AgentConfig,
+        extra_env: &[(String, String)],
+    ) -> Result<AgentReport, AgentError> {
+        let repo = self.repo();
+        let run_dir = self.dir.path().join("run");
+        let iteration_dir = self.iteration_dir();
+        invoke(&Invocation {
+            phase: Phase::Green,
+            iteration: 3,
+            attempt: 2,
+            run_id: "run-1",
+            run_dir: &run_dir,
+            repo: &repo,
+            prp_path: &repo.join("PRPs/feature.md"),
+            feedback_path: &run_dir.join("feedback.md"),
+            prompt: PROMPT,
+            config,
+            iteration_dir: &iteration_dir,
+            extra_env,
+            group_file: None,
+            commands: &Commands::default(),
+        })
+        .await
+    }
+
+    async fn invoke(&self, config: &AgentConfig) -> AgentReport {
+        self.invoke_with(config, &[]).await.expect("agent starts")
+    }
+
+    fn read(&self, path: impl AsRef<Path>) -> String {
+        let path = self.dir.path().join(path);
+        std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+    }
+}
+
+fn block(status: &Found) -> &StatusBlock {
+    match status {
+        Found::Block(block) => block,
+        other => panic!("expected a block, got {other:?}"),
+    }
+}
+
+fn claude_result(result: &str, is_error: bool) -> Json {
+    serde_json::json!({
+        "type": "result",
+        "subtype": "success",
+        "is_error": is_error,
+        "duration_ms": 1234,
+        "result": result,
+        "session_id": "0f9a3c2e-1111-2222-3333-444455556666",
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 7,
+            "cache_creation_input_tokens": 5,
+            "cache_read_input_tokens": 100
+        },
+        "total_cost_usd": 0.12
+    })
+}
+
+#[tokio::test]
+async fn a_plain_status_block_is_read_and_the_artifacts_are_written() {
+    let fixture = Fixture::new();
+    let config = fixture.printing(&format!("working on it\n{BLOCK}"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    let found = block(&report.status);
+    assert_eq!(found.exit_signal(), Some(true));
+    assert_eq!(report.exit_code, Some(0));
+    assert_eq!(report.usage, None);
+    assert_eq!(report.error_signature, None);
+    assert_eq!(
+        report.note,
+        "exited 0 with a status block (EXIT_SIGNAL: true)"
+    );
+    assert_eq!(report.log_path, fixture.iteration_dir().join(OUTPUT_LOG));
+    assert!(report.output_tail.starts_with("working on it\n"));
+    let iteration = fixture.iteration_dir();
+    assert_eq!(fixture.read(iteration.join(PROMPT_FILE)), PROMPT);
+    assert_eq!(fixture.read(iteration.join(STATUS_BLOCK_FILE)), BLOCK);
+    assert!(
+        fixture
+            .read(iteration.join(OUTPUT_LOG))
+            .contains("working on it")
+    );
+}
+
+#[tokio::test]
+async fn claude_json_gives_the_block_inside_result_and_the_usage() {
+    let fixture = Fixture::new();
+    let json = claude_result(&format!("All tests pass.\n\n{BLOCK}"), false).to_string();
+    assert!(
+        !json.contains('\n'),
+        "compact JSON keeps the newlines escaped"
+    );
+    let config = fixture.printing(&format!("{json}\n"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(block(&report.status).exit_signal(), Some(true));
+    assert_eq!(
+        report.usage,
+        Some(Usage {
+            input_tokens: 115,
+            output_tokens: 7,
+            cost_usd: Some(0.12)
+        })
+    );
+    assert!(
+        report.output_tail.starts_with("All tests pass."),
+        "{}",
+        report.output_tail
+    );
+    assert!(!report.output_tail.contains("\"type\""));
+}
+
+#[tokio::test]
+async fn stream_json_is_read_from_its_last_result_line() {
+    let fixture = Fixture::new();
+    let quoted = BLOCK.replace("EXIT_SIGNAL: true", "EXIT_SIGNAL: false");
+    let lines = [
+        serde_json::json!({"type": "system", "subtype": "init", "model": "test-model"}),
+        serde_json::json!({"type": "assistant", "message": {"content": [{"type": "text", "text": quoted}]}}),
+        claude_result(&format!("Done.\n{BLOCK}"), false),
+    ];
+    let output = lines.map(|line| line.to_string()).join("\n");
+    let config = fixture.printing(&format!("warning: on stderr too\n{output}"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(block(&report.status).exit_signal(), Some(true));
+    assert_eq!(report.usage.map(|usage| usage.output_tokens), Some(7));
+}
+
+#[tokio::test]
+async fn output_without_a_usable_block_is_malformed() {
+    let fixture = Fixture::new();
+    let config = fixture.printing("I am done. EXIT_SIGNAL: true\n", 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Malformed);
+    assert_eq!(report.status, Found::None);
+    assert_eq!(report.note, "exited 0 without a status block");
+    assert!(report.error_signature.is_some());
+    assert!(!fixture.iteration_dir().join(STATUS_BLOCK_FILE).exists());
+
+    let broken = "---PRP_PHASE_STATUS---\nPHASE GREEN\n---END_PRP_PHASE_STATUS---\n";
+    let config = fixture.printing(broken, 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Malformed);
+    assert!(matches!(report.status, Found::Malformed(_)));
+    assert!(report.note.contains("does not parse"), "{}", report.note);
+}
+
+#[tokio::test]
+async fn a_non_zero_exit_is_a_crash_with_an_error_signature() {
+    let fixture = Fixture::new();
+    let config = fixture.printing(
+        &format!("{BLOCK}compiling\nerror: boom at src/lib.rs:12:5\n"),
+        1,
+    );
+    let report = fixture.invoke(&config).await;
+    assert_eq!(
+        report.end,
+        AgentEnd::Crashed,
+        "a block does not excuse a failed exit"
+    );
+    assert_eq!(report.exit_code, Some(1));
+    assert_eq!(
+        report.error_signature.as_deref(),
+        Some("error: boom at src/lib.rs:<n>:<n>")
+    );
+    assert_eq!(report.note, "exited 1: error: boom at src/lib.rs:12:5");
+}
+
+#[tokio::test]
+async fn a_usage_limit_is_quota() {
+    let fixture = Fixture::new();
+    let json = claude_result("Claude AI usage limit reached|1760000000", true);
+    let config = fixture.printing(&format!("{json}\n"), 1);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Quota, "{}", report.note);
+    assert!(
+        report.note.contains("usage limit reached"),
+        "{}",
+        report.note
+    );
+
+    let config = fixture.printing("Error: 429 Too Many Requests\n", 1);
+    assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Quota);
+}
+
+#[tokio::test]
+async fn a_rate_limit_in_the_output_of_a_successful_run_is_not_quota() {
+    let fixture = Fixture::new();
+    let config = fixture.printing(&format!("Implemented the rate limit.\n{BLOCK}"), 0);
+    assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Ok);
+
+    // Without a block the run is malformed, never quota: a quota end would make prpd wait
+    // and retry an agent that only talked about rate limits.
+    let config = fixture.printing("Added the API quota and rate limit checks.\n", 0);
+    assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Malformed);
+}
+
+#[tokio::test]
+async fn claude_permission_denials_without_a_block_are_permission_denied() {
+    let fixture = Fixture::new();
+    let mut json = claude_result("I could not run the tests.", false);
+    json["permission_denials"] = serde_json::json!([
+        {"tool_name": "Bash", "tool_use_id": "toolu_01", "tool_input": {"command": "cargo test"}}
+    ]);
+    let config = fixture.printing(&format!("{json}\n"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::PermissionDenied, "{}", report.note);
+    assert_eq!(report.note, "permission denied for Bash");
+
+    json["result"] = Json::String(format!("Done another way.\n{BLOCK}"));
+    let config = fixture.printing(&format!("{json}\n"), 0);
+    assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Ok);
+}
+
+#[tokio::test]
+async fn a_hanging_agent_times_out() {
+    let fixture = Fixture::new();
+    let mut config = fixture.agent("echo started\nsleep 30\n", &[], PromptMode::Stdin);
+    config.timeout = Duration::from_millis(300);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::TimedOut);
+    assert_eq!(report.exit_code, None);
+    assert!(
+        report.duration < Duration::from_secs(10),
+        "{:?}",
+        report.duration
+    );
+    assert_eq!(report.note, "stopped at its timeout of 300ms");
+}
+
+#[tokio::test]
+async fn file_mode_passes_the_prompt_path_and_the_model_in_the_argv() {
+    let fixture = Fixture::new();
+    let script = format!(
+        "printf '%s' \"$1\" > args.txt\ncat \"$2\" > seen.txt\ncat > stdin.txt\nprintf '%s' '{BLOCK}'\n"
+    );
+    let config = fixture.agent(
+        &script,
+        &["--model={model}", "{prompt_file}"],
+        PromptMode::File,
+    );
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(fixture.read("repo/args.txt"), "--model=test-model");
+    assert_eq!(fixture.read("repo/seen.txt"), PROMPT);
+    assert_eq!(fixture.read("repo/stdin.txt"), "");
+}
+
+#[tokio::test]
+async fn stdin_mode_writes_the_prompt_to_stdin() {
+    let fixture = Fixture::new();
+    let script = format!("cat > seen.txt\npwd > cwd.txt\nprintf '%s' '{BLOCK}'\n");
+    let config = fixture.agent(&script, &[], PromptMode::Stdin);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(fixture.read("repo/seen.txt"), PROMPT);
+    let cwd = PathBuf::from(fixture.read("repo/cwd.txt").trim());
+    assert_eq!(
+        cwd.canonicalize().expect("cwd"),
+        fixture.repo().canonicalize().expect("repo")
+    );
+}
+
+#[tokio::test]
+async fn the_agent_sees_allow_listed_and_prpd_variables_only() {
+    let fixture = Fixture::new();
+    let mut names: Vec<(String, String)> = std::env::vars()
+        .filter(|(name, value)| {
+            !["PATH", "HOME"].contains(&name.as_str())
+                && !name.starts_with("PRPD_")
+                && !value.contains('\n')
+        })
+        .collect();
+    names.sort();
+    assert!(
+        names.len() >= 2,
+        "the test process has few variables: {names:?}"
+    );
+    let (allowed, allowed_value) = names[0].clone();
+    let (hidden, _) = names
+        .iter()
+        .find(|(name, _)| !name.starts_with(&allowed))
+        .cloned()
+        .expect("a variable the pattern does not match");
+    let mut config = fixture.agent("env > env.txt\n", &[], PromptMode::Stdin);
+    // A pattern, as the presets write them (`ANTHROPIC_*`), passes the variable through.
+    config.env = vec![format!("{allowed}*")];
+    let extra = [("PRPD_QA_REPORT".to_owned(), "/tmp/qa.md".to_owned())];
+    fixture.invoke_with(&config, &extra).await.expect("starts");
+
+    let env = fixture.read("repo/env.txt");
+    let has = |line: &str| env.lines().any(|seen| seen == line);
+    let run_dir = fixture.dir.path().join("run");
+    assert!(has(&format!("{allowed}={allowed_value}")), "{env}");
+    assert!(
+        !env.lines()
+            .any(|line| line.starts_with(&format!("{hidden}="))),
+        "{hidden} leaked"
+    );
+    assert!(has("PRPD_PHASE=GREEN"));
+    assert!(has("PRPD_ITERATION=3"));
+    assert!(has("PRPD_ATTEMPT=2"));
+    assert!(has("PRPD_RUN_ID=run-1"));
+    assert!(has(&format!("PRPD_RUN_DIR={}", run_dir.display())));
+    assert!(has(&format!(
+        "PRPD_PRP={}",
+        fixture.repo().join("PRPs/feature.md").display()
+    )));
+    assert!(has(&format!(
+        "PRPD_FEEDBACK={}",
+        run_dir.join("feedback.md").display()
+    )));
+    assert!(has("PRPD_QA_REPORT=/tmp/qa.md"));
+}
+
+#[tokio::test]
+async fn a_missing_program_is_an_error_naming_it_and_the_config_key() {
+    let fixture = Fixture::new();
+    let config = AgentConfig {
+        command: vec!["prpd-no-such-agent".to_owned(), "-p".to_owned()],
+        model: None,
+        prompt: PromptMode::Stdin,
+        timeout: Duration::from_secs(5),
+        env: Vec::new(),
+    };
+    let error = fixture
+        .invoke_with(&config, &[])
+        .await
+        .expect_err("cannot start");
+    assert!(matches!(error, AgentError::Start { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(message.contains("`prpd-no-such-agent`"), "{message}");
+    assert!(message.contains("`agents.green.command`"), "{message}");
+}
+
+#[test]
+fn the_debug_of_an_invocation_shows_no_env_values() {
+    let config = AgentConfig {
+        command: vec!["agent".to_owned()],
+        model: None,
+        prompt: PromptMode::Stdin,
+        timeout: Duration::from_secs(1),
+        env: vec!["ANTHROPIC_API_KEY".to_owned()],
+    };
+    let extra = [("PRPD_TOKEN".to_owned(), "sk-secret-value".to_owned())];
+    let invocation = Invocation {
+        phase: Phase::Qa,
+        iteration: 1,
+        attempt: 1,
+        run_id: "run-1",
+        run_dir: Path::new("run"),
+        repo: Path::new("."),
+        prp_path: Path::new("PRPs/x.md"),
+        feedback_path: Path::new("run/feedback.md"),
+        prompt: "prompt",
+        config: &config,
+        iteration_dir: Path::new("run/qa-1"),
+        extra_env: &extra,
+        group_file: None,
+        commands: &Commands::default(),
+    };
+    let shown = format!("{invocation:?}");
+    assert!(shown.contains("PRPD_TOKEN"), "{shown}");
+    assert!(!shown.contains("sk-secret-value"), "{shown}");
+}
