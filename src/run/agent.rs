@@ -135,6 +135,11 @@ pub struct AgentReport {
     pub error_signature: Option<String>,
     /// One line saying why the run ended as it did, for logs and feedback.
     pub note: String,
+    /// The `BLOCKERS` of the agent's status block.
+    pub blockers: Vec<String>,
+    /// The tool calls the CLI refused (Claude Code's `permission_denials`), e.g.
+    /// `Bash(npm test)`.
+    pub denials: Vec<String>,
 }
 
 /// prpd could not run the agent at all; the orchestrator escalates.

@@ -83,6 +83,39 @@ pub struct RunRecord {
     /// not run again (GREEN's two runs excepted).
     #[serde(default)]
     pub last_test_run: Option<MeasuredTree>,
+    /// What the last agent said stood in its way: the tool calls its CLI refused and the
+    /// `BLOCKERS` of its status block, for the next iteration's feedback and the escalation
+    /// report (absent in older records).
+    #[serde(default)]
+    pub agent_obstacles: AgentObstacles,
+}
+
+/// The refusals and blockers of the last agent invocation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentObstacles {
+    /// The phase the agent worked in.
+    pub phase: Option<Phase>,
+    /// Tool calls its CLI refused, e.g. `Bash(npm test)`.
+    pub denials: Vec<String>,
+    /// The `BLOCKERS` of its status block.
+    pub blockers: Vec<String>,
+}
+
+impl AgentObstacles {
+    /// The feedback lines that tell the next agent what stood in the last one's way.
+    pub fn feedback(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.denials.is_empty() {
+            lines.push(format!(
+                "Your CLI refused these tool calls: {}. Run only the commands you are allowed to (the test and lint commands exactly as written in the prompt); anything else is refused.",
+                self.denials.join(", ")
+            ));
+        }
+        for blocker in &self.blockers {
+            lines.push(format!("You reported a blocker: {blocker}"));
+        }
+        lines
+    }
 }
 
 /// A test run and the id of the tree it ran on.
@@ -188,6 +221,7 @@ impl RunRecord {
             baseline: Baseline::default(),
             snapshots: SnapshotLog::default(),
             detection: None,
+            agent_obstacles: AgentObstacles::default(),
             freeze: Freeze::default(),
             config_reloads: Vec::new(),
             last_observation: None,

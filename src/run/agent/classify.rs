@@ -10,10 +10,10 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::base::process::{Outcome, Termination};
-use crate::base::status_block::{Found, find_last};
+use crate::base::status_block::Found;
 use crate::run::breaker::{AgentEnd, normalise_error};
 
-use super::output::{ClaudeResult, find_claude_result};
+use super::output::{ClaudeResult, find_answer_block, find_claude_result};
 use super::{AgentReport, TAIL_LINES};
 
 /// The last lines of a failed run that are searched for its cause.
@@ -60,12 +60,16 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
     let answer = claude
         .as_ref()
         .map_or(output, |result| result.text.as_str());
-    let status = find_last(answer);
+    let status = find_answer_block(answer);
     let output_tail = match &claude {
         Some(result) => crate::base::files::last_lines(&result.text, TAIL_LINES),
         None => outcome.tail.clone(),
     };
     let reported_error = claude.as_ref().is_some_and(|result| result.is_error);
+    let denials: Vec<String> = claude
+        .as_ref()
+        .and_then(|result| result.permission_denials.clone())
+        .unwrap_or_default();
 
     let (end, note) = match outcome.termination {
         Termination::TimedOut => (
@@ -75,6 +79,14 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
                 humantime::format_duration(timeout)
             ),
         ),
+        Termination::Exited(0)
+            if !reported_error && !denials.is_empty() && !claims_done(&status) =>
+        {
+            (
+                AgentEnd::PermissionDenied,
+                format!("permission denied for {}", denials.join(", ")),
+            )
+        }
         Termination::Exited(0) if !reported_error && matches!(status, Found::Block(_)) => {
             (AgentEnd::Ok, ok_note(&status))
         }
@@ -95,7 +107,6 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
     };
     AgentReport {
         end,
-        status,
         usage: claude.as_ref().and_then(|result| result.usage),
         exit_code: outcome.exit_code(),
         duration: outcome.duration,
@@ -103,6 +114,21 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
         log_path: outcome.log_path.clone(),
         error_signature,
         note: one_line(&note),
+        blockers: match &status {
+            Found::Block(block) => block.blockers(),
+            Found::None | Found::Malformed(_) => Vec::new(),
+        },
+        denials,
+        status,
+    }
+}
+
+/// Whether the agent's block says the phase is done: a refusal it worked around does not
+/// make the iteration a denied one.
+fn claims_done(status: &Found) -> bool {
+    match status {
+        Found::Block(block) => block.exit_signal() == Some(true),
+        Found::None | Found::Malformed(_) => false,
     }
 }
 

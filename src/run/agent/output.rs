@@ -10,6 +10,7 @@ use serde_json::{Map, Value as Json};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use crate::base::process::Outcome;
+use crate::base::status_block::{Found, START_DELIMITER, StatusBlock, Value, find_last};
 
 use super::Usage;
 
@@ -100,18 +101,7 @@ pub(super) fn find_claude_result(output: &str) -> Option<ClaudeResult> {
     let permission_denials = object
         .get("permission_denials")
         .and_then(Json::as_array)
-        .map(|denials| {
-            denials
-                .iter()
-                .map(|denial| {
-                    denial
-                        .get("tool_name")
-                        .and_then(Json::as_str)
-                        .unwrap_or("a tool")
-                        .to_owned()
-                })
-                .collect()
-        });
+        .map(|denials| denials.iter().map(describe_denial).collect());
     Some(ClaudeResult {
         text: object
             .get("result")
@@ -124,6 +114,67 @@ pub(super) fn find_claude_result(output: &str) -> Option<ClaudeResult> {
         errors,
         api_error_status: object.get("api_error_status").and_then(Json::as_u64),
     })
+}
+
+/// One refused tool call as Claude Code's rules write it: `Bash(cargo test)`, `Write(src/a.rs)`,
+/// or the tool's name alone.
+fn describe_denial(denial: &Json) -> String {
+    let tool = denial
+        .get("tool_name")
+        .and_then(Json::as_str)
+        .unwrap_or("a tool");
+    let input = denial.get("tool_input");
+    let detail = ["command", "file_path", "path", "url", "pattern"]
+        .iter()
+        .find_map(|key| {
+            input
+                .and_then(|input| input.get(key))
+                .and_then(Json::as_str)
+        });
+    match detail {
+        Some(detail) => format!("{tool}({})", detail.trim()),
+        None => tool.to_owned(),
+    }
+}
+
+/// The last status block of `answer` that an agent filled in: a block whose values are still
+/// the prompt's template placeholders (`<true|false>`, `<integer>`) is an echo of the prompt
+/// (Codex prints the whole prompt on stderr), not the agent's word, and an earlier block is
+/// looked for instead.
+pub(super) fn find_answer_block(answer: &str) -> Found {
+    let mut text = answer;
+    loop {
+        let found = find_last(text);
+        let Found::Block(block) = &found else {
+            return found;
+        };
+        if !is_template(block) {
+            return found;
+        }
+        match text.rfind(START_DELIMITER) {
+            Some(start) => text = &text[..start],
+            None => return Found::None,
+        }
+    }
+}
+
+/// Whether a block holds a template placeholder: a value written `<…>` (`<true|false>`,
+/// `<integer>`, `<ISO-8601 time, …>`).
+fn is_template(block: &StatusBlock) -> bool {
+    fn placeholder(value: &Value) -> bool {
+        match value {
+            Value::Scalar(text) => {
+                let text = text.trim();
+                text.len() > 2 && text.starts_with('<') && text.ends_with('>')
+            }
+            Value::Map(fields) => fields.iter().any(|(_, value)| placeholder(value)),
+            Value::List(items) => items.iter().any(|item| {
+                let item = item.trim();
+                item.len() > 2 && item.starts_with('<') && item.ends_with('>')
+            }),
+        }
+    }
+    block.fields().iter().any(|(_, value)| placeholder(value))
 }
 
 fn usage_of(object: &Map<String, Json>) -> Option<Usage> {

@@ -270,11 +270,61 @@ async fn claude_permission_denials_without_a_block_are_permission_denied() {
     let config = fixture.printing(&format!("{json}\n"), 0);
     let report = fixture.invoke(&config).await;
     assert_eq!(report.end, AgentEnd::PermissionDenied, "{}", report.note);
-    assert_eq!(report.note, "permission denied for Bash");
+    assert_eq!(report.note, "permission denied for Bash(cargo test)");
+    assert_eq!(report.denials, ["Bash(cargo test)"]);
 
     json["result"] = Json::String(format!("Done another way.\n{BLOCK}"));
     let config = fixture.printing(&format!("{json}\n"), 0);
     assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Ok);
+}
+
+/// Issue 10: Claude Code refused `npm test` ("This command requires approval"), the agent said
+/// `STATUS: BLOCKED` with a status block, and the iteration was classified `Ok`.
+#[tokio::test]
+async fn claude_denials_with_a_blocked_status_block_are_permission_denied() {
+    let fixture = Fixture::new();
+    let blocked = "---PRP_PHASE_STATUS---\nPHASE: RED\nSTATUS: BLOCKED\nEXIT_SIGNAL: false\nBLOCKERS:\n  - npm test requires approval\n---END_PRP_PHASE_STATUS---\n";
+    let mut json = claude_result(
+        &format!("I wrote the test but cannot run it.\n\n{blocked}"),
+        false,
+    );
+    json["permission_denials"] = serde_json::json!([
+        {"tool_name": "Bash", "tool_use_id": "toolu_01Xk", "tool_input": {"command": "npm test", "description": "Run the tests"}},
+        {"tool_name": "Bash", "tool_use_id": "toolu_02Yq", "tool_input": {"command": "node --test test/"}}
+    ]);
+    let config = fixture.printing(&format!("{json}\n"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::PermissionDenied, "{}", report.note);
+    assert_eq!(
+        report.denials,
+        ["Bash(npm test)", "Bash(node --test test/)"]
+    );
+    assert_eq!(report.blockers, ["npm test requires approval"]);
+    assert!(
+        matches!(report.status, Found::Block(_)),
+        "the block is still read"
+    );
+    assert!(report.error_signature.is_some());
+}
+
+/// Issue 10: `codex exec` echoes the whole prompt on stderr, template block included; an
+/// answer without a block of its own must not borrow the template's.
+#[tokio::test]
+async fn a_template_block_echoed_from_the_prompt_is_not_the_agents_block() {
+    let fixture = Fixture::new();
+    let template = "---PRP_PHASE_STATUS---\nPHASE: GREEN\nSTATUS: <IN_PROGRESS|COMPLETE|BLOCKED>\nEXIT_SIGNAL: <true|false>\nTESTS:\n  PASSING: <integer>\n---END_PRP_PHASE_STATUS---\n";
+    let echoed = format!(
+        "OpenAI Codex v0.169.0 (research preview)\n--------\nworkdir: /repo\nmodel: gpt-5-codex\n--------\nuser\n# GREEN\nEnd with:\n{template}"
+    );
+    let config = fixture.printing(&format!("{echoed}codex\nI changed src/lib.rs.\n"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Malformed, "{}", report.note);
+    assert_eq!(report.status, Found::None);
+
+    let config = fixture.printing(&format!("{echoed}codex\nDone.\n{BLOCK}"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(block(&report.status).exit_signal(), Some(true));
 }
 
 #[tokio::test]

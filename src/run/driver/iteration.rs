@@ -21,6 +21,7 @@ use crate::run::guardrail;
 use crate::run::machine::Event;
 use crate::run::measure;
 use crate::run::prompt::{self, PromptContext};
+use crate::run::record::AgentObstacles;
 
 use super::measurement::Measurement;
 use super::status::{IterationFacts, iteration_block};
@@ -280,6 +281,13 @@ impl Driver {
         *self.record.iterations.entry(phase).or_insert(0) += 1;
         self.record.last_observation = Some(observation);
         self.record.evidence_phase = Some(phase);
+        self.record.agent_obstacles = AgentObstacles {
+            phase: Some(phase),
+            denials: report.denials.clone(),
+            blockers: report.blockers.clone(),
+        };
+        let mut evidence = evidence;
+        evidence.extend(self.record.agent_obstacles.feedback());
         self.record.evidence = evidence;
         self.write_breakers()?;
         Ok(Event::IterationFinished { gate, trip })
