@@ -140,6 +140,8 @@ pub struct AgentReport {
     /// The tool calls the CLI refused (Claude Code's `permission_denials`), e.g.
     /// `Bash(npm test)`.
     pub denials: Vec<String>,
+    /// When the provider's usage limit resets (Unix seconds), when a `Quota` end names it.
+    pub reset_at: Option<u64>,
 }
 
 /// prpd could not run the agent at all; the orchestrator escalates.

@@ -50,6 +50,19 @@ pub(super) const FAILURE_PATTERNS: &[(AgentEnd, &str)] = &[
     ),
 ];
 
+/// Case-insensitive patterns of transient provider failures, named so precisely that they are
+/// trusted even when the agent exited 0 (Aider does after a rate limit): an agent talking about
+/// rate limits in its answer does not print a library's exception class.
+const TRANSIENT_PATTERNS: &[&str] = &[
+    // Aider (litellm): "litellm.RateLimitError: AnthropicException - …", "litellm.APIConnectionError".
+    r"litellm\.(?:RateLimitError|APIConnectionError|InternalServerError|ServiceUnavailableError|Timeout|APIError)",
+    // Codex CLI: "We're currently experiencing high demand", "stream disconnected before completion",
+    // "stream error: …; retrying".
+    r"experiencing high demand|stream disconnected before completion|stream error",
+    // Claude Code: "API Error: 500 {…}", "API Error: 529 … overloaded_error".
+    r"API Error: (?:408|429|5\d\d)\b|overloaded_error",
+];
+
 /// Lines that look like an error; they make up the error signature of a failed run.
 const ERROR_LINE_PATTERN: &str =
     r"(?i)error|fatal|panic|exception|traceback|fail|denied|limit|quota|overloaded";
@@ -120,6 +133,14 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
         },
         denials,
         status,
+        reset_at: match end {
+            AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), answer)),
+            AgentEnd::Ok
+            | AgentEnd::Malformed
+            | AgentEnd::PermissionDenied
+            | AgentEnd::TimedOut
+            | AgentEnd::Crashed => None,
+        },
     }
 }
 
@@ -161,14 +182,18 @@ fn failure_end(
     // limiter may well print "rate limit" and "quota".
     let crashed = !matches!(termination, Termination::Exited(0))
         || claude.is_some_and(|result| result.is_error);
-    let status_code = claude.and_then(|result| result.api_error_status);
-    if matches!(status_code, Some(429 | 529)) {
+    if let Some(code) = claude.and_then(|result| result.api_error_status)
+        && is_transient_status(code)
+    {
         return (
             AgentEnd::Quota,
-            format!(
-                "rate limited or overloaded (API status {})",
-                status_code.unwrap_or_default()
-            ),
+            format!("the provider failed for now (API status {code}); prpd waits and retries"),
+        );
+    }
+    if let Some(line) = transient_line(&failure_text) {
+        return (
+            AgentEnd::Quota,
+            format!("the provider failed for now: {line}"),
         );
     }
     let cause = failure_cause(&failure_text).filter(|_| crashed);
@@ -225,6 +250,39 @@ fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
         text.push_str(error);
     }
     text
+}
+
+/// HTTP statuses a provider returns for a failure that passes: a timeout, a rate limit, an
+/// outage, an overload (Anthropic's 529).
+fn is_transient_status(code: u64) -> bool {
+    matches!(code, 408 | 429 | 500..=599)
+}
+
+/// The first line naming a transient provider failure ([`TRANSIENT_PATTERNS`]).
+fn transient_line(text: &str) -> Option<&str> {
+    static PATTERNS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!("(?i){}", TRANSIENT_PATTERNS.join("|")))
+            .expect("the transient patterns are valid regexes")
+    });
+    text.lines()
+        .find(|line| PATTERNS.is_match(line))
+        .map(str::trim)
+}
+
+/// When a usage limit resets (Unix seconds), from Claude Code's "Claude AI usage limit
+/// reached|<epoch>".
+fn usage_limit_reset(text: &str) -> Option<u64> {
+    static RESET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)usage limit reached\|(\d{9,11})")
+            .expect("the reset pattern is a valid regex")
+    });
+    RESET
+        .captures_iter(text)
+        .last()?
+        .get(1)?
+        .as_str()
+        .parse()
+        .ok()
 }
 
 /// The first [`FAILURE_PATTERNS`] entry that matches a line of `text`, with that line.

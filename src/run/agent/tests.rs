@@ -244,8 +244,78 @@ async fn a_usage_limit_is_quota() {
         report.note
     );
 
+    assert_eq!(report.reset_at, Some(1_760_000_000));
+
     let config = fixture.printing("Error: 429 Too Many Requests\n", 1);
     assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Quota);
+}
+
+/// Issue 10: an API 500 ("usually temporary") ended as Crashed and escalated as "stuck".
+#[tokio::test]
+async fn a_claude_api_outage_is_transient() {
+    let fixture = Fixture::new();
+    for status in [500, 502, 503, 408, 529] {
+        let mut json = claude_result(
+            &format!(
+                "API Error: {status} {{\"type\":\"error\",\"error\":{{\"type\":\"api_error\",\"message\":\"Internal server error\"}}}}"
+            ),
+            true,
+        );
+        json["api_error_status"] = serde_json::json!(status);
+        let config = fixture.printing(&format!("{json}\n"), 1);
+        let report = fixture.invoke(&config).await;
+        assert_eq!(report.end, AgentEnd::Quota, "{status}: {}", report.note);
+        assert!(
+            report.note.contains(&format!("API status {status}")),
+            "{}",
+            report.note
+        );
+        assert_eq!(report.reset_at, None);
+    }
+    let mut json = claude_result("API Error: 400 invalid model", true);
+    json["api_error_status"] = serde_json::json!(400);
+    let config = fixture.printing(&format!("{json}\n"), 1);
+    assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Crashed);
+}
+
+/// Issue 10: Codex's "high demand" and broken streams are transient, not crashes.
+#[tokio::test]
+async fn codex_high_demand_and_stream_errors_are_transient() {
+    let fixture = Fixture::new();
+    let events = [
+        serde_json::json!({"type": "thread.started", "thread_id": "0199a213-81c0-7800-8aa1-bbab2a035a53"}),
+        serde_json::json!({"type": "turn.started"}),
+        serde_json::json!({"type": "error", "message": "Reconnecting... 1/5"}),
+        serde_json::json!({"type": "turn.failed", "error": {"message": "We're currently experiencing high demand, which may cause temporary errors."}}),
+    ];
+    let output = events.map(|event| event.to_string()).join("\n");
+    let config = fixture.printing(&format!("{output}\n"), 1);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Quota, "{}", report.note);
+
+    let config = fixture.printing(
+        "ERROR: stream disconnected before completion: An error occurred while processing your request.\n",
+        1,
+    );
+    assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Quota);
+}
+
+/// Issue 10: Aider exits 0 after a rate limit; that is not malformed output.
+#[tokio::test]
+async fn aider_rate_limit_and_connection_errors_at_exit_0_are_transient() {
+    let fixture = Fixture::new();
+    for error in [
+        "litellm.RateLimitError: AnthropicException - {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of request tokens has exceeded your per-minute rate limit\"}}",
+        "litellm.APIConnectionError: AnthropicException - [Errno 111] Connection refused",
+    ] {
+        let output = format!(
+            "Aider v0.86.1\nMain model: anthropic/claude-sonnet-4-5 with diff edit format\nGit repo: .git with 12 files\n\n{error}\nThe API provider has rate limited you. Try again later or check your quotas.\n"
+        );
+        let config = fixture.printing(&output, 0);
+        let report = fixture.invoke(&config).await;
+        assert_eq!(report.end, AgentEnd::Quota, "{}", report.note);
+        assert!(report.note.contains("litellm."), "{}", report.note);
+    }
 }
 
 #[tokio::test]

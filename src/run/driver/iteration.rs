@@ -351,13 +351,20 @@ impl Driver {
             self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
         }
         if report.end == AgentEnd::Quota {
-            // Not counted by the breaker; the next iteration checks guardrails, the rate limit
-            // and abort requests again before it calls the agent.
-            let wait = self.context.config.breaker.quota_wait;
+            // A transient provider failure (a rate or usage limit, an outage, an overload) is
+            // not the agent's doing: neither the breaker nor `max_agent_invocations` counts it.
+            // The next iteration checks guardrails, the rate limit and abort requests again
+            // before it calls the agent.
+            self.record.usage.invocations = self.record.usage.invocations.saturating_sub(1);
+            let wait = guardrail::quota_wait(
+                self.context.config.breaker.quota_wait,
+                report.reset_at,
+                unix_now(),
+            );
             tracing::warn!(
                 %phase,
                 wait = %humantime::format_duration(wait),
-                "the agent reported a rate or usage limit; waiting before the next iteration"
+                "the agent's provider failed for now (rate or usage limit, outage); waiting before the next iteration"
             );
             tokio::time::sleep(wait).await;
         }
