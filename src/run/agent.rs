@@ -21,6 +21,7 @@
 
 mod argv;
 mod classify;
+mod formats;
 mod output;
 mod preflight;
 
@@ -106,13 +107,31 @@ impl fmt::Debug for Invocation<'_> {
     }
 }
 
-/// Tokens and cost the agent reported (Claude Code's `usage` and `total_cost_usd`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Tokens and cost the agent reported: Claude Code's `usage` and `total_cost_usd`, Codex's
+/// `turn.completed` usage, Aider's `Tokens: … Cost: …` lines. Cached input is kept apart from
+/// fresh input because providers bill it differently.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Usage {
-    /// Every input token the model processed: fresh, written to the cache and read from it.
+    /// Input tokens processed fresh: neither read from nor written to the prompt cache.
     pub input_tokens: u64,
+    /// Input tokens written to the prompt cache (billed above the input price by Anthropic).
+    pub cache_write_tokens: u64,
+    /// Input tokens read from the prompt cache (billed at a fraction of the input price).
+    pub cache_read_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    /// What the `max_tokens` guardrail counts: fresh input, cache writes and output. Cache
+    /// reads are left out: they are billed at a tenth of the input price or less, and a
+    /// long agent session rereads its whole context on every turn, so counting them at full
+    /// weight would trip the guardrail after a few calls (their cost is in `max_cost_usd`).
+    pub fn billed_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_write_tokens)
+            .saturating_add(self.output_tokens)
+    }
 }
 
 /// What one invocation produced; a failed agent is a report, not an error.
@@ -210,7 +229,8 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
         .await
         .map_err(|source| start_error(invocation.phase, program, source))?;
     let output = read_output(&outcome).await;
-    let report = read_report(&outcome, &output, config.timeout);
+    let last_message = tokio::fs::read_to_string(&last_message_path).await.ok();
+    let report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
     if let Found::Block(block) = &report.status {
         write_artifact(
             &invocation.iteration_dir.join(STATUS_BLOCK_FILE),

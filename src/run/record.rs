@@ -143,10 +143,26 @@ pub struct RunUsage {
     /// Seconds the run has been driven (wall time, summed over sessions; time spent stopped or
     /// escalated does not count).
     pub active_seconds: u64,
-    /// Tokens reported by the agents (input + output).
+    /// Tokens the agents reported that the `max_tokens` guardrail counts: fresh input, cache
+    /// writes and output ([`crate::run::agent::Usage::billed_tokens`]).
     pub tokens: u64,
+    /// The same tokens by kind, cache reads included (absent in older records).
+    #[serde(default)]
+    pub token_usage: TokenUsage,
     /// Cost reported by the agents, in US dollars.
     pub cost_usd: f64,
+}
+
+/// Tokens reported by the agents, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Input processed fresh.
+    pub input: u64,
+    /// Input written to the prompt cache.
+    pub cache_write: u64,
+    /// Input read from the prompt cache (not counted by `max_tokens`).
+    pub cache_read: u64,
+    pub output: u64,
 }
 
 /// Reference points later gates compare with.

@@ -13,6 +13,7 @@ use crate::base::process::{Outcome, Termination};
 use crate::base::status_block::Found;
 use crate::run::breaker::{AgentEnd, normalise_error};
 
+use super::formats::{aider_usage, find_codex_run};
 use super::output::{ClaudeResult, find_answer_block, find_claude_result};
 use super::{AgentReport, TAIL_LINES};
 
@@ -68,16 +69,36 @@ const ERROR_LINE_PATTERN: &str =
     r"(?i)error|fatal|panic|exception|traceback|fail|denied|limit|quota|overloaded";
 
 /// Classifies a finished run from its outcome and the end of its output.
-pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) -> AgentReport {
+/// `last_message` is what the CLI wrote to `{last_message_file}`, when it did.
+pub(super) fn read_report(
+    outcome: &Outcome,
+    output: &str,
+    last_message: Option<&str>,
+    timeout: Duration,
+) -> AgentReport {
     let claude = find_claude_result(output);
-    let answer = claude
+    let codex = claude.is_none().then(|| find_codex_run(output)).flatten();
+    // What a failure is read from: Claude's result text, else everything the agent printed.
+    let printed = claude
         .as_ref()
         .map_or(output, |result| result.text.as_str());
+    // The agent's answer, where its status block is: the last message when the CLI reports
+    // one apart from its log (Codex), else what it printed.
+    let answer = last_message
+        .filter(|text| !text.trim().is_empty())
+        .or_else(|| codex.as_ref().and_then(|run| run.last_message.as_deref()))
+        .unwrap_or(printed);
     let status = find_answer_block(answer);
-    let output_tail = match &claude {
-        Some(result) => crate::base::files::last_lines(&result.text, TAIL_LINES),
-        None => outcome.tail.clone(),
+    let output_tail = if claude.is_some() || !std::ptr::eq(answer, printed) {
+        crate::base::files::last_lines(answer, TAIL_LINES)
+    } else {
+        outcome.tail.clone()
     };
+    let usage = claude
+        .as_ref()
+        .and_then(|result| result.usage)
+        .or_else(|| codex.as_ref().and_then(|run| run.usage))
+        .or_else(|| aider_usage(output));
     let reported_error = claude.as_ref().is_some_and(|result| result.is_error);
     let denials: Vec<String> = claude
         .as_ref()
@@ -104,7 +125,7 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
             (AgentEnd::Ok, ok_note(&status))
         }
         Termination::Exited(_) | Termination::Signaled(_) => {
-            failure_end(outcome.termination, claude.as_ref(), answer, &status)
+            failure_end(outcome.termination, claude.as_ref(), printed, &status)
         }
     };
     let error_signature = match end {
@@ -114,13 +135,13 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
         | AgentEnd::Quota
         | AgentEnd::TimedOut
         | AgentEnd::Crashed => Some(error_signature(
-            &failure_text(claude.as_ref(), answer),
+            &failure_text(claude.as_ref(), printed),
             &note,
         )),
     };
     AgentReport {
         end,
-        usage: claude.as_ref().and_then(|result| result.usage),
+        usage,
         exit_code: outcome.exit_code(),
         duration: outcome.duration,
         output_tail,
@@ -134,7 +155,7 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
         denials,
         status,
         reset_at: match end {
-            AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), answer)),
+            AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), printed)),
             AgentEnd::Ok
             | AgentEnd::Malformed
             | AgentEnd::PermissionDenied

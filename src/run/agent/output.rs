@@ -193,9 +193,9 @@ fn usage_of(object: &Map<String, Json>) -> Option<Usage> {
             .unwrap_or(0)
     };
     Some(Usage {
-        input_tokens: tokens("input_tokens")
-            .saturating_add(tokens("cache_creation_input_tokens"))
-            .saturating_add(tokens("cache_read_input_tokens")),
+        input_tokens: tokens("input_tokens"),
+        cache_write_tokens: tokens("cache_creation_input_tokens"),
+        cache_read_tokens: tokens("cache_read_input_tokens"),
         output_tokens: tokens("output_tokens"),
         cost_usd,
     })

@@ -161,11 +161,14 @@ async fn claude_json_gives_the_block_inside_result_and_the_usage() {
     assert_eq!(
         report.usage,
         Some(Usage {
-            input_tokens: 115,
+            input_tokens: 10,
+            cache_write_tokens: 5,
+            cache_read_tokens: 100,
             output_tokens: 7,
             cost_usd: Some(0.12)
         })
     );
+    assert_eq!(report.usage.map(|usage| usage.billed_tokens()), Some(22));
     assert!(
         report.output_tail.starts_with("All tests pass."),
         "{}",
@@ -547,4 +550,64 @@ fn the_debug_of_an_invocation_shows_no_env_values() {
     let shown = format!("{invocation:?}");
     assert!(shown.contains("PRPD_TOKEN"), "{shown}");
     assert!(!shown.contains("sk-secret-value"), "{shown}");
+}
+
+/// Issue 10: `--json` hid Codex's status block from prpd and its usage was never read.
+#[tokio::test]
+async fn codex_json_events_give_the_usage_and_the_last_message_file_the_block() {
+    let fixture = Fixture::new();
+    let events = [
+        r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#,
+        r#"{"type":"turn.started"}"#,
+        r#"{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"Implemented it."}}"#,
+        r#"{"type":"turn.completed","usage":{"input_tokens":2000,"cached_input_tokens":1500,"output_tokens":90}}"#,
+    ];
+    std::fs::write(
+        fixture.dir.path().join("events.jsonl"),
+        events.join("\n") + "\n",
+    )
+    .expect("write events");
+    std::fs::write(
+        fixture.dir.path().join("answer.md"),
+        format!("Implemented it.\n{BLOCK}"),
+    )
+    .expect("write answer");
+    let script = format!(
+        "cat > /dev/null\ncp '{answer}' \"$2\"\ncat '{events}'\n",
+        answer = fixture.dir.path().join("answer.md").display(),
+        events = fixture.dir.path().join("events.jsonl").display(),
+    );
+    let config = fixture.agent(
+        &script,
+        &["--output-last-message", "{last_message_file}"],
+        PromptMode::Stdin,
+    );
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(block(&report.status).exit_signal(), Some(true));
+    let usage = report.usage.expect("turn.completed usage");
+    assert_eq!(
+        (
+            usage.input_tokens,
+            usage.cache_read_tokens,
+            usage.output_tokens
+        ),
+        (500, 1500, 90)
+    );
+    assert!(fixture.iteration_dir().join(LAST_MESSAGE_FILE).exists());
+}
+
+/// Issue 10: Aider's `Tokens: … Cost: …` line was not read.
+#[tokio::test]
+async fn aider_token_and_cost_lines_are_read() {
+    let fixture = Fixture::new();
+    let output = format!(
+        "Aider v0.86.1\nMain model: anthropic/claude-sonnet-4-5 with diff edit format\n\nsrc/words.js\n<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n\nTokens: 3.2k sent, 331 received. Cost: $0.01 message, $0.01 session.\nApplied edit to src/words.js\n{BLOCK}"
+    );
+    let config = fixture.printing(&output, 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    let usage = report.usage.expect("aider usage");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (3200, 331));
+    assert_eq!(usage.cost_usd, Some(0.01));
 }

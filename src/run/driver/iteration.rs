@@ -347,7 +347,12 @@ impl Driver {
         }
         let report = invoked?;
         if let Some(usage) = &report.usage {
-            self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
+            self.record.usage.tokens += usage.billed_tokens();
+            let kinds = &mut self.record.usage.token_usage;
+            kinds.input += usage.input_tokens;
+            kinds.cache_write += usage.cache_write_tokens;
+            kinds.cache_read += usage.cache_read_tokens;
+            kinds.output += usage.output_tokens;
             self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
         }
         if report.end == AgentEnd::Quota {
