@@ -19,6 +19,7 @@
 //! do wrong once started is an [`AgentReport`]. Environment values are handed to the child only:
 //! they are never written to the iteration's files nor logged.
 
+mod aider;
 mod argv;
 mod classify;
 mod formats;
@@ -38,6 +39,7 @@ use crate::run::breaker::AgentEnd;
 use classify::read_report;
 use output::read_output;
 
+pub use aider::{EXCLUDE_PATTERN as AIDER_EXCLUDE, is_aider};
 pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
 
@@ -225,9 +227,14 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     spec.group_file = invocation.group_file.map(Path::to_path_buf);
 
     tracing::info!(phase = %invocation.phase, iteration = invocation.iteration, %program, "starting agent");
-    let outcome = process::run(spec)
-        .await
-        .map_err(|source| start_error(invocation.phase, program, source))?;
+    let index = aider::is_aider(config)
+        .then(|| aider::SavedIndex::save(invocation.repo))
+        .flatten();
+    let outcome = process::run(spec).await;
+    if let Some(index) = &index {
+        index.restore();
+    }
+    let outcome = outcome.map_err(|source| start_error(invocation.phase, program, source))?;
     let output = read_output(&outcome).await;
     let last_message = tokio::fs::read_to_string(&last_message_path).await.ok();
     let report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);

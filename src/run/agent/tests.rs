@@ -611,3 +611,59 @@ async fn aider_token_and_cost_lines_are_read() {
     assert_eq!((usage.input_tokens, usage.output_tokens), (3200, 331));
     assert_eq!(usage.cost_usd, Some(0.01));
 }
+
+/// Issue 10: Aider stages the files it edits (`--no-auto-commits` only stops the commit);
+/// prpd never changes the user's index during a run.
+#[tokio::test]
+async fn the_index_aider_stages_files_in_is_put_back() {
+    let fixture = Fixture::new();
+    let repo = fixture.repo();
+    let repository = git2::Repository::init(&repo).expect("init");
+    std::fs::write(repo.join("a.js"), "1\n").expect("write");
+    let mut index = repository.index().expect("index");
+    index.add_path(Path::new("a.js")).expect("add");
+    index.write().expect("write index");
+    let tree = repository
+        .find_tree(index.write_tree().expect("tree"))
+        .expect("find tree");
+    let signature = git2::Signature::now("t", "t@example.com").expect("signature");
+    repository
+        .commit(Some("HEAD"), &signature, &signature, "base", &tree, &[])
+        .expect("commit");
+    let index_before = std::fs::read(repo.join(".git/index")).expect("index");
+
+    // A program named `aider` (a link to sh) running a script that behaves as Aider does.
+    let aider = fixture.dir.path().join("aider");
+    std::os::unix::fs::symlink("/bin/sh", &aider).expect("link");
+    let script = fixture.dir.path().join("aider-script.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "echo 2 > new.js\ngit add --intent-to-add new.js\necho 2 > a.js\ngit add a.js\necho chat > .aider.chat.history.md\nprintf '%s' '{BLOCK}'\n"
+        ),
+    )
+    .expect("write script");
+    let config = AgentConfig {
+        command: vec![aider.display().to_string(), script.display().to_string()],
+        model: None,
+        prompt: PromptMode::Stdin,
+        timeout: Duration::from_secs(20),
+        env: vec!["GIT_*".to_owned()],
+    };
+    assert!(is_aider(&config));
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
+    assert_eq!(
+        std::fs::read(repo.join(".git/index")).expect("index"),
+        index_before
+    );
+    let statuses = repository.statuses(None).expect("statuses");
+    let status_of = |path: &str| {
+        statuses
+            .iter()
+            .find(|entry| entry.path().ok() == Some(path))
+            .map(|entry| entry.status())
+    };
+    assert_eq!(status_of("a.js"), Some(git2::Status::WT_MODIFIED));
+    assert_eq!(status_of("new.js"), Some(git2::Status::WT_NEW));
+}
