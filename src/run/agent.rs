@@ -163,6 +163,8 @@ pub struct AgentReport {
     pub denials: Vec<String>,
     /// When the provider's usage limit resets (Unix seconds), when a `Quota` end names it.
     pub reset_at: Option<u64>,
+    /// The model the CLI says it worked with (Claude Code's `modelUsage`).
+    pub model: Option<String>,
 }
 
 /// prpd could not run the agent at all; the orchestrator escalates.

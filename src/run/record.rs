@@ -88,6 +88,10 @@ pub struct RunRecord {
     /// report (absent in older records).
     #[serde(default)]
     pub agent_obstacles: AgentObstacles,
+    /// The model each phase's CLI reported it worked with, for the GREEN/QA diversity check
+    /// (absent in older records).
+    #[serde(default)]
+    pub reported_models: BTreeMap<Phase, String>,
 }
 
 /// The refusals and blockers of the last agent invocation.
@@ -238,6 +242,7 @@ impl RunRecord {
             snapshots: SnapshotLog::default(),
             detection: None,
             agent_obstacles: AgentObstacles::default(),
+            reported_models: BTreeMap::new(),
             freeze: Freeze::default(),
             config_reloads: Vec::new(),
             last_observation: None,

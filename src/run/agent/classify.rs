@@ -154,6 +154,7 @@ pub(super) fn read_report(
         },
         denials,
         status,
+        model: claude.as_ref().and_then(|result| result.model.clone()),
         reset_at: match end {
             AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), printed)),
             AgentEnd::Ok

@@ -59,6 +59,9 @@ pub(super) struct ClaudeResult {
     /// `errors`, and `subtype` when it names an error.
     pub(super) errors: Vec<String>,
     pub(super) api_error_status: Option<u64>,
+    /// The model that did the work, from `modelUsage`: the one with the most output tokens
+    /// (Claude Code also calls a small model for side tasks such as titles).
+    pub(super) model: Option<String>,
 }
 
 /// The result object: the last line that is a JSON object with `"type": "result"` (`json` and
@@ -113,7 +116,21 @@ pub(super) fn find_claude_result(output: &str) -> Option<ClaudeResult> {
         permission_denials,
         errors,
         api_error_status: object.get("api_error_status").and_then(Json::as_u64),
+        model: main_model(&object),
     })
+}
+
+fn main_model(object: &Map<String, Json>) -> Option<String> {
+    let models = object.get("modelUsage").and_then(Json::as_object)?;
+    models
+        .iter()
+        .max_by_key(|(_, usage)| {
+            usage
+                .get("outputTokens")
+                .and_then(Json::as_u64)
+                .unwrap_or(0)
+        })
+        .map(|(name, _)| name.clone())
 }
 
 /// One refused tool call as Claude Code's rules write it: `Bash(cargo test)`, `Write(src/a.rs)`,

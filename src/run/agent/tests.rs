@@ -667,3 +667,21 @@ async fn the_index_aider_stages_files_in_is_put_back() {
     assert_eq!(status_of("a.js"), Some(git2::Status::WT_MODIFIED));
     assert_eq!(status_of("new.js"), Some(git2::Status::WT_NEW));
 }
+
+/// Issue 10: model diversity compared strings; the model Claude Code reports is what counts.
+#[tokio::test]
+async fn claude_reports_the_model_it_worked_with() {
+    let fixture = Fixture::new();
+    let mut json = claude_result(&format!("Done.\n{BLOCK}"), false);
+    json["modelUsage"] = serde_json::json!({
+        "claude-3-5-haiku-20241022": {"inputTokens": 300, "outputTokens": 20, "costUSD": 0.0004},
+        "claude-sonnet-4-5-20250929": {"inputTokens": 10, "outputTokens": 700, "cacheReadInputTokens": 9000, "costUSD": 0.12}
+    });
+    let config = fixture.printing(&format!("{json}\n"), 0);
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
+    assert!(crate::base::config::model::same(
+        report.model.as_deref().unwrap_or_default(),
+        "sonnet"
+    ));
+}

@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::base::config::model;
 use crate::base::phase::Phase;
 use crate::base::process;
 use crate::base::status_block::{Found, StatusBlock, Verdict};
@@ -81,6 +82,9 @@ impl Driver {
         };
 
         let (tree, violations) = self.snapshot_after_agent(phase, number)?;
+        if let Some(message) = self.same_model_reported(phase, &report) {
+            return Ok(Event::FatalAgentError { message });
+        }
         if tree_before.is_some_and(|before| before != tree.hash) {
             // The QA agent changed the tree its verdict was about: measure what will ship.
             tracing::warn!("the QA agent modified the working tree; running the checklist again");
@@ -123,6 +127,24 @@ impl Driver {
             last.tree_hash = measured;
         }
         Ok(event)
+    }
+
+    /// Records the model GREEN's or QA's CLI reported, and says so when QA reviewed with the
+    /// model GREEN implemented with: the configuration passed the check on names, but the CLI
+    /// resolved both to one model (an alias, a default).
+    fn same_model_reported(&mut self, phase: Phase, report: &agent::AgentReport) -> Option<String> {
+        let model = report.model.as_ref()?;
+        if !matches!(phase, Phase::Green | Phase::Qa) {
+            return None;
+        }
+        self.record.reported_models.insert(phase, model.clone());
+        let green = self.record.reported_models.get(&Phase::Green)?;
+        let qa = self.record.reported_models.get(&Phase::Qa)?;
+        (!self.context.config.agents.allow_same_model && model::same(green, qa)).then(|| {
+            format!(
+                "the QA agent reviewed with the model the GREEN agent implemented with ({qa}, as the CLI reported it); set another `model` in [agents.qa] of prpd.toml, or `allow_same_model = true` in [agents]"
+            )
+        })
     }
 
     /// The guardrail the run has reached, if any; waits first when the hourly call limit is
