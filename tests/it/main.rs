@@ -12,6 +12,7 @@ mod honesty;
 mod isolation;
 mod layout;
 mod leftovers;
+mod presets;
 mod process;
 mod python;
 mod qa;
