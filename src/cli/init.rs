@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::base::config::{self, Config};
+use crate::base::phase::Phase;
 use crate::base::process;
 use crate::qa::command::CommandKind;
 use crate::qa::settings;
@@ -43,6 +44,9 @@ struct Preset {
     env: &'static [&'static str],
     /// A comment on the command, what its flags are for.
     note: &'static str,
+    /// The built-in block prpd.toml names for a real CLI (`agent = "…"`); the fields above
+    /// then only describe it.
+    builtin: Option<config::Preset>,
 }
 
 const CLAUDE: Preset = Preset {
@@ -65,6 +69,7 @@ const CLAUDE: Preset = Preset {
     env: &["ANTHROPIC_API_KEY"],
     note: "Print mode with JSON output (prpd reads `result`, `usage` and `total_cost_usd`); edits\n\
            # are accepted without prompting. A `claude login` session works as well as the key.",
+    builtin: Some(config::Preset::ClaudeCode),
 };
 
 const CODEX: Preset = Preset {
@@ -86,6 +91,7 @@ const CODEX: Preset = Preset {
     env: &["OPENAI_API_KEY", "CODEX_HOME"],
     note: "`codex exec` is non-interactive, `-` reads the prompt from stdin, and\n\
            # `--sandbox workspace-write` lets it edit the repository.",
+    builtin: Some(config::Preset::Codex),
 };
 
 const AIDER: Preset = Preset {
@@ -107,6 +113,7 @@ const AIDER: Preset = Preset {
     timeout: "30m",
     env: &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
     note: "One message read from a file; no commits of its own (prpd measures the working tree).",
+    builtin: Some(config::Preset::Aider),
 };
 
 const DEMO: Preset = Preset {
@@ -121,6 +128,7 @@ const DEMO: Preset = Preset {
     note: "No agent CLI (claude, codex, aider) was found on PATH. These are the scripted agents\n\
            # of `prpd demo`: they play a fixed story for the demo's PRP only, so they can show the\n\
            # loop but not implement your PRP. Install an agent CLI, then run `prpd init --force`.",
+    builtin: None,
 };
 
 /// Where the scripted demo agent goes in the repository.
@@ -252,16 +260,7 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # variables of your environment the agent gets (besides PATH, HOME and PRPD_*).\n\
          #\n\
          # {note}\n\
-         [agents.default]\n\
-         command = {command}\n\
-         model = {model:?}\n\
-         prompt = {prompt:?}\n\
-         timeout = {timeout:?}\n\
-         env = {env}\n\
-         \n\
-         [agents.qa]\n\
-         model = {qa_model:?}\n\
-         \n\
+         {agents}\n\
          [guardrails]\n\
          # Reaching one escalates the run and names it in the escalation report.\n\
          max_agent_invocations = 40\n\
@@ -270,6 +269,43 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # max_cost_usd = 20.0\n",
         name = preset.name,
         note = preset.note,
+        agents = agents_tables(preset, &list),
+    )
+}
+
+/// `[agents.default]` (and `[agents.qa]`): the built-in block of a real CLI, its settings shown
+/// in comments; the demo's scripted agents spelled out.
+fn agents_tables(preset: &Preset, list: &dyn Fn(&[&str]) -> String) -> String {
+    if let Some(builtin) = preset.builtin {
+        let block = builtin.block(Phase::Green);
+        let command: Vec<&str> = block.command.iter().map(String::as_str).collect();
+        let env: Vec<&str> = block.env.iter().map(String::as_str).collect();
+        return format!(
+            "[agents.default]\n\
+             agent = {name:?}\n\
+             # The block's settings (the README's \"Agents\" section lists them per phase); a key\n\
+             # written here overrides it:\n\
+             # command = {command}\n\
+             # model = {model:?}   (QA: {qa_model:?})\n\
+             # timeout = \"30m\"\n\
+             # env = {env}\n",
+            name = builtin.name(),
+            command = list(&command),
+            model = builtin.green_model(),
+            qa_model = builtin.qa_model(),
+            env = list(&env),
+        );
+    }
+    format!(
+        "[agents.default]\n\
+         command = {command}\n\
+         model = {model:?}\n\
+         prompt = {prompt:?}\n\
+         timeout = {timeout:?}\n\
+         env = {env}\n\
+         \n\
+         [agents.qa]\n\
+         model = {qa_model:?}\n",
         command = list(preset.command),
         model = preset.model,
         prompt = preset.prompt,
@@ -302,7 +338,6 @@ fn write_demo_agent(repo: &Path, force: bool) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::base::phase::Phase;
 
     use super::*;
 
