@@ -236,7 +236,8 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     if let Some(index) = &index {
         index.restore();
     }
-    let outcome = outcome.map_err(|source| start_error(invocation.phase, program, source))?;
+    let mut outcome = outcome.map_err(|source| start_error(invocation.phase, program, source))?;
+    redact_secrets(&mut outcome, &process::passed_secret_values(&config.env)).await;
     let output = read_output(&outcome).await;
     let last_message = tokio::fs::read_to_string(&last_message_path).await.ok();
     let report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
@@ -250,6 +251,35 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     tracing::info!(phase = %invocation.phase, iteration = invocation.iteration, end = ?report.end, note = %report.note, "agent finished");
     Ok(report)
 }
+
+/// Replaces every secret value the agent was given (an API key, an auth token) in its output
+/// log and tail by `[redacted]`: an agent that prints its environment must not put a token
+/// into a file prpd keeps, nor into the feedback and reports built from them.
+async fn redact_secrets(outcome: &mut process::Outcome, secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    let redact = |text: &str| {
+        secrets.iter().fold(text.to_owned(), |text, secret| {
+            text.replace(secret.as_str(), REDACTED)
+        })
+    };
+    outcome.tail = redact(&outcome.tail);
+    let Ok(bytes) = tokio::fs::read(&outcome.log_path).await else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if !secrets.iter().any(|secret| text.contains(secret.as_str())) {
+        return;
+    }
+    if let Err(error) = tokio::fs::write(&outcome.log_path, redact(&text)).await {
+        tracing::warn!(path = %outcome.log_path.display(), %error, "failed to redact the agent's output log; removing it");
+        let _ = tokio::fs::remove_file(&outcome.log_path).await;
+    }
+}
+
+/// What a redacted secret reads as.
+const REDACTED: &str = "[redacted]";
 
 fn start_error(phase: Phase, program: String, source: ProcessError) -> AgentError {
     match source {

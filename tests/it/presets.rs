@@ -111,3 +111,63 @@ fn a_placeholder_with_no_discovered_command_is_refused_before_the_run() {
     assert!(stderr.contains("[commands] lint"), "{stderr}");
     assert!(!repo.path().join(".prp-session/runs").exists());
 }
+
+/// Secrets reach the agent through `env` patterns, but what the agent prints of them is
+/// redacted before prpd keeps it: no file prpd writes holds the value.
+#[test]
+fn a_secret_passed_by_pattern_reaches_the_agent_and_no_file_prpd_writes() {
+    const SECRET: &str = "sk-fixture-0123456789abcdef";
+    let agents = tempfile::tempdir().expect("tempdir");
+    let script = agents.path().join("claude.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "echo \"the key is $FIXTURE_API_KEY\" > \"$PRPD_RUN_DIR/../../../seen-by-agent.txt\"\n\
+             echo \"the key is $FIXTURE_API_KEY\" >&2\n{DENIED_AGENT}"
+        ),
+    )
+    .expect("write agent");
+    let config = agent_config(&script, "").replace("env = []", "env = [\"FIXTURE_*\"]");
+    let repo = calc_repo(&prp(""), &config);
+    let output = assert_cmd::Command::cargo_bin("prpd")
+        .expect("prpd binary is built")
+        .args(["run", PRP, "--json"])
+        .current_dir(repo.path())
+        .env("PRPD_LOG", "warn")
+        .env("FIXTURE_API_KEY", SECRET)
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .expect("run prpd");
+    assert_eq!(output.status.code(), Some(3), "{output:?}");
+    let seen = std::fs::read_to_string(repo.path().join("seen-by-agent.txt")).expect("seen");
+    assert_eq!(seen.trim(), format!("the key is {SECRET}"));
+
+    let mut files = vec![repo.path().join(".prp-session")];
+    let mut checked = 0;
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(
+                std::fs::read_dir(&path)
+                    .expect("read dir")
+                    .map(|entry| entry.expect("entry").path()),
+            );
+        } else {
+            let bytes = std::fs::read(&path).expect("read");
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(SECRET),
+                "{} holds the secret",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 5, "only {checked} files");
+    let log = std::fs::read_dir(repo.path().join(".prp-session/runs"))
+        .expect("runs")
+        .find_map(Result::ok)
+        .map(|run| run.path().join("iterations"))
+        .and_then(|iterations| std::fs::read_dir(iterations).ok()?.find_map(Result::ok))
+        .map(|iteration| std::fs::read_to_string(iteration.path().join("output.log")).expect("log"))
+        .expect("an output log");
+    assert!(log.contains("the key is [redacted]"), "{log}");
+}

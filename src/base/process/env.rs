@@ -126,6 +126,24 @@ fn name_matches(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// The values of prpd's variables that `patterns` pass to an agent and whose names mark them as
+/// secrets (see [`is_secret_name`]), longest first, so that what the agent prints can be
+/// redacted before prpd keeps it. Values shorter than 8 characters are left out: they are not
+/// tokens, and replacing them would mangle ordinary text.
+pub fn passed_secret_values(patterns: &[String]) -> Vec<String> {
+    let mut values: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, value)| {
+            let name = name.to_string_lossy();
+            let passed = patterns.iter().any(|pattern| name_matches(pattern, &name));
+            let value = value.to_string_lossy().into_owned();
+            (passed && is_secret_name(&name) && value.len() >= 8).then_some(value)
+        })
+        .collect();
+    values.sort_by_key(|value| std::cmp::Reverse(value.len()));
+    values.dedup();
+    values
+}
+
 /// Words that mark an environment variable as a secret (matched in its upper-cased name).
 const SECRET_WORDS: &[&str] = &[
     "TOKEN",
