@@ -252,6 +252,16 @@ fn agent(
             ),
         ));
     }
+    if stream_json_without_verbose(&command) {
+        return Err(ConfigError::at(
+            path,
+            text,
+            "stream-json",
+            format!(
+                "`agents.{name}.command` asks Claude Code for `--output-format stream-json` in print mode without `--verbose`, which it refuses; add \"--verbose\" or use `--output-format json`"
+            ),
+        ));
+    }
     let model = raw.model.or_else(|| base.model.clone());
     if model.is_none() && command.iter().any(|arg| arg.contains("{model}")) {
         return Err(ConfigError::at(
@@ -268,6 +278,24 @@ fn agent(
         timeout: duration(path, text, "timeout", raw.timeout)?.unwrap_or(base.timeout),
         env: raw.env.unwrap_or_else(|| base.env.clone()),
     })
+}
+
+/// Claude Code refuses `-p --output-format stream-json` without `--verbose`: every call would
+/// fail, so the configuration is refused instead.
+fn stream_json_without_verbose(command: &[String]) -> bool {
+    let is_claude = command.first().is_some_and(|program| {
+        Path::new(program)
+            .file_name()
+            .is_some_and(|name| name == "claude")
+    });
+    let print = command.iter().any(|arg| arg == "-p" || arg == "--print");
+    let stream = command
+        .windows(2)
+        .any(|pair| pair[0] == "--output-format" && pair[1] == "stream-json")
+        || command
+            .iter()
+            .any(|arg| arg == "--output-format=stream-json");
+    is_claude && print && stream && !command.iter().any(|arg| arg == "--verbose")
 }
 
 #[cfg(test)]
@@ -407,5 +435,16 @@ mod tests {
         let error = Config::parse(Path::new("prpd.toml"), text).expect_err("same model");
         let message = error.to_string();
         assert!(message.contains("claude-sonnet-5 is sonnet"), "{message}");
+    }
+
+    #[test]
+    fn claude_stream_json_without_verbose_is_refused() {
+        let text = "[agents.default]\ncommand = [\"claude\", \"-p\", \"--output-format\", \"stream-json\"]\n";
+        let error = Config::parse(Path::new("prpd.toml"), text).expect_err("no --verbose");
+        let message = error.to_string();
+        assert!(message.starts_with("prpd.toml:2:"), "{message}");
+        assert!(message.contains("--verbose"), "{message}");
+        let verbose = text.replace("\"stream-json\"]", "\"stream-json\", \"--verbose\"]");
+        Config::parse(Path::new("prpd.toml"), &verbose).expect("with --verbose");
     }
 }
