@@ -41,7 +41,12 @@ fn a_claude_run_whose_tool_calls_are_refused_escalates_naming_the_refusals() {
     assert_eq!(code, 3, "{summary:#}");
     assert_eq!(summary["agent_invocations"], 2, "{summary:#}");
     let reason = summary["escalation_reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("permission"), "{reason}");
+    assert!(reason.contains("permission denials"), "{reason}");
+    assert!(
+        reason.contains("CLI refused what it tried to run"),
+        "{reason}"
+    );
+    assert!(!reason.contains("stuck"), "{reason}");
 
     let run_dir = repo.path().join(".prp-session/runs").join(
         summary["run_id"]
