@@ -176,3 +176,34 @@ fn a_secret_passed_by_pattern_reaches_the_agent_and_no_file_prpd_writes() {
         .expect("an output log");
     assert!(log.contains("the key is [redacted]"), "{log}");
 }
+
+/// Issue 10: an API 500 ended as a crash, counted towards "stuck" and against
+/// `max_agent_invocations`. A transient failure is waited out and retried, uncounted.
+#[test]
+fn a_provider_outage_is_retried_and_counted_by_nothing() {
+    let agents = tempfile::tempdir().expect("tempdir");
+    let script = agents.path().join("claude.sh");
+    let calls = agents.path().join("calls");
+    std::fs::write(
+        &script,
+        format!(
+            "echo call >> '{calls}'\n\
+             if [ \"$(wc -l < '{calls}')\" -eq 1 ]; then\n\
+             cat > /dev/null\n\
+             echo '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"api_error_status\":500,\"result\":\"API Error: 500 {{\\\"type\\\":\\\"error\\\",\\\"error\\\":{{\\\"type\\\":\\\"api_error\\\",\\\"message\\\":\\\"Internal server error\\\"}}}}\"}}'\n\
+             exit 1\n\
+             fi\n{DENIED_AGENT}",
+            calls = calls.display()
+        ),
+    )
+    .expect("write agent");
+    let config = agent_config(&script, "") + "\n[breaker]\nquota_wait = \"1s\"\n";
+    let repo = calc_repo(&prp(""), &config);
+    let (code, summary) = prpd_json(repo.path(), &["run", PRP, "--json"]);
+    assert_eq!(code, 3, "{summary:#}");
+    let calls = std::fs::read_to_string(&calls).expect("calls");
+    assert_eq!(calls.lines().count(), 3, "one outage, then two refusals");
+    assert_eq!(summary["agent_invocations"], 2, "{summary:#}");
+    let reason = summary["escalation_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("2 permission denials"), "{reason}");
+}
