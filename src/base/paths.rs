@@ -75,6 +75,12 @@ impl SessionPaths {
     /// prpd's own files never show up as changes of the target repository.
     pub fn ensure(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.root)?;
+        self.exclude(&format!("/{SESSION_DIR}/"))
+    }
+
+    /// Adds `pattern` to the repository's `.git/info/exclude` unless a line already says it:
+    /// files git should not see, without touching the project's `.gitignore`.
+    pub fn exclude(&self, pattern: &str) -> std::io::Result<()> {
         let Some(repo) = self.root.parent() else {
             return Ok(());
         };
@@ -83,8 +89,7 @@ impl SessionPaths {
         };
         let exclude = git_dir.join("info").join("exclude");
         let current = std::fs::read_to_string(&exclude).unwrap_or_default();
-        let line = format!("/{SESSION_DIR}/");
-        if current.lines().any(|existing| existing.trim() == line) {
+        if current.lines().any(|existing| existing.trim() == pattern) {
             return Ok(());
         }
         std::fs::create_dir_all(git_dir.join("info"))?;
@@ -93,7 +98,7 @@ impl SessionPaths {
         } else {
             "\n"
         };
-        std::fs::write(&exclude, format!("{current}{separator}{line}\n"))
+        std::fs::write(&exclude, format!("{current}{separator}{pattern}\n"))
     }
 }
 
@@ -135,6 +140,13 @@ mod tests {
         paths.ensure().expect("second");
         let exclude = std::fs::read_to_string(repo.path().join(".git/info/exclude")).expect("read");
         assert_eq!(exclude, "# git ls-files --others\n/.prp-session/\n");
+        paths.exclude("/.aider*").expect("aider");
+        paths.exclude("/.aider*").expect("aider again");
+        let exclude = std::fs::read_to_string(repo.path().join(".git/info/exclude")).expect("read");
+        assert_eq!(
+            exclude,
+            "# git ls-files --others\n/.prp-session/\n/.aider*\n"
+        );
         assert!(paths.root().is_dir());
     }
 }

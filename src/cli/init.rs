@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 
 use crate::base::config::{self, Config};
+use crate::base::phase::Phase;
 use crate::base::process;
 use crate::qa::command::CommandKind;
 use crate::qa::settings;
@@ -34,93 +35,66 @@ struct Preset {
     name: &'static str,
     /// The program looked up on `PATH`.
     program: &'static str,
-    command: &'static [&'static str],
-    model: &'static str,
-    /// QA's model: another than the working phases' (model diversity).
-    qa_model: &'static str,
-    prompt: &'static str,
-    timeout: &'static str,
-    env: &'static [&'static str],
-    /// A comment on the command, what its flags are for.
+    /// A comment on the agent, what its settings are for.
     note: &'static str,
+    agent: InitAgent,
+}
+
+/// The agent a written prpd.toml configures.
+enum InitAgent {
+    /// A real CLI: prpd.toml names its built-in block (`agent = "…"`).
+    Builtin(config::Preset),
+    /// The scripted demo agents, spelled out.
+    Scripted {
+        command: &'static [&'static str],
+        model: &'static str,
+        /// QA's model: another than the working phases' (model diversity).
+        qa_model: &'static str,
+        prompt: &'static str,
+        timeout: &'static str,
+        env: &'static [&'static str],
+    },
 }
 
 const CLAUDE: Preset = Preset {
     name: "Claude Code",
     program: "claude",
-    command: &[
-        "claude",
-        "-p",
-        "--model",
-        "{model}",
-        "--output-format",
-        "json",
-        "--permission-mode",
-        "acceptEdits",
-    ],
-    model: "sonnet",
-    qa_model: "opus",
-    prompt: "stdin",
-    timeout: "30m",
-    env: &["ANTHROPIC_API_KEY"],
-    note: "Print mode with JSON output (prpd reads `result`, `usage` and `total_cost_usd`); edits\n\
-           # are accepted without prompting. A `claude login` session works as well as the key.",
+    note: "Print mode with JSON output (prpd reads `result`, `usage`, `permission_denials` and\n\
+           # `total_cost_usd`); edits are accepted without prompting, and RED, GREEN and REFACTOR may\n\
+           # run the test and lint commands. A `claude login` session works as well as the key.",
+    agent: InitAgent::Builtin(config::Preset::ClaudeCode),
 };
 
 const CODEX: Preset = Preset {
     name: "Codex CLI",
     program: "codex",
-    command: &[
-        "codex",
-        "exec",
-        "--model",
-        "{model}",
-        "--sandbox",
-        "workspace-write",
-        "-",
-    ],
-    model: "gpt-5-codex",
-    qa_model: "gpt-5",
-    prompt: "stdin",
-    timeout: "30m",
-    env: &["OPENAI_API_KEY", "CODEX_HOME"],
-    note: "`codex exec` is non-interactive, `-` reads the prompt from stdin, and\n\
-           # `--sandbox workspace-write` lets it edit the repository.",
+    note: "`codex exec` is non-interactive, `-` reads the prompt from stdin, `--json` reports the\n\
+           # usage, and `--sandbox workspace-write` lets it edit the repository.",
+    agent: InitAgent::Builtin(config::Preset::Codex),
 };
 
 const AIDER: Preset = Preset {
     name: "Aider",
     program: "aider",
-    command: &[
-        "aider",
-        "--model",
-        "{model}",
-        "--message-file",
-        "{prompt_file}",
-        "--yes-always",
-        "--no-auto-commits",
-        "--no-pretty",
-    ],
-    model: "sonnet",
-    qa_model: "opus",
-    prompt: "file",
-    timeout: "30m",
-    env: &["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
-    note: "One message read from a file; no commits of its own (prpd measures the working tree).",
+    note: "One message read from a file; no commits of its own (prpd measures the working tree);\n\
+           # in GREEN it runs the test command after each edit.",
+    agent: InitAgent::Builtin(config::Preset::Aider),
 };
 
 const DEMO: Preset = Preset {
     name: "the scripted demo agents",
     program: "node",
-    command: &["node", DEMO_AGENT],
-    model: "scripted-green",
-    qa_model: "scripted-qa",
-    prompt: "stdin",
-    timeout: "60s",
-    env: &[],
     note: "No agent CLI (claude, codex, aider) was found on PATH. These are the scripted agents\n\
            # of `prpd demo`: they play a fixed story for the demo's PRP only, so they can show the\n\
            # loop but not implement your PRP. Install an agent CLI, then run `prpd init --force`.",
+    agent: InitAgent::Scripted {
+        command: &["node", DEMO_AGENT],
+        model: "scripted-green",
+        qa_model: "scripted-qa",
+        prompt: "stdin",
+        timeout: "60s",
+        env: &[],
+    },
 };
 
 /// Where the scripted demo agent goes in the repository.
@@ -255,16 +229,7 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # variables of your environment the agent gets (besides PATH, HOME and PRPD_*).\n\
          #\n\
          # {note}\n\
-         [agents.default]\n\
-         command = {command}\n\
-         model = {model:?}\n\
-         prompt = {prompt:?}\n\
-         timeout = {timeout:?}\n\
-         env = {env}\n\
-         \n\
-         [agents.qa]\n\
-         model = {qa_model:?}\n\
-         \n\
+         {agents}\n\
          [guardrails]\n\
          # Reaching one escalates the run and names it in the escalation report.\n\
          max_agent_invocations = 40\n\
@@ -273,13 +238,55 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # max_cost_usd = 20.0\n",
         name = preset.name,
         note = preset.note,
-        command = list(preset.command),
-        model = preset.model,
-        prompt = preset.prompt,
-        timeout = preset.timeout,
-        env = list(preset.env),
-        qa_model = preset.qa_model,
+        agents = agents_tables(preset, &list),
     )
+}
+
+/// `[agents.default]` (and `[agents.qa]`): the built-in block of a real CLI, its settings shown
+/// in comments; the demo's scripted agents spelled out.
+fn agents_tables(preset: &Preset, list: &dyn Fn(&[&str]) -> String) -> String {
+    match &preset.agent {
+        InitAgent::Builtin(builtin) => {
+            let block = builtin.block(Phase::Green);
+            let command: Vec<&str> = block.command.iter().map(String::as_str).collect();
+            let env: Vec<&str> = block.env.iter().map(String::as_str).collect();
+            format!(
+                "[agents.default]\n\
+                 agent = {name:?}\n\
+                 # The block's settings (the README's \"Agents\" section lists them per phase); a key\n\
+                 # written here overrides it:\n\
+                 # command = {command}\n\
+                 # model = {model:?}   (QA: {qa_model:?})\n\
+                 # timeout = \"30m\"\n\
+                 # env = {env}\n",
+                name = builtin.name(),
+                command = list(&command),
+                model = builtin.green_model(),
+                qa_model = builtin.qa_model(),
+                env = list(&env),
+            )
+        }
+        InitAgent::Scripted {
+            command,
+            model,
+            qa_model,
+            prompt,
+            timeout,
+            env,
+        } => format!(
+            "[agents.default]\n\
+             command = {command}\n\
+             model = {model:?}\n\
+             prompt = {prompt:?}\n\
+             timeout = {timeout:?}\n\
+             env = {env}\n\
+             \n\
+             [agents.qa]\n\
+             model = {qa_model:?}\n",
+            command = list(command),
+            env = list(env),
+        ),
+    }
 }
 
 /// Writes the scripted demo agent where the demo preset's command expects it.
@@ -305,7 +312,6 @@ fn write_demo_agent(repo: &Path, force: bool) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::base::phase::Phase;
 
     use super::*;
 
@@ -322,7 +328,11 @@ mod tests {
             let config = Config::parse(Path::new("prpd.toml"), &text)
                 .unwrap_or_else(|error| panic!("{choice:?}: {error}\n{text}"));
             let green = config.agents.for_phase(Phase::Green);
-            assert_eq!(green.command[0], preset.command[0], "{choice:?}");
+            assert!(
+                green.command[0].ends_with(preset.program)
+                    || preset.program == "node" && green.command[0] == "node",
+                "{choice:?}"
+            );
             assert_ne!(
                 green.model,
                 config.agents.for_phase(Phase::Qa).model,

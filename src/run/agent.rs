@@ -19,7 +19,10 @@
 //! do wrong once started is an [`AgentReport`]. Environment values are handed to the child only:
 //! they are never written to the iteration's files nor logged.
 
+mod aider;
+mod argv;
 mod classify;
+mod formats;
 mod output;
 mod preflight;
 
@@ -36,6 +39,8 @@ use crate::run::breaker::AgentEnd;
 use classify::read_report;
 use output::read_output;
 
+pub use aider::{EXCLUDE_PATTERN as AIDER_EXCLUDE, is_aider};
+pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
 
 /// The prompt as the agent received it.
@@ -70,6 +75,8 @@ pub struct Invocation<'a> {
     /// Where the agent's process group is recorded while it runs (see
     /// [`crate::base::process::stop_orphaned_group`]).
     pub group_file: Option<&'a Path>,
+    /// The run's discovered commands, for `{test_command}` and `{lint_command}`.
+    pub commands: &'a Commands,
 }
 
 /// Shows the names of `extra_env` only: its values may be tokens.
@@ -97,17 +104,36 @@ impl fmt::Debug for Invocation<'_> {
                     .collect::<Vec<_>>(),
             )
             .field("group_file", &self.group_file)
+            .field("commands", &self.commands)
             .finish()
     }
 }
 
-/// Tokens and cost the agent reported (Claude Code's `usage` and `total_cost_usd`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Tokens and cost the agent reported: Claude Code's `usage` and `total_cost_usd`, Codex's
+/// `turn.completed` usage, Aider's `Tokens: … Cost: …` lines. Cached input is kept apart from
+/// fresh input because providers bill it differently.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Usage {
-    /// Every input token the model processed: fresh, written to the cache and read from it.
+    /// Input tokens processed fresh: neither read from nor written to the prompt cache.
     pub input_tokens: u64,
+    /// Input tokens written to the prompt cache (billed above the input price by Anthropic).
+    pub cache_write_tokens: u64,
+    /// Input tokens read from the prompt cache (billed at a fraction of the input price).
+    pub cache_read_tokens: u64,
     pub output_tokens: u64,
     pub cost_usd: Option<f64>,
+}
+
+impl Usage {
+    /// What the `max_tokens` guardrail counts: fresh input, cache writes and output. Cache
+    /// reads are left out: they are billed at a tenth of the input price or less, and a
+    /// long agent session rereads its whole context on every turn, so counting them at full
+    /// weight would trip the guardrail after a few calls (their cost is in `max_cost_usd`).
+    pub fn billed_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_write_tokens)
+            .saturating_add(self.output_tokens)
+    }
 }
 
 /// What one invocation produced; a failed agent is a report, not an error.
@@ -130,6 +156,15 @@ pub struct AgentReport {
     pub error_signature: Option<String>,
     /// One line saying why the run ended as it did, for logs and feedback.
     pub note: String,
+    /// The `BLOCKERS` of the agent's status block.
+    pub blockers: Vec<String>,
+    /// The tool calls the CLI refused (Claude Code's `permission_denials`), e.g.
+    /// `Bash(npm test)`.
+    pub denials: Vec<String>,
+    /// When the provider's usage limit resets (Unix seconds), when a `Quota` end names it.
+    pub reset_at: Option<u64>,
+    /// The model the CLI says it worked with (Claude Code's `modelUsage`).
+    pub model: Option<String>,
 }
 
 /// prpd could not run the agent at all; the orchestrator escalates.
@@ -170,7 +205,16 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     let prompt_path = absolute(&invocation.iteration_dir.join(PROMPT_FILE));
     write_artifact(&prompt_path, invocation.prompt).await?;
 
-    let argv = expand_argv(&config.command, config.model.as_deref(), &prompt_path);
+    let last_message_path = absolute(&invocation.iteration_dir.join(LAST_MESSAGE_FILE));
+    let argv = argv::expand(
+        &config.command,
+        &argv::Values {
+            model: config.model.as_deref(),
+            prompt_file: &prompt_path,
+            last_message_file: &last_message_path,
+            commands: invocation.commands,
+        },
+    );
     let program = argv.first().cloned().unwrap_or_default();
     let log_path = invocation.iteration_dir.join(OUTPUT_LOG);
     let mut spec = Spec::argv(argv, invocation.repo, &log_path);
@@ -185,11 +229,18 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     spec.group_file = invocation.group_file.map(Path::to_path_buf);
 
     tracing::info!(phase = %invocation.phase, iteration = invocation.iteration, %program, "starting agent");
-    let outcome = process::run(spec)
-        .await
-        .map_err(|source| start_error(invocation.phase, program, source))?;
+    let index = aider::is_aider(config)
+        .then(|| aider::SavedIndex::save(invocation.repo))
+        .flatten();
+    let outcome = process::run(spec).await;
+    if let Some(index) = &index {
+        index.restore();
+    }
+    let mut outcome = outcome.map_err(|source| start_error(invocation.phase, program, source))?;
+    redact_secrets(&mut outcome, &process::passed_secret_values(&config.env)).await;
     let output = read_output(&outcome).await;
-    let report = read_report(&outcome, &output, config.timeout);
+    let last_message = tokio::fs::read_to_string(&last_message_path).await.ok();
+    let report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
     if let Found::Block(block) = &report.status {
         write_artifact(
             &invocation.iteration_dir.join(STATUS_BLOCK_FILE),
@@ -200,6 +251,35 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     tracing::info!(phase = %invocation.phase, iteration = invocation.iteration, end = ?report.end, note = %report.note, "agent finished");
     Ok(report)
 }
+
+/// Replaces every secret value the agent was given (an API key, an auth token) in its output
+/// log and tail by `[redacted]`: an agent that prints its environment must not put a token
+/// into a file prpd keeps, nor into the feedback and reports built from them.
+async fn redact_secrets(outcome: &mut process::Outcome, secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    let redact = |text: &str| {
+        secrets.iter().fold(text.to_owned(), |text, secret| {
+            text.replace(secret.as_str(), REDACTED)
+        })
+    };
+    outcome.tail = redact(&outcome.tail);
+    let Ok(bytes) = tokio::fs::read(&outcome.log_path).await else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    if !secrets.iter().any(|secret| text.contains(secret.as_str())) {
+        return;
+    }
+    if let Err(error) = tokio::fs::write(&outcome.log_path, redact(&text)).await {
+        tracing::warn!(path = %outcome.log_path.display(), %error, "failed to redact the agent's output log; removing it");
+        let _ = tokio::fs::remove_file(&outcome.log_path).await;
+    }
+}
+
+/// What a redacted secret reads as.
+const REDACTED: &str = "[redacted]";
 
 fn start_error(phase: Phase, program: String, source: ProcessError) -> AgentError {
     match source {
@@ -236,19 +316,6 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Replaces `{model}` and `{prompt_file}` anywhere in the arguments (`--model={model}` works).
-fn expand_argv(command: &[String], model: Option<&str>, prompt_file: &Path) -> Vec<String> {
-    let prompt_file = prompt_file.to_string_lossy();
-    command
-        .iter()
-        .map(|argument| {
-            argument
-                .replace("{model}", model.unwrap_or_default())
-                .replace("{prompt_file}", &prompt_file)
-        })
-        .collect()
-}
-
 fn agent_env(invocation: &Invocation<'_>) -> Vec<(String, String)> {
     let path = |path: &Path| absolute(path).to_string_lossy().into_owned();
     let mut env = vec![
@@ -268,426 +335,4 @@ fn agent_env(invocation: &Invocation<'_>) -> Vec<(String, String)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::Value as Json;
-
-    use super::*;
-    use crate::base::status_block::StatusBlock;
-
-    const BLOCK: &str = "---PRP_PHASE_STATUS---\nPHASE: GREEN\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_PRP_PHASE_STATUS---\n";
-    const PROMPT: &str = "# GREEN\nMake the tests pass.\n";
-
-    struct Fixture {
-        dir: tempfile::TempDir,
-    }
-
-    impl Fixture {
-        fn new() -> Fixture {
-            let dir = tempfile::Builder::new()
-                .prefix("prpd-agent-")
-                .tempdir()
-                .expect("temp dir");
-            std::fs::create_dir_all(dir.path().join("repo")).expect("repo dir");
-            Fixture { dir }
-        }
-
-        fn repo(&self) -> PathBuf {
-            self.dir.path().join("repo")
-        }
-
-        fn iteration_dir(&self) -> PathBuf {
-            self.dir.path().join("run/iterations/green-3")
-        }
-
-        /// An agent script run by `sh` (exec'ing a file just written can fail with ETXTBSY
-        /// while other test threads fork).
-        fn agent(&self, script: &str, arguments: &[&str], prompt: PromptMode) -> AgentConfig {
-            let path = self.dir.path().join("agent.sh");
-            std::fs::write(&path, script).expect("write script");
-            let mut command = vec!["sh".to_owned(), path.display().to_string()];
-            command.extend(arguments.iter().map(|argument| (*argument).to_owned()));
-            AgentConfig {
-                command,
-                model: Some("test-model".to_owned()),
-                prompt,
-                timeout: Duration::from_secs(20),
-                env: Vec::new(),
-            }
-        }
-
-        /// An agent that prints `output` exactly and exits with `code`.
-        fn printing(&self, output: &str, code: i32) -> AgentConfig {
-            std::fs::write(self.dir.path().join("output.txt"), output).expect("write output");
-            let script = format!(
-                "cat '{}'\nexit {code}\n",
-                self.dir.path().join("output.txt").display()
-            );
-            self.agent(&script, &[], PromptMode::Stdin)
-        }
-
-        async fn invoke_with(
-            &self,
-            config: &AgentConfig,
-            extra_env: &[(String, String)],
-        ) -> Result<AgentReport, AgentError> {
-            let repo = self.repo();
-            let run_dir = self.dir.path().join("run");
-            let iteration_dir = self.iteration_dir();
-            invoke(&Invocation {
-                phase: Phase::Green,
-                iteration: 3,
-                attempt: 2,
-                run_id: "run-1",
-                run_dir: &run_dir,
-                repo: &repo,
-                prp_path: &repo.join("PRPs/feature.md"),
-                feedback_path: &run_dir.join("feedback.md"),
-                prompt: PROMPT,
-                config,
-                iteration_dir: &iteration_dir,
-                extra_env,
-                group_file: None,
-            })
-            .await
-        }
-
-        async fn invoke(&self, config: &AgentConfig) -> AgentReport {
-            self.invoke_with(config, &[]).await.expect("agent starts")
-        }
-
-        fn read(&self, path: impl AsRef<Path>) -> String {
-            let path = self.dir.path().join(path);
-            std::fs::read_to_string(&path)
-                .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
-        }
-    }
-
-    fn block(status: &Found) -> &StatusBlock {
-        match status {
-            Found::Block(block) => block,
-            other => panic!("expected a block, got {other:?}"),
-        }
-    }
-
-    fn claude_result(result: &str, is_error: bool) -> Json {
-        serde_json::json!({
-            "type": "result",
-            "subtype": "success",
-            "is_error": is_error,
-            "duration_ms": 1234,
-            "result": result,
-            "session_id": "0f9a3c2e-1111-2222-3333-444455556666",
-            "usage": {
-                "input_tokens": 10,
-                "output_tokens": 7,
-                "cache_creation_input_tokens": 5,
-                "cache_read_input_tokens": 100
-            },
-            "total_cost_usd": 0.12
-        })
-    }
-
-    #[tokio::test]
-    async fn a_plain_status_block_is_read_and_the_artifacts_are_written() {
-        let fixture = Fixture::new();
-        let config = fixture.printing(&format!("working on it\n{BLOCK}"), 0);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
-        let found = block(&report.status);
-        assert_eq!(found.exit_signal(), Some(true));
-        assert_eq!(report.exit_code, Some(0));
-        assert_eq!(report.usage, None);
-        assert_eq!(report.error_signature, None);
-        assert_eq!(
-            report.note,
-            "exited 0 with a status block (EXIT_SIGNAL: true)"
-        );
-        assert_eq!(report.log_path, fixture.iteration_dir().join(OUTPUT_LOG));
-        assert!(report.output_tail.starts_with("working on it\n"));
-        let iteration = fixture.iteration_dir();
-        assert_eq!(fixture.read(iteration.join(PROMPT_FILE)), PROMPT);
-        assert_eq!(fixture.read(iteration.join(STATUS_BLOCK_FILE)), BLOCK);
-        assert!(
-            fixture
-                .read(iteration.join(OUTPUT_LOG))
-                .contains("working on it")
-        );
-    }
-
-    #[tokio::test]
-    async fn claude_json_gives_the_block_inside_result_and_the_usage() {
-        let fixture = Fixture::new();
-        let json = claude_result(&format!("All tests pass.\n\n{BLOCK}"), false).to_string();
-        assert!(
-            !json.contains('\n'),
-            "compact JSON keeps the newlines escaped"
-        );
-        let config = fixture.printing(&format!("{json}\n"), 0);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
-        assert_eq!(block(&report.status).exit_signal(), Some(true));
-        assert_eq!(
-            report.usage,
-            Some(Usage {
-                input_tokens: 115,
-                output_tokens: 7,
-                cost_usd: Some(0.12)
-            })
-        );
-        assert!(
-            report.output_tail.starts_with("All tests pass."),
-            "{}",
-            report.output_tail
-        );
-        assert!(!report.output_tail.contains("\"type\""));
-    }
-
-    #[tokio::test]
-    async fn stream_json_is_read_from_its_last_result_line() {
-        let fixture = Fixture::new();
-        let quoted = BLOCK.replace("EXIT_SIGNAL: true", "EXIT_SIGNAL: false");
-        let lines = [
-            serde_json::json!({"type": "system", "subtype": "init", "model": "test-model"}),
-            serde_json::json!({"type": "assistant", "message": {"content": [{"type": "text", "text": quoted}]}}),
-            claude_result(&format!("Done.\n{BLOCK}"), false),
-        ];
-        let output = lines.map(|line| line.to_string()).join("\n");
-        let config = fixture.printing(&format!("warning: on stderr too\n{output}"), 0);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
-        assert_eq!(block(&report.status).exit_signal(), Some(true));
-        assert_eq!(report.usage.map(|usage| usage.output_tokens), Some(7));
-    }
-
-    #[tokio::test]
-    async fn output_without_a_usable_block_is_malformed() {
-        let fixture = Fixture::new();
-        let config = fixture.printing("I am done. EXIT_SIGNAL: true\n", 0);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Malformed);
-        assert_eq!(report.status, Found::None);
-        assert_eq!(report.note, "exited 0 without a status block");
-        assert!(report.error_signature.is_some());
-        assert!(!fixture.iteration_dir().join(STATUS_BLOCK_FILE).exists());
-
-        let broken = "---PRP_PHASE_STATUS---\nPHASE GREEN\n---END_PRP_PHASE_STATUS---\n";
-        let config = fixture.printing(broken, 0);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Malformed);
-        assert!(matches!(report.status, Found::Malformed(_)));
-        assert!(report.note.contains("does not parse"), "{}", report.note);
-    }
-
-    #[tokio::test]
-    async fn a_non_zero_exit_is_a_crash_with_an_error_signature() {
-        let fixture = Fixture::new();
-        let config = fixture.printing(
-            &format!("{BLOCK}compiling\nerror: boom at src/lib.rs:12:5\n"),
-            1,
-        );
-        let report = fixture.invoke(&config).await;
-        assert_eq!(
-            report.end,
-            AgentEnd::Crashed,
-            "a block does not excuse a failed exit"
-        );
-        assert_eq!(report.exit_code, Some(1));
-        assert_eq!(
-            report.error_signature.as_deref(),
-            Some("error: boom at src/lib.rs:<n>:<n>")
-        );
-        assert_eq!(report.note, "exited 1: error: boom at src/lib.rs:12:5");
-    }
-
-    #[tokio::test]
-    async fn a_usage_limit_is_quota() {
-        let fixture = Fixture::new();
-        let json = claude_result("Claude AI usage limit reached|1760000000", true);
-        let config = fixture.printing(&format!("{json}\n"), 1);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Quota, "{}", report.note);
-        assert!(
-            report.note.contains("usage limit reached"),
-            "{}",
-            report.note
-        );
-
-        let config = fixture.printing("Error: 429 Too Many Requests\n", 1);
-        assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Quota);
-    }
-
-    #[tokio::test]
-    async fn a_rate_limit_in_the_output_of_a_successful_run_is_not_quota() {
-        let fixture = Fixture::new();
-        let config = fixture.printing(&format!("Implemented the rate limit.\n{BLOCK}"), 0);
-        assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Ok);
-
-        // Without a block the run is malformed, never quota: a quota end would make prpd wait
-        // and retry an agent that only talked about rate limits.
-        let config = fixture.printing("Added the API quota and rate limit checks.\n", 0);
-        assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Malformed);
-    }
-
-    #[tokio::test]
-    async fn claude_permission_denials_without_a_block_are_permission_denied() {
-        let fixture = Fixture::new();
-        let mut json = claude_result("I could not run the tests.", false);
-        json["permission_denials"] = serde_json::json!([
-            {"tool_name": "Bash", "tool_use_id": "toolu_01", "tool_input": {"command": "cargo test"}}
-        ]);
-        let config = fixture.printing(&format!("{json}\n"), 0);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::PermissionDenied, "{}", report.note);
-        assert_eq!(report.note, "permission denied for Bash");
-
-        json["result"] = Json::String(format!("Done another way.\n{BLOCK}"));
-        let config = fixture.printing(&format!("{json}\n"), 0);
-        assert_eq!(fixture.invoke(&config).await.end, AgentEnd::Ok);
-    }
-
-    #[tokio::test]
-    async fn a_hanging_agent_times_out() {
-        let fixture = Fixture::new();
-        let mut config = fixture.agent("echo started\nsleep 30\n", &[], PromptMode::Stdin);
-        config.timeout = Duration::from_millis(300);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::TimedOut);
-        assert_eq!(report.exit_code, None);
-        assert!(
-            report.duration < Duration::from_secs(10),
-            "{:?}",
-            report.duration
-        );
-        assert_eq!(report.note, "stopped at its timeout of 300ms");
-    }
-
-    #[tokio::test]
-    async fn file_mode_passes_the_prompt_path_and_the_model_in_the_argv() {
-        let fixture = Fixture::new();
-        let script = format!(
-            "printf '%s' \"$1\" > args.txt\ncat \"$2\" > seen.txt\ncat > stdin.txt\nprintf '%s' '{BLOCK}'\n"
-        );
-        let config = fixture.agent(
-            &script,
-            &["--model={model}", "{prompt_file}"],
-            PromptMode::File,
-        );
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
-        assert_eq!(fixture.read("repo/args.txt"), "--model=test-model");
-        assert_eq!(fixture.read("repo/seen.txt"), PROMPT);
-        assert_eq!(fixture.read("repo/stdin.txt"), "");
-    }
-
-    #[tokio::test]
-    async fn stdin_mode_writes_the_prompt_to_stdin() {
-        let fixture = Fixture::new();
-        let script = format!("cat > seen.txt\npwd > cwd.txt\nprintf '%s' '{BLOCK}'\n");
-        let config = fixture.agent(&script, &[], PromptMode::Stdin);
-        let report = fixture.invoke(&config).await;
-        assert_eq!(report.end, AgentEnd::Ok, "{}", report.note);
-        assert_eq!(fixture.read("repo/seen.txt"), PROMPT);
-        let cwd = PathBuf::from(fixture.read("repo/cwd.txt").trim());
-        assert_eq!(
-            cwd.canonicalize().expect("cwd"),
-            fixture.repo().canonicalize().expect("repo")
-        );
-    }
-
-    #[tokio::test]
-    async fn the_agent_sees_allow_listed_and_prpd_variables_only() {
-        let fixture = Fixture::new();
-        let mut names: Vec<(String, String)> = std::env::vars()
-            .filter(|(name, value)| {
-                !["PATH", "HOME"].contains(&name.as_str())
-                    && !name.starts_with("PRPD_")
-                    && !value.contains('\n')
-            })
-            .collect();
-        names.sort();
-        assert!(
-            names.len() >= 2,
-            "the test process has few variables: {names:?}"
-        );
-        let (allowed, allowed_value) = names[0].clone();
-        let (hidden, _) = names[1].clone();
-        let mut config = fixture.agent("env > env.txt\n", &[], PromptMode::Stdin);
-        config.env = vec![allowed.clone()];
-        let extra = [("PRPD_QA_REPORT".to_owned(), "/tmp/qa.md".to_owned())];
-        fixture.invoke_with(&config, &extra).await.expect("starts");
-
-        let env = fixture.read("repo/env.txt");
-        let has = |line: &str| env.lines().any(|seen| seen == line);
-        let run_dir = fixture.dir.path().join("run");
-        assert!(has(&format!("{allowed}={allowed_value}")), "{env}");
-        assert!(
-            !env.lines()
-                .any(|line| line.starts_with(&format!("{hidden}="))),
-            "{hidden} leaked"
-        );
-        assert!(has("PRPD_PHASE=GREEN"));
-        assert!(has("PRPD_ITERATION=3"));
-        assert!(has("PRPD_ATTEMPT=2"));
-        assert!(has("PRPD_RUN_ID=run-1"));
-        assert!(has(&format!("PRPD_RUN_DIR={}", run_dir.display())));
-        assert!(has(&format!(
-            "PRPD_PRP={}",
-            fixture.repo().join("PRPs/feature.md").display()
-        )));
-        assert!(has(&format!(
-            "PRPD_FEEDBACK={}",
-            run_dir.join("feedback.md").display()
-        )));
-        assert!(has("PRPD_QA_REPORT=/tmp/qa.md"));
-    }
-
-    #[tokio::test]
-    async fn a_missing_program_is_an_error_naming_it_and_the_config_key() {
-        let fixture = Fixture::new();
-        let config = AgentConfig {
-            command: vec!["prpd-no-such-agent".to_owned(), "-p".to_owned()],
-            model: None,
-            prompt: PromptMode::Stdin,
-            timeout: Duration::from_secs(5),
-            env: Vec::new(),
-        };
-        let error = fixture
-            .invoke_with(&config, &[])
-            .await
-            .expect_err("cannot start");
-        assert!(matches!(error, AgentError::Start { .. }), "{error:?}");
-        let message = error.to_string();
-        assert!(message.contains("`prpd-no-such-agent`"), "{message}");
-        assert!(message.contains("`agents.green.command`"), "{message}");
-    }
-
-    #[test]
-    fn the_debug_of_an_invocation_shows_no_env_values() {
-        let config = AgentConfig {
-            command: vec!["agent".to_owned()],
-            model: None,
-            prompt: PromptMode::Stdin,
-            timeout: Duration::from_secs(1),
-            env: vec!["ANTHROPIC_API_KEY".to_owned()],
-        };
-        let extra = [("PRPD_TOKEN".to_owned(), "sk-secret-value".to_owned())];
-        let invocation = Invocation {
-            phase: Phase::Qa,
-            iteration: 1,
-            attempt: 1,
-            run_id: "run-1",
-            run_dir: Path::new("run"),
-            repo: Path::new("."),
-            prp_path: Path::new("PRPs/x.md"),
-            feedback_path: Path::new("run/feedback.md"),
-            prompt: "prompt",
-            config: &config,
-            iteration_dir: Path::new("run/qa-1"),
-            extra_env: &extra,
-            group_file: None,
-        };
-        let shown = format!("{invocation:?}");
-        assert!(shown.contains("PRPD_TOKEN"), "{shown}");
-        assert!(!shown.contains("sk-secret-value"), "{shown}");
-    }
-}
+mod tests;

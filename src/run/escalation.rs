@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::run::machine::EscalationReason;
-use crate::run::record::RunRecord;
+use crate::run::record::{AgentObstacles, RunRecord};
 
 /// The Markdown escalation report of `record`, stopped for `reason`.
 pub fn render(
@@ -76,6 +76,8 @@ pub fn render(
     }
     let _ = writeln!(out);
 
+    obstacles(&mut out, &record.agent_obstacles);
+
     let _ = writeln!(out, "## Last status blocks\n");
     if last_blocks.is_empty() {
         let _ = writeln!(out, "None recorded.\n");
@@ -104,9 +106,77 @@ pub fn render(
     out
 }
 
+/// What stood in the last agent's way: the tool calls its CLI refused and its own blockers.
+fn obstacles(out: &mut String, obstacles: &AgentObstacles) {
+    if !obstacles.denials.is_empty() || !obstacles.blockers.is_empty() {
+        let phase = obstacles
+            .phase
+            .map_or_else(String::new, |phase| format!(" ({phase})"));
+        let _ = writeln!(out, "## What stood in the last agent's way{phase}\n");
+        if !obstacles.denials.is_empty() {
+            let _ = writeln!(
+                out,
+                "Its CLI refused these tool calls (allow them in the agent's `command` in prpd.toml, e.g. Claude Code's `--allowedTools`, if the agent needs them):\n"
+            );
+            for denial in &obstacles.denials {
+                let _ = writeln!(out, "- `{denial}`");
+            }
+            let _ = writeln!(out);
+        }
+        if !obstacles.blockers.is_empty() {
+            let _ = writeln!(out, "The blockers it reported:\n");
+            for blocker in &obstacles.blockers {
+                let _ = writeln!(out, "- {blocker}");
+            }
+            let _ = writeln!(out);
+        }
+    }
+}
+
 fn stopped_in(record: &RunRecord) -> String {
     match record.state() {
         crate::run::machine::State::Escalated { from, .. } => from.to_string(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::base::config::Config;
+    use crate::base::phase::Phase;
+
+    #[test]
+    fn the_report_names_what_the_agents_cli_refused_and_its_blockers() {
+        let config = Config::default();
+        let mut record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            0,
+            &config.breaker,
+        );
+        let reason = EscalationReason::FatalAgent {
+            message: "stopped".to_owned(),
+        };
+        let quiet = render(&record, &reason, Path::new("/repo"), &[]);
+        assert!(!quiet.contains("stood in the last agent's way"), "{quiet}");
+
+        record.agent_obstacles = AgentObstacles {
+            phase: Some(Phase::Red),
+            denials: vec!["Bash(npm test)".to_owned()],
+            blockers: vec!["npm test requires approval".to_owned()],
+        };
+        let report = render(&record, &reason, Path::new("/repo"), &[]);
+        assert!(
+            report.contains("## What stood in the last agent's way (RED)"),
+            "{report}"
+        );
+        assert!(report.contains("- `Bash(npm test)`"), "{report}");
+        assert!(report.contains("- npm test requires approval"), "{report}");
+        let feedback = record.agent_obstacles.feedback();
+        assert_eq!(feedback.len(), 2);
+        assert!(feedback[0].contains("Bash(npm test)"), "{feedback:?}");
     }
 }

@@ -63,6 +63,22 @@ pub fn rate_limit_wait(limits: &Guardrails, usage: &RunUsage, now: u64) -> Optio
     ))
 }
 
+/// The longest prpd waits for a usage limit's reset time; a later one is not trusted (it would
+/// stall the run for longer than any provider's window) and `quota_wait` applies instead.
+pub const MAX_RESET_WAIT: Duration = Duration::from_secs(6 * 3600);
+
+/// How long to wait after a transient provider failure before the next call: until the
+/// usage limit's reset time when the agent named one (and it lies within
+/// [`MAX_RESET_WAIT`]), else `quota_wait` (`[breaker] quota_wait`).
+pub fn quota_wait(quota_wait: Duration, reset_at: Option<u64>, now: u64) -> Duration {
+    match reset_at {
+        Some(reset) if reset > now && reset - now <= MAX_RESET_WAIT.as_secs() => {
+            Duration::from_secs(reset - now + 1)
+        }
+        Some(_) | None => quota_wait,
+    }
+}
+
 /// Records a call started at `now`, forgetting calls older than the rate-limit window.
 pub fn record_call(usage: &mut RunUsage, now: u64) {
     usage
@@ -157,5 +173,25 @@ mod tests {
         assert_eq!(rate_limit_wait(&limits(), &usage, 3700), None);
         record_call(&mut usage, 3700);
         assert_eq!(usage.recent_calls, vec![200, 3700]);
+    }
+
+    #[test]
+    fn a_usage_limit_waits_for_its_reset_time_within_reason() {
+        let wait = Duration::from_secs(300);
+        assert_eq!(quota_wait(wait, None, 1000), wait);
+        assert_eq!(
+            quota_wait(wait, Some(1000 + 3600), 1000),
+            Duration::from_secs(3601)
+        );
+        assert_eq!(
+            quota_wait(wait, Some(500), 1000),
+            wait,
+            "a reset in the past"
+        );
+        assert_eq!(
+            quota_wait(wait, Some(1000 + 7 * 3600), 1000),
+            wait,
+            "a reset too far away"
+        );
     }
 }

@@ -364,7 +364,7 @@ mod tests {
             "{prompt}"
         );
         assert!(!prompt.contains(NO_FEEDBACK));
-        assert!(prompt.contains("Test command: not found"));
+        assert!(prompt.contains("and the linter): not found"));
     }
 
     #[test]

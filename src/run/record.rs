@@ -83,6 +83,43 @@ pub struct RunRecord {
     /// not run again (GREEN's two runs excepted).
     #[serde(default)]
     pub last_test_run: Option<MeasuredTree>,
+    /// What the last agent said stood in its way: the tool calls its CLI refused and the
+    /// `BLOCKERS` of its status block, for the next iteration's feedback and the escalation
+    /// report (absent in older records).
+    #[serde(default)]
+    pub agent_obstacles: AgentObstacles,
+    /// The model each phase's CLI reported it worked with, for the GREEN/QA diversity check
+    /// (absent in older records).
+    #[serde(default)]
+    pub reported_models: BTreeMap<Phase, String>,
+}
+
+/// The refusals and blockers of the last agent invocation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentObstacles {
+    /// The phase the agent worked in.
+    pub phase: Option<Phase>,
+    /// Tool calls its CLI refused, e.g. `Bash(npm test)`.
+    pub denials: Vec<String>,
+    /// The `BLOCKERS` of its status block.
+    pub blockers: Vec<String>,
+}
+
+impl AgentObstacles {
+    /// The feedback lines that tell the next agent what stood in the last one's way.
+    pub fn feedback(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.denials.is_empty() {
+            lines.push(format!(
+                "Your CLI refused these tool calls: {}. Run only the commands you are allowed to (the test and lint commands exactly as written in the prompt); anything else is refused.",
+                self.denials.join(", ")
+            ));
+        }
+        for blocker in &self.blockers {
+            lines.push(format!("You reported a blocker: {blocker}"));
+        }
+        lines
+    }
 }
 
 /// A test run and the id of the tree it ran on.
@@ -110,10 +147,26 @@ pub struct RunUsage {
     /// Seconds the run has been driven (wall time, summed over sessions; time spent stopped or
     /// escalated does not count).
     pub active_seconds: u64,
-    /// Tokens reported by the agents (input + output).
+    /// Tokens the agents reported that the `max_tokens` guardrail counts: fresh input, cache
+    /// writes and output ([`crate::run::agent::Usage::billed_tokens`]).
     pub tokens: u64,
+    /// The same tokens by kind, cache reads included (absent in older records).
+    #[serde(default)]
+    pub token_usage: TokenUsage,
     /// Cost reported by the agents, in US dollars.
     pub cost_usd: f64,
+}
+
+/// Tokens reported by the agents, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Input processed fresh.
+    pub input: u64,
+    /// Input written to the prompt cache.
+    pub cache_write: u64,
+    /// Input read from the prompt cache (not counted by `max_tokens`).
+    pub cache_read: u64,
+    pub output: u64,
 }
 
 /// Reference points later gates compare with.
@@ -188,6 +241,8 @@ impl RunRecord {
             baseline: Baseline::default(),
             snapshots: SnapshotLog::default(),
             detection: None,
+            agent_obstacles: AgentObstacles::default(),
+            reported_models: BTreeMap::new(),
             freeze: Freeze::default(),
             config_reloads: Vec::new(),
             last_observation: None,

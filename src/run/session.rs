@@ -13,7 +13,7 @@ use crate::prp::{self, PrpError};
 use crate::qa::command::CommandKind;
 use crate::qa::settings;
 use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::agent::{self, AgentsNotInstalled};
+use crate::run::agent::{self, AgentsNotInstalled, MissingCommand};
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
 use crate::run::prompt::{self, PromptError};
@@ -33,6 +33,12 @@ pub enum SessionError {
     AgentsNotInstalled(#[from] AgentsNotInstalled),
     #[error(transparent)]
     Prompt(#[from] PromptError),
+    #[error("{}: {source}", config.as_deref().map_or_else(|| "the built-in agent".to_owned(), |path| path.display().to_string()))]
+    AgentCommand {
+        config: Option<PathBuf>,
+        #[source]
+        source: MissingCommand,
+    },
     #[error(
         "run {run_id} ({state}) is not finished; continue it with `prpd resume` or end it with `prpd abort` before starting another"
     )]
@@ -431,6 +437,12 @@ fn context(
     if detection.command(CommandKind::Test).is_none() {
         return Err(SessionError::NoTestCommand { repo }.into());
     }
+    agent::check_commands(&config.agents, &agent::Commands::discovered(&detection)).map_err(
+        |source| SessionError::AgentCommand {
+            config: config.source.clone(),
+            source,
+        },
+    )?;
     Ok(Context {
         session: SessionPaths::new(&repo),
         repo,

@@ -393,13 +393,14 @@ fn init_writes_a_prpd_toml_for_the_first_agent_cli_on_path_and_shows_the_command
     assert!(!repo.join("src/deep/prpd.toml").exists());
     assert!(written.starts_with("# prpd.toml"), "{written}");
     assert!(
-        written.contains("command = [\"claude\", \"-p\""),
+        written.contains("[agents.default]\nagent = \"claude-code\"\n"),
         "{written}"
     );
     assert!(
-        written.contains("[agents.qa]\nmodel = \"opus\""),
+        written.contains("# command = [\"claude\", \"-p\""),
         "{written}"
     );
+    assert!(written.contains("(QA: \"opus\")"), "{written}");
     assert!(stdout.contains("for Claude Code"), "{stdout}");
     assert!(stdout.contains("it loads without error"), "{stdout}");
     assert!(stdout.contains("| Test | `npm test` |"), "{stdout}");
@@ -434,11 +435,11 @@ fn init_writes_a_prpd_toml_for_the_first_agent_cli_on_path_and_shows_the_command
         init_with_path(repo.path(), bin.path(), &["--force", "--agent", "aider"]);
     assert_eq!(code, 0, "{stderr}");
     let written = std::fs::read_to_string(repo.join("prpd.toml")).expect("read");
+    assert!(written.contains("agent = \"aider\""), "{written}");
     assert!(
         written.contains("\"--message-file\", \"{prompt_file}\""),
         "{written}"
     );
-    assert!(written.contains("prompt = \"file\""), "{written}");
 }
 
 #[test]
@@ -450,7 +451,7 @@ fn init_prefers_codex_over_aider_when_claude_is_missing() {
     assert!(stdout.contains("for Codex CLI"), "{stdout}");
     let written = std::fs::read_to_string(repo.join("prpd.toml")).expect("read");
     assert!(
-        written.contains("command = [\"codex\", \"exec\""),
+        written.contains("agent = \"codex\"\n# The block's settings"),
         "{written}"
     );
 }

@@ -90,14 +90,58 @@ impl EnvPolicy {
             }
             EnvPolicy::AllowList(names) => {
                 command.env_clear();
-                for name in names.iter().map(String::as_str).chain(["PATH", "HOME"]) {
-                    if let Some(value) = std::env::var_os(name) {
+                let patterns: Vec<&str> = names.iter().map(String::as_str).collect();
+                for (name, value) in std::env::vars_os() {
+                    let shown = name.to_string_lossy();
+                    if ["PATH", "HOME"].contains(&shown.as_ref())
+                        || patterns.iter().any(|pattern| name_matches(pattern, &shown))
+                    {
                         command.env(name, value);
                     }
                 }
             }
         }
     }
+}
+
+/// Whether the variable `name` is allowed by `pattern`: the name itself, or a glob where `*`
+/// matches any run of characters (`ANTHROPIC_*`, `*_CA_*`). Case counts, as it does for the
+/// programs that read them.
+fn name_matches(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// The values of prpd's variables that `patterns` pass to an agent and whose names mark them as
+/// secrets (see [`is_secret_name`]), longest first, so that what the agent prints can be
+/// redacted before prpd keeps it. Values shorter than 8 characters are left out: they are not
+/// tokens, and replacing them would mangle ordinary text.
+pub fn passed_secret_values(patterns: &[String]) -> Vec<String> {
+    let mut values: Vec<String> = std::env::vars_os()
+        .filter_map(|(name, value)| {
+            let name = name.to_string_lossy();
+            let passed = patterns.iter().any(|pattern| name_matches(pattern, &name));
+            let value = value.to_string_lossy().into_owned();
+            (passed && is_secret_name(&name) && value.len() >= 8).then_some(value)
+        })
+        .collect();
+    values.sort_by_key(|value| std::cmp::Reverse(value.len()));
+    values.dedup();
+    values
 }
 
 /// Words that mark an environment variable as a secret (matched in its upper-cased name).
@@ -122,7 +166,30 @@ pub fn is_secret_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod secret_tests {
-    use super::is_secret_name;
+    use super::{is_secret_name, name_matches};
+
+    #[test]
+    fn names_match_patterns_with_stars() {
+        let cases = [
+            ("ANTHROPIC_*", "ANTHROPIC_BASE_URL", true),
+            ("ANTHROPIC_*", "ANTHROPIC_", true),
+            ("ANTHROPIC_*", "MY_ANTHROPIC_KEY", false),
+            ("*_CA_*", "REQUESTS_CA_BUNDLE", true),
+            ("*_CA_*", "CURL_CA_BUNDLE", true),
+            ("*_CA_*", "CA_BUNDLE", false),
+            ("SSL_CERT_*", "SSL_CERT_FILE", true),
+            ("HTTPS_PROXY", "HTTPS_PROXY", true),
+            ("HTTPS_PROXY", "https_proxy", false),
+            ("HTTPS_PROXY", "HTTPS_PROXY_X", false),
+            ("A*B*A", "ABA", true),
+            ("AB*BA", "ABA", false),
+            ("A*B*A", "AXBYA", true),
+            ("*", "ANYTHING", true),
+        ];
+        for (pattern, name, expected) in cases {
+            assert_eq!(name_matches(pattern, name), expected, "{pattern} {name}");
+        }
+    }
 
     #[test]
     fn secret_names_are_recognised() {

@@ -10,10 +10,11 @@ use std::time::Duration;
 use regex::Regex;
 
 use crate::base::process::{Outcome, Termination};
-use crate::base::status_block::{Found, find_last};
+use crate::base::status_block::Found;
 use crate::run::breaker::{AgentEnd, normalise_error};
 
-use super::output::{ClaudeResult, find_claude_result};
+use super::formats::{aider_usage, find_codex_run};
+use super::output::{ClaudeResult, find_answer_block, find_claude_result};
 use super::{AgentReport, TAIL_LINES};
 
 /// The last lines of a failed run that are searched for its cause.
@@ -50,22 +51,59 @@ pub(super) const FAILURE_PATTERNS: &[(AgentEnd, &str)] = &[
     ),
 ];
 
+/// Case-insensitive patterns of transient provider failures, named so precisely that they are
+/// trusted even when the agent exited 0 (Aider does after a rate limit): an agent talking about
+/// rate limits in its answer does not print a library's exception class.
+const TRANSIENT_PATTERNS: &[&str] = &[
+    // Aider (litellm): "litellm.RateLimitError: AnthropicException - …", "litellm.APIConnectionError".
+    r"litellm\.(?:RateLimitError|APIConnectionError|InternalServerError|ServiceUnavailableError|Timeout|APIError)",
+    // Codex CLI: "We're currently experiencing high demand", "stream disconnected before completion",
+    // "stream error: …; retrying".
+    r"experiencing high demand|stream disconnected before completion|stream error",
+    // Claude Code: "API Error: 500 {…}", "API Error: 529 … overloaded_error".
+    r"API Error: (?:408|429|5\d\d)\b|overloaded_error",
+];
+
 /// Lines that look like an error; they make up the error signature of a failed run.
 const ERROR_LINE_PATTERN: &str =
     r"(?i)error|fatal|panic|exception|traceback|fail|denied|limit|quota|overloaded";
 
 /// Classifies a finished run from its outcome and the end of its output.
-pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) -> AgentReport {
+/// `last_message` is what the CLI wrote to `{last_message_file}`, when it did.
+pub(super) fn read_report(
+    outcome: &Outcome,
+    output: &str,
+    last_message: Option<&str>,
+    timeout: Duration,
+) -> AgentReport {
     let claude = find_claude_result(output);
-    let answer = claude
+    let codex = claude.is_none().then(|| find_codex_run(output)).flatten();
+    // What a failure is read from: Claude's result text, else everything the agent printed.
+    let printed = claude
         .as_ref()
         .map_or(output, |result| result.text.as_str());
-    let status = find_last(answer);
-    let output_tail = match &claude {
-        Some(result) => crate::base::files::last_lines(&result.text, TAIL_LINES),
-        None => outcome.tail.clone(),
+    // The agent's answer, where its status block is: the last message when the CLI reports
+    // one apart from its log (Codex), else what it printed.
+    let answer = last_message
+        .filter(|text| !text.trim().is_empty())
+        .or_else(|| codex.as_ref().and_then(|run| run.last_message.as_deref()))
+        .unwrap_or(printed);
+    let status = find_answer_block(answer);
+    let output_tail = if claude.is_some() || !std::ptr::eq(answer, printed) {
+        crate::base::files::last_lines(answer, TAIL_LINES)
+    } else {
+        outcome.tail.clone()
     };
+    let usage = claude
+        .as_ref()
+        .and_then(|result| result.usage)
+        .or_else(|| codex.as_ref().and_then(|run| run.usage))
+        .or_else(|| aider_usage(output));
     let reported_error = claude.as_ref().is_some_and(|result| result.is_error);
+    let denials: Vec<String> = claude
+        .as_ref()
+        .and_then(|result| result.permission_denials.clone())
+        .unwrap_or_default();
 
     let (end, note) = match outcome.termination {
         Termination::TimedOut => (
@@ -75,11 +113,19 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
                 humantime::format_duration(timeout)
             ),
         ),
+        Termination::Exited(0)
+            if !reported_error && !denials.is_empty() && !claims_done(&status) =>
+        {
+            (
+                AgentEnd::PermissionDenied,
+                format!("permission denied for {}", denials.join(", ")),
+            )
+        }
         Termination::Exited(0) if !reported_error && matches!(status, Found::Block(_)) => {
             (AgentEnd::Ok, ok_note(&status))
         }
         Termination::Exited(_) | Termination::Signaled(_) => {
-            failure_end(outcome.termination, claude.as_ref(), answer, &status)
+            failure_end(outcome.termination, claude.as_ref(), printed, &status)
         }
     };
     let error_signature = match end {
@@ -89,20 +135,43 @@ pub(super) fn read_report(outcome: &Outcome, output: &str, timeout: Duration) ->
         | AgentEnd::Quota
         | AgentEnd::TimedOut
         | AgentEnd::Crashed => Some(error_signature(
-            &failure_text(claude.as_ref(), answer),
+            &failure_text(claude.as_ref(), printed),
             &note,
         )),
     };
     AgentReport {
         end,
-        status,
-        usage: claude.as_ref().and_then(|result| result.usage),
+        usage,
         exit_code: outcome.exit_code(),
         duration: outcome.duration,
         output_tail,
         log_path: outcome.log_path.clone(),
         error_signature,
         note: one_line(&note),
+        blockers: match &status {
+            Found::Block(block) => block.blockers(),
+            Found::None | Found::Malformed(_) => Vec::new(),
+        },
+        denials,
+        status,
+        model: claude.as_ref().and_then(|result| result.model.clone()),
+        reset_at: match end {
+            AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), printed)),
+            AgentEnd::Ok
+            | AgentEnd::Malformed
+            | AgentEnd::PermissionDenied
+            | AgentEnd::TimedOut
+            | AgentEnd::Crashed => None,
+        },
+    }
+}
+
+/// Whether the agent's block says the phase is done: a refusal it worked around does not
+/// make the iteration a denied one.
+fn claims_done(status: &Found) -> bool {
+    match status {
+        Found::Block(block) => block.exit_signal() == Some(true),
+        Found::None | Found::Malformed(_) => false,
     }
 }
 
@@ -135,14 +204,18 @@ fn failure_end(
     // limiter may well print "rate limit" and "quota".
     let crashed = !matches!(termination, Termination::Exited(0))
         || claude.is_some_and(|result| result.is_error);
-    let status_code = claude.and_then(|result| result.api_error_status);
-    if matches!(status_code, Some(429 | 529)) {
+    if let Some(code) = claude.and_then(|result| result.api_error_status)
+        && is_transient_status(code)
+    {
         return (
             AgentEnd::Quota,
-            format!(
-                "rate limited or overloaded (API status {})",
-                status_code.unwrap_or_default()
-            ),
+            format!("the provider failed for now (API status {code}); prpd waits and retries"),
+        );
+    }
+    if let Some(line) = transient_line(&failure_text) {
+        return (
+            AgentEnd::Quota,
+            format!("the provider failed for now: {line}"),
         );
     }
     let cause = failure_cause(&failure_text).filter(|_| crashed);
@@ -199,6 +272,39 @@ fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
         text.push_str(error);
     }
     text
+}
+
+/// HTTP statuses a provider returns for a failure that passes: a timeout, a rate limit, an
+/// outage, an overload (Anthropic's 529).
+fn is_transient_status(code: u64) -> bool {
+    matches!(code, 408 | 429 | 500..=599)
+}
+
+/// The first line naming a transient provider failure ([`TRANSIENT_PATTERNS`]).
+fn transient_line(text: &str) -> Option<&str> {
+    static PATTERNS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!("(?i){}", TRANSIENT_PATTERNS.join("|")))
+            .expect("the transient patterns are valid regexes")
+    });
+    text.lines()
+        .find(|line| PATTERNS.is_match(line))
+        .map(str::trim)
+}
+
+/// When a usage limit resets (Unix seconds), from Claude Code's "Claude AI usage limit
+/// reached|<epoch>".
+fn usage_limit_reset(text: &str) -> Option<u64> {
+    static RESET: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)usage limit reached\|(\d{9,11})")
+            .expect("the reset pattern is a valid regex")
+    });
+    RESET
+        .captures_iter(text)
+        .last()?
+        .get(1)?
+        .as_str()
+        .parse()
+        .ok()
 }
 
 /// The first [`FAILURE_PATTERNS`] entry that matches a line of `text`, with that line.

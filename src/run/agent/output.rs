@@ -10,6 +10,7 @@ use serde_json::{Map, Value as Json};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use crate::base::process::Outcome;
+use crate::base::status_block::{Found, START_DELIMITER, StatusBlock, Value, find_last};
 
 use super::Usage;
 
@@ -58,6 +59,9 @@ pub(super) struct ClaudeResult {
     /// `errors`, and `subtype` when it names an error.
     pub(super) errors: Vec<String>,
     pub(super) api_error_status: Option<u64>,
+    /// The model that did the work, from `modelUsage`: the one with the most output tokens
+    /// (Claude Code also calls a small model for side tasks such as titles).
+    pub(super) model: Option<String>,
 }
 
 /// The result object: the last line that is a JSON object with `"type": "result"` (`json` and
@@ -100,18 +104,7 @@ pub(super) fn find_claude_result(output: &str) -> Option<ClaudeResult> {
     let permission_denials = object
         .get("permission_denials")
         .and_then(Json::as_array)
-        .map(|denials| {
-            denials
-                .iter()
-                .map(|denial| {
-                    denial
-                        .get("tool_name")
-                        .and_then(Json::as_str)
-                        .unwrap_or("a tool")
-                        .to_owned()
-                })
-                .collect()
-        });
+        .map(|denials| denials.iter().map(describe_denial).collect());
     Some(ClaudeResult {
         text: object
             .get("result")
@@ -123,7 +116,82 @@ pub(super) fn find_claude_result(output: &str) -> Option<ClaudeResult> {
         permission_denials,
         errors,
         api_error_status: object.get("api_error_status").and_then(Json::as_u64),
+        model: main_model(&object),
     })
+}
+
+fn main_model(object: &Map<String, Json>) -> Option<String> {
+    let models = object.get("modelUsage").and_then(Json::as_object)?;
+    models
+        .iter()
+        .max_by_key(|(_, usage)| {
+            usage
+                .get("outputTokens")
+                .and_then(Json::as_u64)
+                .unwrap_or(0)
+        })
+        .map(|(name, _)| name.clone())
+}
+
+/// One refused tool call as Claude Code's rules write it: `Bash(cargo test)`, `Write(src/a.rs)`,
+/// or the tool's name alone.
+fn describe_denial(denial: &Json) -> String {
+    let tool = denial
+        .get("tool_name")
+        .and_then(Json::as_str)
+        .unwrap_or("a tool");
+    let input = denial.get("tool_input");
+    let detail = ["command", "file_path", "path", "url", "pattern"]
+        .iter()
+        .find_map(|key| {
+            input
+                .and_then(|input| input.get(key))
+                .and_then(Json::as_str)
+        });
+    match detail {
+        Some(detail) => format!("{tool}({})", detail.trim()),
+        None => tool.to_owned(),
+    }
+}
+
+/// The last status block of `answer` that an agent filled in: a block whose values are still
+/// the prompt's template placeholders (`<true|false>`, `<integer>`) is an echo of the prompt
+/// (Codex prints the whole prompt on stderr), not the agent's word, and an earlier block is
+/// looked for instead.
+pub(super) fn find_answer_block(answer: &str) -> Found {
+    let mut text = answer;
+    loop {
+        let found = find_last(text);
+        let Found::Block(block) = &found else {
+            return found;
+        };
+        if !is_template(block) {
+            return found;
+        }
+        match text.rfind(START_DELIMITER) {
+            Some(start) => text = &text[..start],
+            None => return Found::None,
+        }
+    }
+}
+
+/// Whether a block holds a template placeholder: a value written `<…>` (`<true|false>`,
+/// `<integer>`, `<ISO-8601 time, …>`).
+fn is_template(block: &StatusBlock) -> bool {
+    fn placeholder(value: &Value) -> bool {
+        match value {
+            Value::Scalar(text) => {
+                let text = text.trim();
+                text.len() > 2 && text.starts_with('<') && text.ends_with('>')
+            }
+            Value::Map(fields) => fields.iter().any(|(_, value)| placeholder(value)),
+            Value::List(items) => items.iter().any(|item| {
+                let item = item.trim();
+                item.len() > 2 && item.starts_with('<') && item.ends_with('>')
+            }),
+        }
+    }
+    block.fields().iter().any(|(_, value)| placeholder(value))
 }
 
 fn usage_of(object: &Map<String, Json>) -> Option<Usage> {
@@ -142,9 +210,9 @@ fn usage_of(object: &Map<String, Json>) -> Option<Usage> {
             .unwrap_or(0)
     };
     Some(Usage {
-        input_tokens: tokens("input_tokens")
-            .saturating_add(tokens("cache_creation_input_tokens"))
-            .saturating_add(tokens("cache_read_input_tokens")),
+        input_tokens: tokens("input_tokens"),
+        cache_write_tokens: tokens("cache_creation_input_tokens"),
+        cache_read_tokens: tokens("cache_read_input_tokens"),
         output_tokens: tokens("output_tokens"),
         cost_usd,
     })

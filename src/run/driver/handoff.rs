@@ -12,7 +12,7 @@ use crate::base::paths::SessionPaths;
 use crate::base::phase::Phase;
 use crate::run::escalation;
 use crate::run::machine::{EscalationReason, Event, State};
-use crate::run::record::{RunRecord, VerdictRecord};
+use crate::run::record::{RunRecord, TokenUsage, VerdictRecord};
 
 use super::{DriveError, Driver, write_json, write_text};
 
@@ -97,7 +97,10 @@ pub struct Summary {
     pub guardrail: Option<String>,
     pub escalation_reason: Option<String>,
     pub escalation_report: Option<PathBuf>,
+    /// The tokens `max_tokens` counts: fresh input, cache writes and output.
     pub tokens: u64,
+    /// Every token reported, by kind (`input`, `cache_write`, `cache_read`, `output`).
+    pub token_usage: TokenUsage,
     pub cost_usd: f64,
     /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
     pub config_reloads: Vec<String>,
@@ -138,6 +141,7 @@ impl Summary {
             escalation_reason,
             escalation_report: record.escalation_report.clone(),
             tokens: record.usage.tokens,
+            token_usage: record.usage.token_usage,
             cost_usd: record.usage.cost_usd,
         }
     }

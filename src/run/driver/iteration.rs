@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use crate::base::config::model;
 use crate::base::phase::Phase;
 use crate::base::process;
 use crate::base::status_block::{Found, StatusBlock, Verdict};
@@ -21,6 +22,7 @@ use crate::run::guardrail;
 use crate::run::machine::Event;
 use crate::run::measure;
 use crate::run::prompt::{self, PromptContext};
+use crate::run::record::AgentObstacles;
 
 use super::measurement::Measurement;
 use super::status::{IterationFacts, iteration_block};
@@ -61,7 +63,14 @@ impl Driver {
             &feedback_path,
         )?;
         let report = match self
-            .invoke_agent(phase, number, &iteration_dir, &feedback_path, &prompt)
+            .invoke_agent(
+                phase,
+                number,
+                &iteration_dir,
+                &feedback_path,
+                &prompt,
+                &detection,
+            )
             .await
         {
             Ok(report) => report,
@@ -73,6 +82,9 @@ impl Driver {
         };
 
         let (tree, violations) = self.snapshot_after_agent(phase, number)?;
+        if let Some(message) = self.same_model_reported(phase, &report) {
+            return Ok(Event::FatalAgentError { message });
+        }
         if tree_before.is_some_and(|before| before != tree.hash) {
             // The QA agent changed the tree its verdict was about: measure what will ship.
             tracing::warn!("the QA agent modified the working tree; running the checklist again");
@@ -115,6 +127,24 @@ impl Driver {
             last.tree_hash = measured;
         }
         Ok(event)
+    }
+
+    /// Records the model GREEN's or QA's CLI reported, and says so when QA reviewed with the
+    /// model GREEN implemented with: the configuration passed the check on names, but the CLI
+    /// resolved both to one model (an alias, a default).
+    fn same_model_reported(&mut self, phase: Phase, report: &agent::AgentReport) -> Option<String> {
+        let model = report.model.as_ref()?;
+        if !matches!(phase, Phase::Green | Phase::Qa) {
+            return None;
+        }
+        self.record.reported_models.insert(phase, model.clone());
+        let green = self.record.reported_models.get(&Phase::Green)?;
+        let qa = self.record.reported_models.get(&Phase::Qa)?;
+        (!self.context.config.agents.allow_same_model && model::same(green, qa)).then(|| {
+            format!(
+                "the QA agent reviewed with the model the GREEN agent implemented with ({qa}, as the CLI reported it); set another `model` in [agents.qa] of prpd.toml, or `allow_same_model = true` in [agents]"
+            )
+        })
     }
 
     /// The guardrail the run has reached, if any; waits first when the hourly call limit is
@@ -273,6 +303,13 @@ impl Driver {
         *self.record.iterations.entry(phase).or_insert(0) += 1;
         self.record.last_observation = Some(observation);
         self.record.evidence_phase = Some(phase);
+        self.record.agent_obstacles = AgentObstacles {
+            phase: Some(phase),
+            denials: report.denials.clone(),
+            blockers: report.blockers.clone(),
+        };
+        let mut evidence = evidence;
+        evidence.extend(self.record.agent_obstacles.feedback());
         self.record.evidence = evidence;
         self.write_breakers()?;
         Ok(Event::IterationFinished { gate, trip })
@@ -287,6 +324,7 @@ impl Driver {
         iteration_dir: &Path,
         feedback_path: &Path,
         prompt: &str,
+        detection: &Detection,
     ) -> Result<agent::AgentReport, AgentError> {
         let config = self.context.config.agents.for_phase(phase).clone();
         let run_dir = self.run_dir();
@@ -319,6 +357,7 @@ impl Driver {
             iteration_dir,
             extra_env: &extra_env,
             group_file: Some(&group_file),
+            commands: &agent::Commands::discovered(detection),
         };
         let invoked = agent::invoke(&invocation).await;
         // No agent process survives its call: what escaped its process group is stopped here,
@@ -330,17 +369,29 @@ impl Driver {
         }
         let report = invoked?;
         if let Some(usage) = &report.usage {
-            self.record.usage.tokens += usage.input_tokens + usage.output_tokens;
+            self.record.usage.tokens += usage.billed_tokens();
+            let kinds = &mut self.record.usage.token_usage;
+            kinds.input += usage.input_tokens;
+            kinds.cache_write += usage.cache_write_tokens;
+            kinds.cache_read += usage.cache_read_tokens;
+            kinds.output += usage.output_tokens;
             self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
         }
         if report.end == AgentEnd::Quota {
-            // Not counted by the breaker; the next iteration checks guardrails, the rate limit
-            // and abort requests again before it calls the agent.
-            let wait = self.context.config.breaker.quota_wait;
+            // A transient provider failure (a rate or usage limit, an outage, an overload) is
+            // not the agent's doing: neither the breaker nor `max_agent_invocations` counts it.
+            // The next iteration checks guardrails, the rate limit and abort requests again
+            // before it calls the agent.
+            self.record.usage.invocations = self.record.usage.invocations.saturating_sub(1);
+            let wait = guardrail::quota_wait(
+                self.context.config.breaker.quota_wait,
+                report.reset_at,
+                unix_now(),
+            );
             tracing::warn!(
                 %phase,
                 wait = %humantime::format_duration(wait),
-                "the agent reported a rate or usage limit; waiting before the next iteration"
+                "the agent's provider failed for now (rate or usage limit, outage); waiting before the next iteration"
             );
             tokio::time::sleep(wait).await;
         }

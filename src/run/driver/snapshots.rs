@@ -12,6 +12,7 @@ use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::method::BaseDocs;
 use crate::qa::settings;
+use crate::run::agent;
 use crate::run::frozen::{self, Family, Violation};
 use crate::run::machine::Event;
 use crate::run::measure::Tree;
@@ -34,6 +35,21 @@ impl Driver {
     pub(super) fn ensure_base_snapshot(&mut self) -> Result<(), DriveError> {
         if self.record.snapshots.base.is_some() {
             return Ok(());
+        }
+        // Aider's own files stay out of the snapshots; the line goes in before the exclude
+        // file freezes, so it is part of the baseline every later snapshot is compared with.
+        let agents = &self.context.config.agents;
+        if Phase::ITERATING
+            .into_iter()
+            .any(|phase| agent::is_aider(agents.for_phase(phase)))
+        {
+            self.context
+                .session
+                .exclude(agent::AIDER_EXCLUDE)
+                .map_err(|source| DriveError::Write {
+                    path: PathBuf::from(".git/info/exclude"),
+                    source,
+                })?;
         }
         let snapshots = self.snapshots()?;
         let message = format!("prpd {}: base", self.record.run_id);

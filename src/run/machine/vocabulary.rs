@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::phase::Phase;
 use crate::qa::runner::MAX_QA_ATTEMPTS;
-use crate::run::breaker::Trip;
+use crate::run::breaker::{Counter, Trip};
 use crate::run::gate::GateResult;
 
 /// Why a run stopped and waits for a human. Display says what happened and what to do.
@@ -47,13 +47,23 @@ pub enum EscalationReason {
 impl fmt::Display for EscalationReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EscalationReason::BreakerOpen { trip } => write!(
-                f,
-                "{trip}: the {} agent is stuck; read the last iteration logs in the run \
-                 directory, fix what blocks it (or clarify the PRP), then run `prpd resume` for \
-                 one probe iteration",
-                trip.phase
-            ),
+            EscalationReason::BreakerOpen { trip } => match trip.counter {
+                Counter::PermissionDenied => write!(
+                    f,
+                    "{trip}: the {} agent's CLI refused what it tried to run; allow the refused \
+                     tool calls (listed in the escalation report) in the agent's `command` in \
+                     prpd.toml, or change what the agent must run, then run `prpd resume` for \
+                     one probe iteration",
+                    trip.phase
+                ),
+                Counter::NoProgress | Counter::SameError => write!(
+                    f,
+                    "{trip}: the {} agent is stuck; read the last iteration logs in the run \
+                     directory, fix what blocks it (or clarify the PRP), then run `prpd resume` for \
+                     one probe iteration",
+                    trip.phase
+                ),
+            },
             EscalationReason::Guardrail { name } => write!(
                 f,
                 "the run reached its guardrail {name}; raise the limit in prpd.toml or narrow \
@@ -220,6 +230,20 @@ mod tests {
                  (threshold 3): the GREEN agent is stuck; read the last iteration logs in the \
                  run directory, fix what blocks it (or clarify the PRP), then run `prpd resume` \
                  for one probe iteration",
+            ),
+            (
+                EscalationReason::BreakerOpen {
+                    trip: Trip {
+                        counter: Counter::PermissionDenied,
+                        count: 2,
+                        threshold: 2,
+                        ..trip(Phase::Red)
+                    },
+                },
+                "the RED breaker opened after 2 permission denials (threshold 2): the RED \
+                 agent's CLI refused what it tried to run; allow the refused tool calls (listed \
+                 in the escalation report) in the agent's `command` in prpd.toml, or change what \
+                 the agent must run, then run `prpd resume` for one probe iteration",
             ),
             (
                 EscalationReason::Guardrail {

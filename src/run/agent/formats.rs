@@ -1,0 +1,179 @@
+//! The output formats of Codex CLI and Aider, read for the agent's answer and its usage.
+//! Claude Code's result object has its own reader (`output.rs`); these two CLIs say less and
+//! say it differently:
+//!
+//! - `codex exec --json` prints one JSON event per line. The answer is the last
+//!   `agent_message` item (or the file `--output-last-message` wrote), the usage is in
+//!   `turn.completed`, whose `input_tokens` include the `cached_input_tokens`.
+//! - Aider prints `Tokens: 3.2k sent, 331 received. Cost: $0.01 message, $0.01 session.` after
+//!   each model reply (with `…, 2.1k cache write, 12k cache hit, …` when the provider caches);
+//!   the figures are rounded the way Aider rounds them (`3.2k`, `12k`, `1.1M`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value as Json;
+
+use super::Usage;
+
+/// What a `codex exec --json` run printed.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct CodexRun {
+    /// The text of the last `agent_message` item.
+    pub(super) last_message: Option<String>,
+    pub(super) usage: Option<Usage>,
+}
+
+/// The Codex events of `output`, when it holds any (`thread.started`, `turn.*`, `item.*`).
+pub(super) fn find_codex_run(output: &str) -> Option<CodexRun> {
+    let mut run = CodexRun::default();
+    let mut seen = false;
+    for line in output
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with('{'))
+    {
+        let Ok(event) = serde_json::from_str::<Json>(line) else {
+            continue;
+        };
+        let kind = event.get("type").and_then(Json::as_str).unwrap_or_default();
+        match kind {
+            "thread.started" | "turn.started" | "turn.failed" | "item.started" | "item.updated" => {
+                seen = true;
+            }
+            "item.completed" => {
+                seen = true;
+                let item = event.get("item");
+                let item_type = item
+                    .and_then(|item| item.get("type").or_else(|| item.get("item_type")))
+                    .and_then(Json::as_str);
+                if item_type == Some("agent_message")
+                    && let Some(text) = item
+                        .and_then(|item| item.get("text"))
+                        .and_then(Json::as_str)
+                {
+                    run.last_message = Some(text.to_owned());
+                }
+            }
+            "turn.completed" => {
+                seen = true;
+                let usage = event.get("usage");
+                let tokens = |key: &str| {
+                    usage
+                        .and_then(|usage| usage.get(key))
+                        .and_then(Json::as_u64)
+                        .unwrap_or(0)
+                };
+                let cached = tokens("cached_input_tokens");
+                let total = run.usage.get_or_insert_with(Usage::default);
+                total.input_tokens += tokens("input_tokens").saturating_sub(cached);
+                total.cache_read_tokens += cached;
+                total.output_tokens += tokens("output_tokens");
+            }
+            _ => {}
+        }
+    }
+    seen.then_some(run)
+}
+
+/// The usage of an Aider run: its `Tokens: …` lines summed, and the session cost of the last
+/// one (Aider's session is this one invocation).
+pub(super) fn aider_usage(output: &str) -> Option<Usage> {
+    static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"Tokens: ([\d.]+[kM]?) sent(?:, ([\d.]+[kM]?) cache write)?(?:, ([\d.]+[kM]?) cache hit)?, ([\d.]+[kM]?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?",
+        )
+        .expect("the Aider token pattern is a valid regex")
+    });
+    let mut usage: Option<Usage> = None;
+    for captures in TOKENS.captures_iter(output) {
+        let figure = |index: usize| captures.get(index).map_or(0, |found| count(found.as_str()));
+        let total = usage.get_or_insert_with(Usage::default);
+        total.input_tokens += figure(1);
+        total.cache_write_tokens += figure(2);
+        total.cache_read_tokens += figure(3);
+        total.output_tokens += figure(4);
+        if let Some(session) = captures
+            .get(6)
+            .and_then(|found| found.as_str().parse().ok())
+        {
+            total.cost_usd = Some(session);
+        }
+    }
+    usage
+}
+
+/// A token figure as Aider prints it: `331`, `3.2k`, `12k`, `1.1M`.
+fn count(text: &str) -> u64 {
+    let (number, scale) = match text.strip_suffix('k') {
+        Some(number) => (number, 1_000.0),
+        None => match text.strip_suffix('M') {
+            Some(number) => (number, 1_000_000.0),
+            None => (text, 1.0),
+        },
+    };
+    let value: f64 = number.parse().unwrap_or(0.0);
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a token figure is a small non-negative number; rounding is what Aider did"
+    )]
+    let rounded = (value * scale).round() as u64;
+    rounded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_events_give_the_last_message_and_the_usage() {
+        let events = [
+            r#"{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}"#,
+            r#"{"type":"turn.started"}"#,
+            r#"{"type":"item.completed","item":{"id":"item_0","type":"reasoning","text":"**Reading the tests**"}}"#,
+            r##"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc 'npm test'","aggregated_output":"# fail 1\n","exit_code":1,"status":"completed"}}"##,
+            r#"{"type":"item.completed","item":{"id":"item_2","type":"agent_message","text":"First answer."}}"#,
+            r#"{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"Done.\n---PRP_PHASE_STATUS---\nEXIT_SIGNAL: true\n---END_PRP_PHASE_STATUS---"}}"#,
+            r#"{"type":"turn.completed","usage":{"input_tokens":24763,"cached_input_tokens":24448,"output_tokens":122}}"#,
+        ];
+        let run = find_codex_run(&events.join("\n")).expect("codex events");
+        assert!(
+            run.last_message
+                .as_deref()
+                .is_some_and(|text| text.starts_with("Done.")),
+            "{run:?}"
+        );
+        assert_eq!(
+            run.usage,
+            Some(Usage {
+                input_tokens: 315,
+                cache_write_tokens: 0,
+                cache_read_tokens: 24448,
+                output_tokens: 122,
+                cost_usd: None,
+            })
+        );
+        assert_eq!(find_codex_run("plain text\n{\"type\":\"result\"}\n"), None);
+    }
+
+    #[test]
+    fn aider_token_lines_are_summed_and_the_session_cost_kept() {
+        let output = "Aider v0.86.1\n\
+            Main model: anthropic/claude-sonnet-4-5 with diff edit format, infinite output\n\
+            Tokens: 3.2k sent, 331 received. Cost: $0.01 message, $0.01 session.\n\
+            Applied edit to src/words.js\n\
+            Tokens: 12k sent, 2.1k cache write, 1.1M cache hit, 1.5k received. Cost: $0.05 message, $0.06 session.\n";
+        assert_eq!(
+            aider_usage(output),
+            Some(Usage {
+                input_tokens: 15_200,
+                cache_write_tokens: 2_100,
+                cache_read_tokens: 1_100_000,
+                output_tokens: 1_831,
+                cost_usd: Some(0.06),
+            })
+        );
+        assert_eq!(aider_usage("no usage here\n"), None);
+    }
+}
