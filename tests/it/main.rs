@@ -15,6 +15,7 @@ mod leftovers;
 mod process;
 mod python;
 mod qa;
+mod real_claude;
 mod run;
 mod snapshots;
 mod util;
