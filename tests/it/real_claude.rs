@@ -138,7 +138,8 @@ struct Finished {
 }
 
 /// `prpd run PRPs/multiply.md --json` with Claude Code pointed at a new mock. Claude Code gets a
-/// fresh `HOME`, so nothing of the user's own configuration is read or changed.
+/// fresh `HOME`, so nothing of the user's own configuration is read or changed, and nothing
+/// leaves the machine.
 fn run_with_claude(repo: &TestRepo) -> Finished {
     let work = tempfile::Builder::new()
         .prefix("prpd-real-claude-")
@@ -146,6 +147,9 @@ fn run_with_claude(repo: &TestRepo) -> Finished {
         .expect("temp dir");
     let home = work.path().join("home");
     std::fs::create_dir_all(&home).expect("mkdir home");
+    // npm looks for a newer npm on the registry from a home without this setting: the test
+    // runs of the agent would reach the network.
+    std::fs::write(home.join(".npmrc"), "update-notifier=false\n").expect("write .npmrc");
     let mock = MockModel::start(work.path());
     let output = repo
         .prpd()

@@ -56,6 +56,8 @@ trap cleanup EXIT
 cp -a "$here/calc" "$work/repo"
 cp "$here/prpd-$agent.toml" "$work/repo/prpd.toml"
 mkdir -p "$work/home"
+# npm checks the registry for a newer npm from a home without this (the agent's `npm test`).
+printf 'update-notifier=false\n' > "$work/home/.npmrc"
 git -C "$work/repo" init -q -b main
 git -C "$work/repo" add -A
 git -C "$work/repo" -c user.email=e2e@prpd.invalid -c user.name="prpd e2e" commit -q -m calc
