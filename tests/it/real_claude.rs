@@ -7,8 +7,9 @@
 //!
 //! What is checked is what a user of Claude Code depends on: the run ships; the agent's own test
 //! runs came back with test output, not "This command requires approval"; prpd read the usage
-//! Claude Code reported; and no process the run started outlives it. Without `--allowedTools`
-//! the same scenario shows the refusal and does not ship, so the first check can fail.
+//! Claude Code reported; and no process the run started outlives it, even when the test script
+//! leaves a detached process behind. Without `--allowedTools` the same scenario shows the
+//! refusal and does not ship, so the first check can fail.
 //!
 //! The CLI must be installed (`npm install -g @anthropic-ai/claude-code@2`; `.ci/run` does it):
 //! the test fails, naming that command, where it is not.
@@ -397,4 +398,59 @@ fn without_allowed_tools_the_agents_test_run_is_refused_and_the_run_does_not_shi
         .expect("RED's first iteration");
     let denials = result["permission_denials"].to_string();
     assert!(denials.contains("\"Bash\""), "{name}: {result:#}");
+}
+
+/// The scenario with a test script that also leaves a detached `sleep` running (`setsid`, out of
+/// every process group, as Claude Code's Bash tool runs commands), each recording its pid: the
+/// agent's test runs and prpd's own start them, and none may outlive the run.
+#[test]
+fn what_the_agents_test_runs_leave_running_does_not_outlive_the_run() {
+    require_claude();
+    let pids = tempfile::Builder::new()
+        .prefix("prpd-real-claude-pids-")
+        .tempdir()
+        .expect("temp dir");
+    let pid_file = pids.path().join("pids");
+    let repo = scenario_repo(&claude_config());
+    let package = read(&repo.join("package.json"));
+    let leaky = format!(
+        "(setsid sh -c 'echo $$ >> {}; exec sleep 600' >/dev/null 2>&1 &); node --test",
+        pid_file.display()
+    );
+    let leaky_package = package.replace(
+        "\"node --test\"",
+        &serde_json::to_string(&leaky).expect("a JSON string"),
+    );
+    assert_ne!(package, leaky_package, "{package}");
+    repo.file("package.json", &leaky_package)
+        .commit("test runs leave a sleep running");
+
+    let Finished {
+        code,
+        summary,
+        stderr,
+        left,
+        ..
+    } = run_with_claude(&repo);
+    let started: Vec<i32> = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .lines()
+        .map(|pid| pid.trim().parse().expect("a pid"))
+        .collect();
+    let survivors: Vec<i32> = started.iter().copied().filter(|pid| alive(*pid)).collect();
+    survivors.iter().copied().for_each(kill_leftover);
+    assert!(left.is_empty(), "processes outlived the run: {left:?}");
+    assert!(
+        survivors.is_empty(),
+        "sleeps outlived the run: {survivors:?} of {started:?}"
+    );
+    assert!(
+        started.len() >= 4,
+        "the agent's and prpd's test runs started too few sleeps: {started:?}\nstderr:\n{stderr}"
+    );
+    assert_eq!(
+        summary["state"], "SHIPPED",
+        "{summary:#}\nstderr:\n{stderr}"
+    );
+    assert_eq!(code, 0);
 }
