@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// A local stand-in for the Anthropic Messages API, so that the real Claude Code CLI can drive a
-// whole prpd run without network or an API key (tests/it/real_claude.rs, tests/real-agents/run.sh).
+// A local stand-in for the Anthropic Messages API and the OpenAI Responses API, so that the real
+// Claude Code and Codex CLIs can drive a whole prpd run without network or an API key
+// (tests/it/real_claude.rs, tests/real-agents/run.sh).
 //
 // It plays the model's side of one fixed story, the `calc` fixture of tests/real-agents/calc/
 // (a tiny Node library that gains `multiply`), and reads which phase it is in from the prompt
@@ -21,8 +22,9 @@
 //   tool results it returned; and what the mock answered), for tests to check.
 //
 // Endpoints: POST /v1/messages (streaming SSE and plain JSON), POST /v1/messages/count_tokens,
-// GET /v1/models, HEAD or GET / and /api/hello (Claude Code's connectivity probe). Everything
-// else is a 404 in the API's error shape. The OpenAI APIs (Codex CLI, Aider) are not mocked yet.
+// POST /v1/responses (Codex CLI; streaming SSE and plain JSON), GET /v1/models, HEAD or GET /
+// and /api/hello (Claude Code's connectivity probe). Everything else is a 404 in the Anthropic
+// error shape. Chat completions (Aider) are not mocked yet.
 
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -79,7 +81,7 @@ function textOf(content) {
   if (!Array.isArray(content)) return "";
   return content
     .map((block) => {
-      if (block?.type === "text") return block.text ?? "";
+      if (["text", "input_text", "output_text"].includes(block?.type)) return block.text ?? "";
       if (block?.type === "tool_result") return textOf(block.content);
       return "";
     })
@@ -139,9 +141,13 @@ function runTests(context) {
   return { tool: "Bash", input: { command: context.testCommand, description: "Run the tests" } };
 }
 
-/** The file's text as Claude Code's Read tool returned it (`   1→line`), numbers removed. */
+/**
+ * The file's text as the CLI's read returned it: Claude Code's Read tool numbers the lines
+ * (`   1→line`), Codex's exec_command puts a header before `Output:`.
+ */
 function readText(exchange) {
   if (exchange?.result === null || exchange?.result === undefined) return null;
+  if (exchange.via === "exec_command") return commandOutput(exchange.result.text);
   return exchange.result.text
     .split("\n")
     .map((line) => line.replace(/^\s*\d+[→\t]/, ""))
@@ -367,6 +373,187 @@ function qaAnswer(context, blockers) {
   })}\n`;
 }
 
+// ---- the OpenAI Responses API (Codex CLI) ---------------------------------------------------
+//
+// Codex CLI offers one shell tool, `exec_command` (`{"cmd": "..."}`), so the phases' actions
+// become shell commands: Read is `cat PATH`, Write and Edit are a heredoc into PATH (an edit
+// writes the whole new text, computed from the file as the conversation last read it), Bash is
+// the command itself. The commands are read back into the same actions, so the scripts and the
+// final answers are shared with the Anthropic side.
+
+const HEREDOC = "MOCK_MODEL_EOF";
+
+/** The shell command of an action, for Codex. */
+function shellCommand(action, exchanges) {
+  const { tool, input } = action;
+  if (tool === "Read") return `cat ${input.file_path}`;
+  if (tool === "Bash") return input.command;
+  let content = input.content;
+  if (tool === "Edit") {
+    const last = [...exchanges].reverse()
+      .find((exchange) => exchange.input?.file_path === input.file_path && exchange.result !== null);
+    const current = last?.name === "Read" ? readText(last) : last?.input?.content ?? "";
+    content = current.replace(input.old_string, input.new_string);
+  }
+  const marker = tool === "Edit" ? "edit" : "write";
+  return `cat > ${input.file_path} <<'${HEREDOC}' # ${marker}\n${content}${HEREDOC}`;
+}
+
+/** The action a shell command stands for (the inverse of `shellCommand`). */
+function actionOf(command) {
+  const heredoc = command.match(new RegExp(`^cat > (\\S+) <<'${HEREDOC}' # (edit|write)\\n([\\s\\S]*)${HEREDOC}$`));
+  if (heredoc) {
+    const [, path, marker, content] = heredoc;
+    return { name: marker === "edit" ? "Edit" : "Write", input: { file_path: path, content } };
+  }
+  const read = command.match(/^cat (\S+)$/);
+  if (read) return { name: "Read", input: { file_path: read[1] } };
+  return { name: "Bash", input: { command } };
+}
+
+/** exec_command's output without its header (`Process exited with code 1`, ..., `Output:`). */
+function commandOutput(text) {
+  const start = text.indexOf("Output:\n");
+  return start >= 0 ? text.slice(start + "Output:\n".length) : text;
+}
+
+/** The function calls of a Responses conversation, as actions with their results. */
+function responsesExchanges(input) {
+  const exchanges = [];
+  const byId = new Map();
+  for (const item of input) {
+    if (item?.type === "function_call") {
+      let args = {};
+      try {
+        args = JSON.parse(item.arguments ?? "{}");
+      } catch {
+        args = {};
+      }
+      const action = actionOf(String(args.cmd ?? args.command ?? ""));
+      const exchange = { id: item.call_id, via: "exec_command", ...action, result: null };
+      exchanges.push(exchange);
+      byId.set(item.call_id, exchange);
+    } else if (item?.type === "function_call_output") {
+      const exchange = byId.get(item.call_id);
+      const output = typeof item.output === "string" ? item.output : textOf(item.output?.content ?? item.output);
+      const code = Number(output.match(/exited with code (-?\d+)/)?.[1] ?? 0);
+      if (exchange) exchange.result = { is_error: code !== 0, text: output };
+    }
+  }
+  return exchanges;
+}
+
+/** The output items and usage of the answer to a /v1/responses request. */
+function answerResponses(request) {
+  const input = Array.isArray(request.input) ? request.input : [];
+  const messages = input.filter((item) => item?.type === "message" || item?.role !== undefined);
+  const prompt = prpdPrompt(messages.filter((item) => item.role === "user"));
+  const message = (text) => ({
+    type: "message",
+    id: `msg_mock_${String(++sequence).padStart(6, "0")}`,
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text, annotations: [] }],
+  });
+  if (prompt === null) return { kind: "side", output: [message("OK.")] };
+  const environment = messages.map((item) => textOf(item.content)).join("\n");
+  const root = environment.match(/<cwd>([^<]+)<\/cwd>/)?.[1] ?? process.cwd();
+  const context = { ...prompt, root };
+  const exchanges = responsesExchanges(input);
+  const action = nextAction(context, exchanges);
+  const base = { kind: "phase", phase: prompt.phase, iteration: prompt.iteration, exchanges };
+  if (action.final !== undefined) return { ...base, output: [message(action.final)] };
+  const callId = `call_mock_${String(++sequence).padStart(6, "0")}`;
+  return {
+    ...base,
+    output: [{
+      type: "function_call",
+      id: `fc_mock_${String(sequence).padStart(6, "0")}`,
+      call_id: callId,
+      name: "exec_command",
+      arguments: JSON.stringify({ cmd: shellCommand(action, exchanges), login: false }),
+      status: "completed",
+    }],
+  };
+}
+
+function streamResponse(response, body) {
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  let sequenceNumber = 0;
+  const send = (event, data) => sse(response, event, { sequence_number: sequenceNumber++, ...data });
+  const pending = { ...body, status: "in_progress", output: [], usage: null };
+  send("response.created", { response: pending });
+  send("response.in_progress", { response: pending });
+  body.output.forEach((item, outputIndex) => {
+    if (item.type === "message") {
+      send("response.output_item.added", { output_index: outputIndex, item: { ...item, status: "in_progress", content: [] } });
+      const part = { type: "output_text", text: "", annotations: [] };
+      send("response.content_part.added", { item_id: item.id, output_index: outputIndex, content_index: 0, part });
+      const text = item.content[0].text;
+      for (const delta of pieces(text, 80)) {
+        send("response.output_text.delta", { item_id: item.id, output_index: outputIndex, content_index: 0, delta });
+      }
+      send("response.output_text.done", { item_id: item.id, output_index: outputIndex, content_index: 0, text });
+      send("response.content_part.done", { item_id: item.id, output_index: outputIndex, content_index: 0, part: item.content[0] });
+    } else {
+      send("response.output_item.added", { output_index: outputIndex, item: { ...item, arguments: "", status: "in_progress" } });
+      for (const delta of pieces(item.arguments, 40)) {
+        send("response.function_call_arguments.delta", { item_id: item.id, output_index: outputIndex, delta });
+      }
+      send("response.function_call_arguments.done", { item_id: item.id, output_index: outputIndex, arguments: item.arguments });
+    }
+    send("response.output_item.done", { output_index: outputIndex, item });
+  });
+  send("response.completed", { response: body });
+  response.end();
+}
+
+function responses(request, response, headers) {
+  const reply = answerResponses(request);
+  const inputTokens = tokens(JSON.stringify(request.input ?? []));
+  const outputTokens = tokens(JSON.stringify(reply.output));
+  const body = {
+    id: `resp_mock_${String(++sequence).padStart(6, "0")}`,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status: "completed",
+    model: request.model,
+    output: reply.output,
+    usage: {
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: inputTokens + outputTokens,
+    },
+  };
+  const done = reply.exchanges?.filter((exchange) => exchange.result !== null) ?? [];
+  record({
+    path: "/v1/responses",
+    model: request.model,
+    stream: request.stream === true,
+    api_key: headers.authorization ? "authorization" : null,
+    user_agent: headers["user-agent"] ?? null,
+    tools: Array.isArray(request.tools) ? request.tools.map((tool) => tool.name ?? tool.type) : [],
+    kind: reply.kind,
+    phase: reply.phase ?? null,
+    iteration: reply.iteration ?? null,
+    tool_results: done.map((exchange) => ({
+      tool: exchange.name,
+      input: exchange.input,
+      is_error: exchange.result.is_error,
+      refused: refused(exchange.result),
+      text: exchange.result.text.slice(0, 4000),
+    })),
+    reply: reply.output.map((item) => (item.type === "message"
+      ? { type: "text", text: item.content[0].text }
+      : { type: "tool_use", name: item.name, input: JSON.parse(item.arguments) })),
+    usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+  });
+  if (request.stream === true) streamResponse(response, body);
+  else sendJson(response, 200, body);
+}
+
 // ---- answering ----------------------------------------------------------------------------
 
 let sequence = 0;
@@ -540,6 +727,7 @@ const server = createServer((request, response) => {
       });
     }
     if (request.method === "POST" && path === "/v1/messages") return messages(body, response, request.headers);
+    if (request.method === "POST" && path === "/v1/responses") return responses(body, response, request.headers);
     if (request.method === "POST" && path === "/v1/messages/count_tokens") {
       record({ path, model: body.model ?? null, kind: "count_tokens" });
       return sendJson(response, 200, { input_tokens: tokens(JSON.stringify(body.messages ?? [])) });
