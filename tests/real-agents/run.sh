@@ -7,7 +7,8 @@
 #   tests/real-agents/run.sh claude|codex|aider
 #
 # Needs git, node and the agent CLI on PATH (Claude Code: `npm install -g
-# @anthropic-ai/claude-code@2`). prpd is $PRPD when set, else built with cargo. The run happens
+# @anthropic-ai/claude-code@2`; Codex CLI: `npm install -g @openai/codex`). Aider is not played
+# yet (the mock has no chat completions). prpd is $PRPD when set, else built with cargo. The run happens
 # in a new temporary directory with its own HOME, so nothing of yours is read or changed; it is
 # removed when everything holds (unless KEEP=1) and kept, its path printed, when something does
 # not.
@@ -18,9 +19,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
 case "$agent" in
-  claude) ;;
-  codex|aider)
-    echo "$agent: not yet: needs the OpenAI mock (mock-model.mjs serves only the Anthropic Messages API)" >&2
+  claude|codex) ;;
+  aider)
+    echo "$agent: not yet: needs the chat-completions API in mock-model.mjs" >&2
     exit 2
     ;;
   *)
@@ -29,10 +30,11 @@ case "$agent" in
     ;;
 esac
 
-for tool in git node claude; do
+for tool in git node "$agent"; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     case "$tool" in
       claude) echo "error: claude is not installed: npm install -g @anthropic-ai/claude-code@2" >&2 ;;
+      codex) echo "error: codex is not installed: npm install -g @openai/codex" >&2 ;;
       *) echo "error: $tool is not installed" >&2 ;;
     esac
     exit 2
@@ -81,21 +83,39 @@ status=0
 (
   cd "$work/repo"
   export HOME="$work/home"
-  export ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=test-key
-  export CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 \
-    DISABLE_ERROR_REPORTING=1
+  case "$agent" in
+    claude)
+      export ANTHROPIC_BASE_URL="$url" ANTHROPIC_API_KEY=test-key
+      export CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DISABLE_TELEMETRY=1 \
+        DISABLE_ERROR_REPORTING=1
+      ;;
+    codex)
+      # Codex reads its model provider from CODEX_HOME/config.toml; the key from OPENAI_API_KEY.
+      export CODEX_HOME="$work/home/.codex" OPENAI_API_KEY=test-key
+      mkdir -p "$CODEX_HOME"
+      printf '%s\n' 'model_provider = "mock"' '[model_providers.mock]' 'name = "mock"' \
+        "base_url = \"$url/v1\"" 'wire_api = "responses"' 'env_key = "OPENAI_API_KEY"' \
+        > "$CODEX_HOME/config.toml"
+      ;;
+  esac
   "$PRPD" run PRPs/multiply.md --json > "$work/summary.json" 2> "$work/prpd.err"
 ) || status=$?
 
-# What the run left: processes that carry the mock's address in their environment (everything
-# prpd started inherited it; the mock itself did not).
+# What the run left: processes that carry the agent's marker in their environment (what prpd
+# started inherited it; the mock did not), or whose working directory is in the run's directory.
+case "$agent" in
+  claude) marker="ANTHROPIC_BASE_URL=$url" ;;
+  codex) marker="CODEX_HOME=$work/home/.codex" ;;
+esac
 left=()
 for _ in $(seq 20); do
   left=()
   for environ in /proc/[0-9]*/environ; do
     pid="${environ#/proc/}"; pid="${pid%/environ}"
     [ "$pid" = "$mock_pid" ] && continue
-    if { tr '\0' '\n' 2>/dev/null < "$environ"; } 2>/dev/null | grep -qxF "ANTHROPIC_BASE_URL=$url"; then
+    cwd="$(readlink "/proc/$pid/cwd" 2>/dev/null || true)"
+    if [ "${cwd#"$work"}" != "$cwd" ] \
+      || { tr '\0' '\n' 2>/dev/null < "$environ"; } 2>/dev/null | grep -qxF "$marker"; then
       state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo Z)"
       [ "$state" = "Z" ] || left+=("$pid")
     fi
