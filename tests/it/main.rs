@@ -17,6 +17,7 @@ mod presets;
 mod process;
 mod python;
 mod qa;
+mod real_claude;
 mod run;
 mod snapshots;
 mod util;
