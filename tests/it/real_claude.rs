@@ -31,7 +31,10 @@ const SCENARIO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/real-agents")
 const INSTALL: &str = "npm install -g @anthropic-ai/claude-code@2";
 
 /// The pair of arguments that lets the agent run the test command, and nothing wider.
-const ALLOWED_TOOLS: &str = ", \"--allowedTools\", \"Bash(npm test)\"";
+/// The scenario's agent block spelled out without `--allowedTools`: the built-in block's command
+/// as a user who copied it without the allow-list would have it.
+const WITHOUT_ALLOWED_TOOLS: &str = r#"agent = "claude-code"
+command = ["claude", "-p", "--model", "{model}", "--output-format", "json", "--permission-mode", "acceptEdits"]"#;
 
 /// Fails the test, with the install command, when `claude` does not run.
 #[expect(
@@ -363,8 +366,8 @@ fn claude_code_ships_the_scenario_running_its_own_tests_with_usage_read_and_noth
 fn without_allowed_tools_the_agents_test_run_is_refused_and_the_run_does_not_ship() {
     require_claude();
     let config = claude_config();
-    assert!(config.contains(ALLOWED_TOOLS), "{config}");
-    let repo = scenario_repo(&config.replace(ALLOWED_TOOLS, ""));
+    assert!(config.contains("agent = \"claude-code\""), "{config}");
+    let repo = scenario_repo(&config.replace("agent = \"claude-code\"", WITHOUT_ALLOWED_TOOLS));
     let Finished {
         code,
         summary,

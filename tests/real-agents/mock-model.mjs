@@ -99,7 +99,7 @@ function prpdPrompt(messages) {
     const text = textOf(message.content);
     const heading = text.match(/^# prpd · (RED|GREEN|REFACTOR|DOCUMENT|QA) phase · iteration (\d+)/m);
     if (!heading) continue;
-    const testCommand = text.match(/^Test command: (.+)$/m)?.[1]?.trim() ?? null;
+    const testCommand = text.match(/^Test command(?: \([^)]*\))?: (.+)$/m)?.[1]?.trim() ?? null;
     return { phase: heading[1], iteration: Number(heading[2]), testCommand, text };
   }
   return null;
