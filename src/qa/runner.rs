@@ -207,26 +207,17 @@ pub async fn run(
     })?;
     let request = Arc::new(request.clone());
     let detection = Arc::new(detection);
-    let permits = Arc::new(Semaphore::new(request.jobs.max(1)));
-    let mut tasks = JoinSet::new();
-    for (index, spec) in checklist.checks.iter().cloned().enumerate() {
-        let request = Arc::clone(&request);
-        let detection = Arc::clone(&detection);
-        let permits = Arc::clone(&permits);
-        tasks.spawn(async move {
-            let _permit = permits.acquire_owned().await;
-            let id = spec.id.clone();
-            (index, id, run_check(&request, &detection, &spec).await)
-        });
-    }
+    // The build runs before everything else: a test command that builds into the same
+    // directory (`cmake --build build && ctest`, `make && make test`) would race with it.
+    let (builds, others): (Vec<_>, Vec<_>) = checklist
+        .checks
+        .iter()
+        .cloned()
+        .enumerate()
+        .partition(|(_, spec)| spec.placeholders().contains(&"build"));
     let mut results: BTreeMap<usize, CheckResult> = BTreeMap::new();
-    while let Some(joined) = tasks.join_next().await {
-        let (index, id, result) = joined.map_err(|source| QaError::Join {
-            id: "?".to_owned(),
-            source,
-        })?;
-        let result = result.map_err(|source| QaError::Process { id, source })?;
-        results.insert(index, result);
+    for batch in [builds, others] {
+        results.extend(run_batch(&request, &detection, batch).await?);
     }
     let mut checks: Vec<CheckResult> = results.into_values().collect();
     if checks.is_empty() {
@@ -250,6 +241,36 @@ pub async fn run(
         attempt: request.attempt,
         finished_at: SystemTime::now(),
     })
+}
+
+/// Runs `checks` (each with its index in the checklist) in parallel up to `jobs`.
+async fn run_batch(
+    request: &Arc<QaRequest>,
+    detection: &Arc<Detection>,
+    checks: Vec<(usize, CheckSpec)>,
+) -> Result<BTreeMap<usize, CheckResult>, QaError> {
+    let permits = Arc::new(Semaphore::new(request.jobs.max(1)));
+    let mut tasks = JoinSet::new();
+    for (index, spec) in checks {
+        let request = Arc::clone(request);
+        let detection = Arc::clone(detection);
+        let permits = Arc::clone(&permits);
+        tasks.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            let id = spec.id.clone();
+            (index, id, run_check(&request, &detection, &spec).await)
+        });
+    }
+    let mut results = BTreeMap::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (index, id, result) = joined.map_err(|source| QaError::Join {
+            id: "?".to_owned(),
+            source,
+        })?;
+        let result = result.map_err(|source| QaError::Process { id, source })?;
+        results.insert(index, result);
+    }
+    Ok(results)
 }
 
 /// A checklist with no checks would approve anything: that is a failure of its own.

@@ -1,8 +1,8 @@
 //! A healthy project passes: `prpd qa` with no configuration APPROVEs a small, well-kept project
 //! of each stack (Python with pytest and ruff, an npm package on `node --test` without eslint,
-//! a Rust crate with cargo test and clippy, a Go module with go test), and REJECTs its broken
-//! twin, the same project with one failing test. The tools are the real ones on the machine;
-//! `.ci/run` installs pytest, ruff and Go.
+//! a Rust crate with cargo test and clippy, a Go module with go test, a C library with CMake and
+//! ctest), and REJECTs its broken twin, the same project with one failing test. The tools are
+//! the real ones on the machine; `.ci/run` installs pytest, ruff, Go and CMake.
 
 use serde_json::Value;
 
@@ -256,5 +256,64 @@ fn go_module_with_go_test() {
         // Without `-v`, go prints one `ok` line per package and no test names: the package
         // stands for its tests, as one passed.
         1.0,
+    );
+}
+
+/// The CMakeLists.txt of the C library, with `extra` test declarations at its end.
+fn cmake_lists(extra: &str) -> String {
+    format!(
+        "cmake_minimum_required(VERSION 3.16)\nproject(tinymean C)\n\
+         add_library(tinymean src/tinymean.c)\ntarget_include_directories(tinymean PUBLIC src)\n\
+         enable_testing()\nadd_executable(test_mean tests/test_mean.c)\n\
+         target_link_libraries(test_mean tinymean)\n\
+         add_test(NAME mean_of_three COMMAND test_mean three)\n\
+         add_test(NAME mean_of_one COMMAND test_mean one)\n{extra}"
+    )
+}
+
+#[test]
+fn c_library_with_cmake_and_ctest() {
+    require("cmake", "apt-get install cmake");
+    require("gcc", "apt-get install gcc");
+    approves_healthy_and_rejects_broken(
+        |repo| {
+            repo.file("CMakeLists.txt", &cmake_lists(""))
+                .file(
+                    "src/tinymean.h",
+                    "/* The arithmetic mean of `count` values; 0 for none. */\n\
+                     double tm_mean(const double *values, int count);\n",
+                )
+                .file(
+                    "src/tinymean.c",
+                    "#include \"tinymean.h\"\n\n\
+                     double tm_mean(const double *values, int count) {\n    double sum = 0;\n\
+                     \x20   for (int i = 0; i < count; i++) {\n        sum += values[i];\n    }\n\
+                     \x20   return count ? sum / count : 0;\n}\n",
+                )
+                .file(
+                    "tests/test_mean.c",
+                    "#include <string.h>\n#include \"tinymean.h\"\n\n\
+                     int main(int argc, char **argv) {\n    if (argc < 2) {\n        return 2;\n    }\n\
+                     \x20   if (strcmp(argv[1], \"three\") == 0) {\n        double values[] = {1, 2, 3};\n\
+                     \x20       return tm_mean(values, 3) == 2 ? 0 : 1;\n    }\n\
+                     \x20   if (strcmp(argv[1], \"one\") == 0) {\n        double values[] = {4};\n\
+                     \x20       return tm_mean(values, 1) == 4 ? 0 : 1;\n    }\n\
+                     \x20   if (strcmp(argv[1], \"two\") == 0) {\n        double values[] = {1, 2};\n\
+                     \x20       return tm_mean(values, 2) == 2 ? 0 : 1;\n    }\n    return 2;\n}\n",
+                )
+                .file("README.md", "# tinymean\n\nThe arithmetic mean in C.\n")
+                .file(".gitignore", "/build/\n");
+        },
+        |repo| {
+            // The mean of 1 and 2 is 1.5, not 2: one of three tests fails.
+            repo.file(
+                "CMakeLists.txt",
+                &cmake_lists("add_test(NAME mean_of_two COMMAND test_mean two)\n"),
+            );
+        },
+        "cmake -S . -B build && cmake --build build && ctest --test-dir build --output-on-failure --no-tests=error",
+        // Its build runs first, alone: the test command builds into the same `build/`, and the
+        // two racing in it broke the library's archive.
+        2.0,
     );
 }
