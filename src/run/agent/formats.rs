@@ -7,7 +7,9 @@
 //!   `turn.completed`, whose `input_tokens` include the `cached_input_tokens`.
 //! - Aider prints `Tokens: 3.2k sent, 331 received. Cost: $0.01 message, $0.01 session.` after
 //!   each model reply (with `…, 2.1k cache write, 12k cache hit, …` when the provider caches);
-//!   the figures are rounded the way Aider rounds them (`3.2k`, `12k`, `1.1M`).
+//!   the figures are rounded the way Aider rounds them (`3.2k`, `12k`, `1.1M`). Its banner names
+//!   the model it works with once its aliases are resolved: `Main model: gpt-4o with diff edit
+//!   format` for `--model 4o`.
 
 use std::sync::LazyLock;
 
@@ -103,6 +105,20 @@ pub(super) fn aider_usage(output: &str) -> Option<Usage> {
     usage
 }
 
+/// The model Aider says it works with: its banner's `Main model: <name> with <format> edit
+/// format` line (`Model: …` when the weak model is the main one), printed before any answer of
+/// the model, with Aider's aliases (`4o`, `sonnet`, `flash`) already resolved.
+pub(super) fn aider_model(output: &str) -> Option<String> {
+    output.lines().find_map(|line| {
+        let rest = line
+            .strip_prefix("Main model: ")
+            .or_else(|| line.strip_prefix("Model: "))?;
+        let (model, format) = rest.split_once(" with ")?;
+        let named = !model.is_empty() && !model.contains(char::is_whitespace);
+        (named && format.contains(" edit format")).then(|| model.to_owned())
+    })
+}
+
 /// A token figure as Aider prints it: `331`, `3.2k`, `12k`, `1.1M`.
 fn count(text: &str) -> u64 {
     let (number, scale) = match text.strip_suffix('k') {
@@ -175,5 +191,26 @@ mod tests {
             })
         );
         assert_eq!(aider_usage("no usage here\n"), None);
+    }
+
+    #[test]
+    fn aider_names_its_main_model_in_its_banner() {
+        let banner = "Aider v0.86.2\n\
+            Main model: gpt-4o with diff edit format\n\
+            Weak model: gpt-4o-mini\n\
+            Git repo: .git with 8 files\n";
+        assert_eq!(aider_model(banner).as_deref(), Some("gpt-4o"));
+        let thinking = "Main model: anthropic/claude-sonnet-4-20250514 with diff edit format, infinite output\n";
+        assert_eq!(
+            aider_model(thinking).as_deref(),
+            Some("anthropic/claude-sonnet-4-20250514")
+        );
+        assert_eq!(
+            aider_model("Model: ollama/qwen2.5-coder with whole edit format\n").as_deref(),
+            Some("ollama/qwen2.5-coder")
+        );
+        assert_eq!(aider_model("The Main model: is not named here\n"), None);
+        assert_eq!(aider_model("Model: a guess with no format\n"), None);
+        assert_eq!(aider_model("Weak model: gpt-4o-mini\n"), None);
     }
 }
