@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// A local stand-in for the Anthropic Messages API and the OpenAI Responses API, so that the real
-// Claude Code and Codex CLIs can drive a whole prpd run without network or an API key
-// (tests/it/real_claude.rs, tests/real-agents/run.sh).
+// A local stand-in for the Anthropic Messages API and the OpenAI Responses and chat-completions
+// APIs, so that the real Claude Code, Codex CLI and Aider can drive a whole prpd run without
+// network or an API key (tests/it/real_claude.rs, tests/real-agents/run.sh).
 //
 // It plays the model's side of one fixed story, the `calc` fixture of tests/real-agents/calc/
 // (a tiny Node library that gains `multiply`), and reads which phase it is in from the prompt
@@ -11,7 +11,9 @@
 // their small edits and run the tests; QA looks at the tree (`git status`) and repeats the
 // verdict of prpd's report. The final answer of every phase ends with the PRP_PHASE_STATUS block
 // prpd expects, filled in from the tool results Claude Code sent back, never from hope: a test
-// run the CLI refused makes the phase BLOCKED.
+// run the CLI refused makes the phase BLOCKED. One story, three wire formats: Codex's shell
+// commands and Aider's chat turns are read back into the same actions, so the scripts and the
+// final answers are shared (see each API's section).
 //
 // The server is stateless: every request carries the whole conversation, and the next step is
 // the first step of the phase's script whose tool result is not in it yet.
@@ -22,9 +24,10 @@
 //   tool results it returned; and what the mock answered), for tests to check.
 //
 // Endpoints: POST /v1/messages (streaming SSE and plain JSON), POST /v1/messages/count_tokens,
-// POST /v1/responses (Codex CLI; streaming SSE and plain JSON), GET /v1/models, HEAD or GET /
-// and /api/hello (Claude Code's connectivity probe). Everything else is a 404 in the Anthropic
-// error shape. Chat completions (Aider) are not mocked yet.
+// POST /v1/responses (Codex CLI; streaming SSE and plain JSON), POST /v1/chat/completions
+// (Aider through litellm; plain JSON, and chat.completion.chunk SSE when asked to stream),
+// GET /v1/models, HEAD or GET / and /api/hello (Claude Code's connectivity probe). Everything
+// else is a 404 in the Anthropic error shape.
 
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -143,11 +146,13 @@ function runTests(context) {
 
 /**
  * The file's text as the CLI's read returned it: Claude Code's Read tool numbers the lines
- * (`   1→line`), Codex's exec_command puts a header before `Output:`.
+ * (`   1→line`), Codex's exec_command puts a header before `Output:`, Aider shows the file as it
+ * is.
  */
 function readText(exchange) {
   if (exchange?.result === null || exchange?.result === undefined) return null;
   if (exchange.via === "exec_command") return commandOutput(exchange.result.text);
+  if (exchange.via === "chat") return exchange.result.text;
   return exchange.result.text
     .split("\n")
     .map((line) => line.replace(/^\s*\d+[→\t]/, ""))
@@ -312,22 +317,27 @@ function finalAnswer(context, exchanges) {
   }
   const testRun = [...exchanges].reverse()
     .find((exchange) => exchange.name === "Bash" && exchange.input.command === context.testCommand);
-  const counts = testRun?.result && !refused(testRun.result) ? testCounts(testRun.result.text) : null;
-  if (counts === null || !counts.ran) {
+  // `later`: the CLI cannot show this answer a test run (Aider runs the test command after the
+  // answer, or not at all); the answer says who runs it and claims nothing about its figures.
+  const later = testRun?.result?.later ?? null;
+  const counts = testRun?.result && later === null && !refused(testRun.result) ? testCounts(testRun.result.text) : null;
+  if (later === null && (counts === null || !counts.ran)) {
     blockers.push(`the test command \`${context.testCommand}\` did not run: ${testRun?.result?.text ?? "no result"}`);
   }
   const tests = counts ?? { total: 0, passing: 0, failing: 0, skipped: 0 };
   let done;
-  if (phase === "RED") {
+  if (later !== null) {
+    done = blockers.length === 0;
+  } else if (phase === "RED") {
     done = blockers.length === 0 && tests.failing > 0;
     if (blockers.length === 0 && !done) blockers.push("the new test does not fail");
   } else {
     done = blockers.length === 0 && tests.failing === 0 && tests.total > 0;
     if (blockers.length === 0 && !done) blockers.push(`${tests.failing} tests fail`);
   }
-  const summary = counts?.ran
-    ? `\`${context.testCommand}\`: ${tests.total} tests, ${tests.passing} passing, ${tests.failing} failing.`
-    : `I could not run \`${context.testCommand}\`.`;
+  let summary = `I could not run \`${context.testCommand}\`.`;
+  if (later !== null) summary = `\`${context.testCommand}\`: ${later}.`;
+  else if (counts?.ran) summary = `\`${context.testCommand}\`: ${tests.total} tests, ${tests.passing} passing, ${tests.failing} failing.`;
   const status = done ? "COMPLETE" : blockers.some((line) => line.includes("refused")) ? "BLOCKED" : "IN_PROGRESS";
   return `${phase} is ${done ? "done" : "not done"}. ${summary}\n\n${block({
     TIMESTAMP: timestamp(),
@@ -383,20 +393,26 @@ function qaAnswer(context, blockers) {
 
 const HEREDOC = "MOCK_MODEL_EOF";
 
+/**
+ * The whole new text of the file a Write or Edit action changes: an edit applies to the file as
+ * the conversation last read or wrote it.
+ */
+function editedText(action, exchanges) {
+  const { tool, input } = action;
+  if (tool !== "Edit") return input.content;
+  const last = [...exchanges].reverse()
+    .find((exchange) => exchange.input?.file_path === input.file_path && exchange.result !== null);
+  const current = last?.name === "Read" ? readText(last) : last?.input?.content ?? "";
+  return current.replace(input.old_string, input.new_string);
+}
+
 /** The shell command of an action, for Codex. */
 function shellCommand(action, exchanges) {
   const { tool, input } = action;
   if (tool === "Read") return `cat ${input.file_path}`;
   if (tool === "Bash") return input.command;
-  let content = input.content;
-  if (tool === "Edit") {
-    const last = [...exchanges].reverse()
-      .find((exchange) => exchange.input?.file_path === input.file_path && exchange.result !== null);
-    const current = last?.name === "Read" ? readText(last) : last?.input?.content ?? "";
-    content = current.replace(input.old_string, input.new_string);
-  }
   const marker = tool === "Edit" ? "edit" : "write";
-  return `cat > ${input.file_path} <<'${HEREDOC}' # ${marker}\n${content}${HEREDOC}`;
+  return `cat > ${input.file_path} <<'${HEREDOC}' # ${marker}\n${editedText(action, exchanges)}${HEREDOC}`;
 }
 
 /** The action a shell command stands for (the inverse of `shellCommand`). */
@@ -551,6 +567,213 @@ function responses(request, response, headers) {
     usage: { input_tokens: inputTokens, output_tokens: outputTokens },
   });
   if (request.stream === true) streamResponse(response, body);
+  else sendJson(response, 200, body);
+}
+
+// ---- the OpenAI chat-completions API (Aider) -----------------------------------------------
+//
+// Aider has no tools. It shows the model the files added to its chat, applies the edits written
+// in the reply's text in the edit format its system prompt describes (SEARCH/REPLACE blocks for
+// `diff`, whole files for `whole`), and speaks again only when something needs an answer. So
+// the phases' actions become turns: a Read asks for the file to be added to the chat (Aider asks
+// itself "Add file to the chat?", `--yes-always` says yes, and the next request holds the file);
+// Write and Edit are blocks of the reply, applied after it. Aider runs the test command itself
+// after the edits when `--auto-test` is on (its system prompt then says "The user's pre-commit
+// runs this test command") and sends its output back only when it fails; it runs no other
+// command (`--yes-always` answers no to "Run shell command?"), so other Bash steps are left out.
+// The answer that carries the edits therefore carries the final answer too: an edit that
+// applies and a test run that passes bring no further request. A failed edit, or anything else
+// Aider sends back, does, and the answer to it is BLOCKED with Aider's words as the blocker.
+
+/** The fences Aider shows files in: the first its files do not contain. */
+const FENCES = [
+  ["```", "```"],
+  ["````", "````"],
+  ["<source>", "</source>"],
+  ["<code>", "</code>"],
+  ["<pre>", "</pre>"],
+  ["<codeblock>", "</codeblock>"],
+  ["<sourcecode>", "</sourcecode>"],
+];
+const FILES_ADDED = "I have *added these files to the chat*";
+const AUTO_TEST = /^- The user's pre-commit runs this test command, don't suggest running them: (.+)$/m;
+const RUN_OUTPUT = /^I ran this command:\n\n([\s\S]*?)\n\nAnd got this output:\n\n([\s\S]*)$/;
+
+/** The files of the chat by path, and the fence Aider shows them in. */
+function chatFiles(messages) {
+  const files = new Map();
+  let fence = FENCES[0];
+  const message = messages.find((item) => item.role === "user" && textOf(item.content).startsWith(FILES_ADDED));
+  const lines = message ? textOf(message.content).split("\n") : [];
+  for (let index = 1; index < lines.length; index += 1) {
+    const opened = FENCES.find(([open]) => lines[index] === open);
+    const path = lines[index - 1].trim();
+    const end = opened ? lines.indexOf(opened[1], index + 1) : -1;
+    if (end < 0 || path === "") continue;
+    const body = lines.slice(index + 1, end);
+    files.set(path, body.length > 0 ? `${body.join("\n")}\n` : "");
+    fence = opened;
+    index = end;
+  }
+  return { files, fence };
+}
+
+/** What Aider's side of the conversation says: its edit format, files, test runs and complaints. */
+function chatState(messages, prompt) {
+  const system = messages.filter((item) => item.role === "system").map((item) => textOf(item.content)).join("\n");
+  let format = null;
+  if (system.includes("<<<<<<< SEARCH")) format = "diff";
+  else if (system.includes("*file listing*")) format = "whole";
+  const start = messages.findIndex((item) => item.role === "user" && textOf(item.content) === prompt.text);
+  let testOutput = null;
+  const feedback = [];
+  for (const message of messages.slice(start + 1)) {
+    if (message.role !== "user") continue;
+    const text = textOf(message.content);
+    if (text.startsWith("I added these files to the chat")) continue;
+    const ran = text.match(RUN_OUTPUT);
+    if (ran) {
+      if (ran[1].trim() === prompt.testCommand) testOutput = ran[2];
+      continue;
+    }
+    feedback.push(text);
+  }
+  const problem = format === null
+    ? "mock-model writes Aider's diff and whole edit formats, and the system prompt asks for another"
+    : feedback.join("\n") || null;
+  return { ...chatFiles(messages), format, autoTest: system.match(AUTO_TEST)?.[1]?.trim() ?? null, testOutput, problem };
+}
+
+/** The edit block of a Write or Edit action in the chat's edit format; `content` is the new text. */
+function editBlock(chat, action, content) {
+  const { tool, input } = action;
+  const line = (text) => (text === "" || text.endsWith("\n") ? text : `${text}\n`);
+  const [open, close] = chat.fence;
+  if (chat.format === "diff") {
+    const search = tool === "Edit" ? line(input.old_string) : "";
+    const replace = line(tool === "Edit" ? input.new_string : content);
+    return `${input.file_path}\n${open}\n<<<<<<< SEARCH\n${search}=======\n${replace}>>>>>>> REPLACE\n${close}\n`;
+  }
+  return `${input.file_path}\n${open}\n${line(content)}${close}\n`;
+}
+
+/**
+ * The reply to a chat-completions request of a phase: the files to add to the chat when a Read
+ * needs one, else the edit blocks and the final answer. The phase's script is walked from the
+ * start on every request, its actions resolved from what the conversation holds.
+ */
+function chatPlan(context, chat) {
+  const exchanges = [];
+  const asks = [];
+  const blocks = [];
+  const later = (text) => ({ is_error: false, text: "", later: text });
+  for (const step of SCRIPTS[context.phase]) {
+    const action = step(context, exchanges);
+    if (action === null) continue;
+    const { tool, input } = action;
+    if (tool === "Read") {
+      const text = chat.files.get(input.file_path);
+      if (text === undefined) asks.push(input.file_path);
+      exchanges.push({ name: tool, via: "chat", input, result: text === undefined ? null : { is_error: false, text } });
+    } else if (tool === "Write" || tool === "Edit") {
+      const content = editedText(action, exchanges);
+      const result = chat.problem === null
+        ? { is_error: false, text: "Aider applies it after this answer" }
+        : { is_error: true, text: chat.problem };
+      if (chat.problem === null) blocks.push(editBlock(chat, action, content));
+      exchanges.push({ name: tool, via: "chat", input: { ...input, content }, result });
+    } else if (tool === "Bash" && input.command === context.testCommand) {
+      let result;
+      if (chat.autoTest === input.command && blocks.length > 0) {
+        result = later("Aider runs it after applying these edits (--auto-test) and shows me its output only when it fails");
+      } else if (chat.testOutput !== null) {
+        result = { is_error: true, text: chat.testOutput };
+      } else if (chat.autoTest === input.command) {
+        result = later("Aider runs it only after an edit and this answer has none; prpd runs it and measures");
+      } else {
+        result = later("Aider runs no command in this phase; prpd runs it and measures");
+      }
+      exchanges.push({ name: tool, via: "chat", input, result });
+    }
+  }
+  if (asks.length > 0) {
+    return { exchanges, text: `I need these files in the chat before I change anything:\n\n${asks.join("\n")}\n` };
+  }
+  return { exchanges, text: `${blocks.join("\n")}${blocks.length > 0 ? "\n" : ""}${finalAnswer(context, exchanges)}` };
+}
+
+/** The text and the conversation's actions of the answer to a /v1/chat/completions request. */
+function answerChat(request) {
+  const messages = Array.isArray(request.messages) ? request.messages : [];
+  const prompt = prpdPrompt(messages);
+  if (prompt === null) return { kind: "side", text: "OK." };
+  const chat = chatState(messages, prompt);
+  const plan = chatPlan({ ...prompt, root: "." }, chat);
+  return { kind: "phase", phase: prompt.phase, iteration: prompt.iteration, format: chat.format, ...plan };
+}
+
+/** The reply as chat.completion.chunk events: the role, the text in pieces, the stop, the usage. */
+function streamChat(response, body, includeUsage) {
+  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const { choices, usage, ...head } = body;
+  const chunk = (delta, finish, extra = {}) => {
+    const choice = { index: 0, delta, logprobs: null, finish_reason: finish };
+    const data = { ...head, object: "chat.completion.chunk", choices: [choice], ...extra };
+    response.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  chunk({ role: "assistant", content: "" }, null);
+  for (const content of pieces(choices[0].message.content, 80)) chunk({ content }, null);
+  chunk({}, "stop");
+  if (includeUsage) response.write(`data: ${JSON.stringify({ ...head, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
+  response.write("data: [DONE]\n\n");
+  response.end();
+}
+
+function chatCompletions(request, response, headers) {
+  const reply = answerChat(request);
+  const promptTokens = tokens(JSON.stringify(request.messages ?? []));
+  const completionTokens = tokens(reply.text);
+  const body = {
+    id: `chatcmpl-mock-${String(++sequence).padStart(6, "0")}`,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: reply.text, refusal: null },
+      logprobs: null,
+      finish_reason: "stop",
+    }],
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 0 },
+    },
+  };
+  record({
+    path: "/v1/chat/completions",
+    model: request.model,
+    stream: request.stream === true,
+    api_key: headers.authorization ? "authorization" : null,
+    user_agent: headers["user-agent"] ?? null,
+    edit_format: reply.format ?? null,
+    kind: reply.kind,
+    phase: reply.phase ?? null,
+    iteration: reply.iteration ?? null,
+    tool_results: (reply.exchanges ?? []).filter((exchange) => exchange.result !== null).map((exchange) => ({
+      tool: exchange.name,
+      input: exchange.input,
+      is_error: exchange.result.is_error,
+      refused: refused(exchange.result),
+      later: exchange.result.later ?? null,
+      text: exchange.result.text.slice(0, 4000),
+    })),
+    reply: [{ type: "text", text: reply.text }],
+    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens },
+  });
+  if (request.stream === true) streamChat(response, body, request.stream_options?.include_usage === true);
   else sendJson(response, 200, body);
 }
 
@@ -712,7 +935,8 @@ const server = createServer((request, response) => {
     if (request.method === "HEAD" || request.method === "GET") {
       if (path === "/" || path === "/api/hello") return sendJson(response, 200, { status: "ok" });
       if (path === "/v1/models") {
-        return sendJson(response, 200, { data: [], has_more: false, first_id: null, last_id: null });
+        // Both APIs' list shapes at once: Anthropic's paging fields, OpenAI's `object`.
+        return sendJson(response, 200, { object: "list", data: [], has_more: false, first_id: null, last_id: null });
       }
       record({ path, method: request.method, kind: "unknown" });
       return notFound(response, `${request.method} ${path}`);
@@ -728,6 +952,9 @@ const server = createServer((request, response) => {
     }
     if (request.method === "POST" && path === "/v1/messages") return messages(body, response, request.headers);
     if (request.method === "POST" && path === "/v1/responses") return responses(body, response, request.headers);
+    if (request.method === "POST" && path === "/v1/chat/completions") {
+      return chatCompletions(body, response, request.headers);
+    }
     if (request.method === "POST" && path === "/v1/messages/count_tokens") {
       record({ path, model: body.model ?? null, kind: "count_tokens" });
       return sendJson(response, 200, { input_tokens: tokens(JSON.stringify(body.messages ?? [])) });
