@@ -163,7 +163,7 @@ pub struct AgentReport {
     pub denials: Vec<String>,
     /// When the provider's usage limit resets (Unix seconds), when a `Quota` end names it.
     pub reset_at: Option<u64>,
-    /// The model the CLI says it worked with (Claude Code's `modelUsage`).
+    /// The model the CLI says it worked with (Claude Code's `modelUsage`, Aider's banner).
     pub model: Option<String>,
 }
 

@@ -10,6 +10,13 @@
 //! "Bash(<command>)"`), DOCUMENT and QA no shell at all; Aider's GREEN runs the test command
 //! itself after each edit (`--test-cmd`, `--auto-test`); Codex stays in its
 //! `workspace-write` sandbox.
+//!
+//! Aider answers every question yes under `--yes-always` except "Run shell command?", so what
+//! it would ask about is switched off instead: a URL anywhere in its message (a PRP, a QA report
+//! quoted as feedback) would otherwise be fetched, and Aider would install Playwright to fetch it
+//! (`--no-detect-urls`). Its provider layer, litellm, reads `LITELLM_*` settings; without
+//! `LITELLM_LOCAL_MODEL_COST_MAP` it downloads its model price list each time it starts, which
+//! a machine without internet access or behind a gateway cannot.
 
 use std::time::Duration;
 
@@ -138,6 +145,7 @@ impl Preset {
                 "--no-check-update",
                 "--no-show-model-warnings",
                 "--analytics-disable",
+                "--no-detect-urls",
             ],
         };
         match self {
@@ -169,6 +177,7 @@ impl Preset {
             Preset::Codex => &["OPENAI_*", "CODEX_*", "AZURE_OPENAI_*"],
             Preset::Aider => &[
                 "AIDER_*",
+                "LITELLM_*",
                 "ANTHROPIC_*",
                 "OPENAI_*",
                 "AWS_*",
@@ -243,6 +252,14 @@ mod tests {
                 .contains(&"--test-cmd".to_owned())
         );
         assert_eq!(Preset::Aider.block(Phase::Red).prompt, PromptMode::File);
+        for phase in Phase::ITERATING {
+            let aider = Preset::Aider.block(phase);
+            assert!(
+                aider.command.contains(&"--no-detect-urls".to_owned()),
+                "{phase}: a URL in the prompt must not make Aider fetch it"
+            );
+            assert!(aider.env.contains(&"LITELLM_*".to_owned()), "{phase}");
+        }
         for phase in Phase::ITERATING {
             let codex = Preset::Codex.block(phase).command;
             assert!(

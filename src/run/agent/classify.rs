@@ -13,7 +13,7 @@ use crate::base::process::{Outcome, Termination};
 use crate::base::status_block::Found;
 use crate::run::breaker::{AgentEnd, normalise_error};
 
-use super::formats::{aider_usage, find_codex_run};
+use super::formats::{aider_model, aider_usage, find_codex_run};
 use super::output::{ClaudeResult, find_answer_block, find_claude_result};
 use super::{AgentReport, TAIL_LINES};
 
@@ -154,7 +154,10 @@ pub(super) fn read_report(
         },
         denials,
         status,
-        model: claude.as_ref().and_then(|result| result.model.clone()),
+        model: match &claude {
+            Some(result) => result.model.clone(),
+            None => aider_model(output),
+        },
         reset_at: match end {
             AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), printed)),
             AgentEnd::Ok

@@ -6,8 +6,14 @@
 //!   `agent_message` item (or the file `--output-last-message` wrote), the usage is in
 //!   `turn.completed`, whose `input_tokens` include the `cached_input_tokens`.
 //! - Aider prints `Tokens: 3.2k sent, 331 received. Cost: $0.01 message, $0.01 session.` after
-//!   each model reply (with `…, 2.1k cache write, 12k cache hit, …` when the provider caches);
-//!   the figures are rounded the way Aider rounds them (`3.2k`, `12k`, `1.1M`).
+//!   each model reply (with `…, 2.1k cache write, 12k cache hit, …` when the provider caches,
+//!   and then the cost on a line of its own; a long line is wrapped at the terminal's width);
+//!   the figures are rounded the way Aider rounds them (`3.2k`, `12k`, `1.1M`). `sent` is every
+//!   input token of the request, the cache writes and hits Aider names apart included (litellm's
+//!   `prompt_tokens` holds them, and Aider adds the writes once more), so the fresh input is
+//!   `sent` less both. Its banner names
+//!   the model it works with once its aliases are resolved: `Main model: gpt-4o with diff edit
+//!   format` for `--model 4o`.
 
 use std::sync::LazyLock;
 
@@ -77,11 +83,12 @@ pub(super) fn find_codex_run(output: &str) -> Option<CodexRun> {
 }
 
 /// The usage of an Aider run: its `Tokens: …` lines summed, and the session cost of the last
-/// one (Aider's session is this one invocation).
+/// one (Aider's session is this one invocation). Words may be parted by any white space: Aider
+/// puts the cost on the next line when it names cache writes and hits, and wraps long lines.
 pub(super) fn aider_usage(output: &str) -> Option<Usage> {
     static TOKENS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"Tokens: ([\d.]+[kM]?) sent(?:, ([\d.]+[kM]?) cache write)?(?:, ([\d.]+[kM]?) cache hit)?, ([\d.]+[kM]?) received\.(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?",
+            r"Tokens:\s+([\d.]+[kM]?)\s+sent(?:,\s+([\d.]+[kM]?)\s+cache\s+write)?(?:,\s+([\d.]+[kM]?)\s+cache\s+hit)?,\s+([\d.]+[kM]?)\s+received\.(?:\s+Cost:\s+\$([\d.]+)\s+message,\s+\$([\d.]+)\s+session\.)?",
         )
         .expect("the Aider token pattern is a valid regex")
     });
@@ -89,9 +96,10 @@ pub(super) fn aider_usage(output: &str) -> Option<Usage> {
     for captures in TOKENS.captures_iter(output) {
         let figure = |index: usize| captures.get(index).map_or(0, |found| count(found.as_str()));
         let total = usage.get_or_insert_with(Usage::default);
-        total.input_tokens += figure(1);
-        total.cache_write_tokens += figure(2);
-        total.cache_read_tokens += figure(3);
+        let (sent, written, hit) = (figure(1), figure(2), figure(3));
+        total.input_tokens += sent.saturating_sub(written).saturating_sub(hit);
+        total.cache_write_tokens += written;
+        total.cache_read_tokens += hit;
         total.output_tokens += figure(4);
         if let Some(session) = captures
             .get(6)
@@ -101,6 +109,20 @@ pub(super) fn aider_usage(output: &str) -> Option<Usage> {
         }
     }
     usage
+}
+
+/// The model Aider says it works with: its banner's `Main model: <name> with <format> edit
+/// format` line (`Model: …` when the weak model is the main one), printed before any answer of
+/// the model, with Aider's aliases (`4o`, `sonnet`, `flash`) already resolved.
+pub(super) fn aider_model(output: &str) -> Option<String> {
+    output.lines().find_map(|line| {
+        let rest = line
+            .strip_prefix("Main model: ")
+            .or_else(|| line.strip_prefix("Model: "))?;
+        let (model, format) = rest.split_once(" with ")?;
+        let named = !model.is_empty() && !model.contains(char::is_whitespace);
+        (named && format.contains(" edit format")).then(|| model.to_owned())
+    })
 }
 
 /// A token figure as Aider prints it: `331`, `3.2k`, `12k`, `1.1M`.
@@ -163,11 +185,11 @@ mod tests {
             Main model: anthropic/claude-sonnet-4-5 with diff edit format, infinite output\n\
             Tokens: 3.2k sent, 331 received. Cost: $0.01 message, $0.01 session.\n\
             Applied edit to src/words.js\n\
-            Tokens: 12k sent, 2.1k cache write, 1.1M cache hit, 1.5k received. Cost: $0.05 message, $0.06 session.\n";
+            Tokens: 1.1M sent, 2.1k cache write, 1.1M cache hit, 1.5k received. Cost: $0.05 message, $0.06 session.\n";
         assert_eq!(
             aider_usage(output),
             Some(Usage {
-                input_tokens: 15_200,
+                input_tokens: 3_200,
                 cache_write_tokens: 2_100,
                 cache_read_tokens: 1_100_000,
                 output_tokens: 1_831,
@@ -175,5 +197,49 @@ mod tests {
             })
         );
         assert_eq!(aider_usage("no usage here\n"), None);
+    }
+
+    /// Aider 0.86.2's own lines: with cache writes and hits the cost is on a line of its own,
+    /// and a line longer than the terminal is wrapped.
+    #[test]
+    fn aider_cost_on_its_own_line_or_wrapped_is_read() {
+        let cached = "Tokens: 14k sent, 2.1k cache write, 11k cache hit, 1.5k received.\n\
+            Cost: $0.03 message, $0.03 session.\n";
+        assert_eq!(
+            aider_usage(cached),
+            Some(Usage {
+                input_tokens: 900,
+                cache_write_tokens: 2_100,
+                cache_read_tokens: 11_000,
+                output_tokens: 1_500,
+                cost_usd: Some(0.03),
+            })
+        );
+        let wrapped = "Tokens: 12k sent, 2.1k cache write, 1.5k received. Cost: $0.0123 message, $0.0456\n\
+            session.\n";
+        let usage = aider_usage(wrapped).expect("usage");
+        assert_eq!(usage.cost_usd, Some(0.0456));
+        assert_eq!(usage.input_tokens, 9_900);
+    }
+
+    #[test]
+    fn aider_names_its_main_model_in_its_banner() {
+        let banner = "Aider v0.86.2\n\
+            Main model: gpt-4o with diff edit format\n\
+            Weak model: gpt-4o-mini\n\
+            Git repo: .git with 8 files\n";
+        assert_eq!(aider_model(banner).as_deref(), Some("gpt-4o"));
+        let thinking = "Main model: anthropic/claude-sonnet-4-20250514 with diff edit format, infinite output\n";
+        assert_eq!(
+            aider_model(thinking).as_deref(),
+            Some("anthropic/claude-sonnet-4-20250514")
+        );
+        assert_eq!(
+            aider_model("Model: ollama/qwen2.5-coder with whole edit format\n").as_deref(),
+            Some("ollama/qwen2.5-coder")
+        );
+        assert_eq!(aider_model("The Main model: is not named here\n"), None);
+        assert_eq!(aider_model("Model: a guess with no format\n"), None);
+        assert_eq!(aider_model("Weak model: gpt-4o-mini\n"), None);
     }
 }

@@ -610,6 +610,11 @@ async fn aider_token_and_cost_lines_are_read() {
     let usage = report.usage.expect("aider usage");
     assert_eq!((usage.input_tokens, usage.output_tokens), (3200, 331));
     assert_eq!(usage.cost_usd, Some(0.01));
+    assert_eq!(
+        report.model.as_deref(),
+        Some("anthropic/claude-sonnet-4-5"),
+        "the model of Aider's banner"
+    );
 }
 
 /// Issue 10: Aider stages the files it edits (`--no-auto-commits` only stops the commit);
