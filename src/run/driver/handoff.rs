@@ -101,6 +101,8 @@ pub struct Summary {
     pub tokens: u64,
     /// Every token reported, by kind (`input`, `cache_write`, `cache_read`, `output`).
     pub token_usage: TokenUsage,
+    /// The cost the agents reported, summed, to a millionth of a dollar (a sum of floats
+    /// carries noise such as `0.060000000000000005`).
     pub cost_usd: f64,
     /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
     pub config_reloads: Vec<String>,
@@ -142,7 +144,30 @@ impl Summary {
             escalation_report: record.escalation_report.clone(),
             tokens: record.usage.tokens,
             token_usage: record.usage.token_usage,
-            cost_usd: record.usage.cost_usd,
+            cost_usd: (record.usage.cost_usd * 1e6).round() / 1e6,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::base::config::Config;
+
+    #[test]
+    fn the_summed_cost_is_given_to_a_millionth_of_a_dollar() {
+        let mut record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            7,
+            &Config::default().breaker,
+        );
+        for cost in [0.1, 0.2] {
+            record.usage.cost_usd += cost;
+        }
+        assert_ne!(record.usage.cost_usd, 0.3, "the sum carries float noise");
+        assert_eq!(Summary::of(&record).cost_usd, 0.3);
     }
 }
