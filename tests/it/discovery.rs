@@ -214,9 +214,31 @@ fn a_build_that_uploads_is_refused() {
         "Makefile",
         "build:\n\tpython -m build && twine upload dist/*\n",
     );
+    assert_eq!(detect_json(&repo)["commands"]["build"], Value::Null);
+    assert_contains(
+        &detect_text(&repo),
+        "- Build: `make build` (Makefile target build): it publishes (`twine upload`)",
+    );
+}
+
+#[test]
+fn a_python_build_is_what_the_project_runs_not_its_build_system_table() {
+    let repo = TestRepo::new();
+    repo.file(
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"lib\"\n",
+    );
+    assert_eq!(detect_json(&repo)["commands"]["build"], Value::Null);
+    repo.file(
+        ".github/workflows/release.yml",
+        "on: push\njobs:\n  dist:\n    runs-on: ubuntu-latest\n    steps:\n      - name: Build\n        run: |\n          python -m pip install build\n          python -m build --sdist --wheel\n",
+    );
     assert_eq!(
         detect_json(&repo)["commands"]["build"],
-        declared("python -m build", "pyproject.toml [build-system]")
+        declared(
+            "python -m build --sdist --wheel",
+            ".github/workflows/release.yml step \"Build\""
+        )
     );
 }
 

@@ -112,7 +112,8 @@ fn python_project_with_pytest_and_ruff() {
         |repo| {
             repo.file(
                 "pyproject.toml",
-                "[project]\nname = \"slugify-lite\"\nversion = \"1.0.0\"\nrequires-python = \">=3.8\"\n\n\
+                "[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n\n\
+                 [project]\nname = \"slugify-lite\"\nversion = \"1.0.0\"\nrequires-python = \">=3.8\"\n\n\
                  [tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n\n\
                  [tool.ruff]\nline-length = 100\n",
             )
