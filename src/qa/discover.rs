@@ -159,6 +159,8 @@ struct Candidate {
     judged: String,
     source: String,
     origin: Origin,
+    /// Refused before any judging: the source could not say in full what it runs.
+    refused: Option<Unsafe>,
 }
 
 impl Candidate {
@@ -169,6 +171,16 @@ impl Candidate {
             judged,
             source,
             origin: Origin::Declared,
+            refused: None,
+        }
+    }
+
+    /// A candidate whose source could not be read in full (a Makefile whose variables expand
+    /// past prpd's caps): refused by name, so the next source's command of its kind is used.
+    fn refused(kind: CommandKind, command: String, source: String, reason: Unsafe) -> Candidate {
+        Candidate {
+            refused: Some(reason),
+            ..Candidate::new(kind, command, String::new(), source)
         }
     }
 
@@ -201,7 +213,9 @@ impl Found {
         if self.commands.contains_key(&candidate.kind) {
             return;
         }
-        let (command, verdict) = if candidate.is_plain() {
+        let (command, verdict) = if let Some(reason) = &candidate.refused {
+            (candidate.command.clone(), Err(reason.clone()))
+        } else if candidate.is_plain() {
             let adjusted = tools.adjust(&candidate.command);
             match is_safe(&adjusted) {
                 Ok(()) => (adjusted, Ok(())),

@@ -93,6 +93,63 @@ fn a_variable_from_an_included_makefile_is_expanded() {
 }
 
 #[test]
+fn a_makefile_whose_expansion_explodes_is_refused_fast_by_name() {
+    let repo = TestRepo::new();
+    let mut lines: Vec<String> = (0..12)
+        .map(|level| {
+            let next = format!("$(V{})", level + 1);
+            format!("V{level} = {}", [next.as_str(); 10].join(" "))
+        })
+        .collect();
+    lines.push("V12 = go\nSELF = $(SELF) $(SELF) -v\n".to_owned());
+    let variables = lines.join("\n");
+    repo.file("go.mod", "module example.com/app\n")
+        .file(
+            "Makefile",
+            "include vars.mk\ninclude loop.mk\n\ntest:\n\t$(V0) test ./...\nlint:\n\tgo vet $(SELF) ./...\n",
+        )
+        .file("vars.mk", &variables)
+        .file("loop.mk", "include vars.mk\ninclude loop.mk\n");
+    let started = std::time::Instant::now();
+    let commands = detect_json(&repo)["commands"].clone();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "detect took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(commands["test"], fallback("golang", "go test ./..."));
+    assert_eq!(
+        commands["lint"],
+        declared("make lint", "Makefile target lint")
+    );
+    assert_contains(
+        &detect_text(&repo),
+        "- Test: `make test` (Makefile target test): it could not be judged: its variables expand to more than 64 KiB",
+    );
+}
+
+#[test]
+fn a_makefile_that_includes_past_the_cap_is_refused_by_name() {
+    let repo = TestRepo::new();
+    repo.file("go.mod", "module example.com/app\n")
+        .file("Makefile", "include inc0.mk\n\ntest:\n\tgo test ./...\n");
+    for level in 0..12 {
+        repo.file(
+            &format!("inc{level}.mk"),
+            &format!("include inc{}.mk\n", level + 1),
+        );
+    }
+    assert_eq!(
+        detect_json(&repo)["commands"]["test"],
+        fallback("golang", "go test ./...")
+    );
+    assert_contains(
+        &detect_text(&repo),
+        "- Test: `make test` (Makefile target test): it could not be judged: its variables come from more included files than prpd reads (64 files, 8 levels)",
+    );
+}
+
+#[test]
 fn a_sub_make_that_starts_a_container_is_refused() {
     let repo = TestRepo::new();
     repo.file(
