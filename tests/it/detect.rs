@@ -574,7 +574,8 @@ fn repo_mapping_file_overrides_a_default_command() {
         json!({
             "command": "go vet ./...",
             "source": "qa-tools-mapping.yml stacks.golang.lint",
-            "fallback": false
+            "fallback": false,
+            "configured": true
         })
     );
     assert_eq!(
