@@ -719,3 +719,60 @@ fn a_failing_fallback_says_prpd_guessed_it() {
         "`golangci-lint run` is a fallback prpd guessed (qa-tools-mapping.yml default (golang)): the project declares no lint command",
     );
 }
+
+// --- Nothing is downloaded -------------------------------------------------------------------
+
+#[test]
+fn an_npx_from_ci_never_downloads_and_its_missing_tool_is_named() {
+    let repo = TestRepo::new();
+    repo.file(
+        "package.json",
+        "{\"name\": \"pad\", \"scripts\": {\"test\": \"node --test\"}}\n",
+    )
+    .file(
+        "test/pad.test.js",
+        "const { test } = require(\"node:test\");\ntest(\"pads\", () => {});\n",
+    )
+    .file(
+        ".github/workflows/ci.yml",
+        "on: push\njobs:\n  check:\n    runs-on: ubuntu-latest\n    steps:\n      - name: Types\n        run: npx tsc --noEmit\n",
+    )
+    .commit("pad");
+    assert_eq!(
+        detect_json(&repo)["commands"]["typecheck"],
+        declared(
+            "npx --no tsc --noEmit",
+            ".github/workflows/ci.yml step \"Types\""
+        )
+    );
+    let (code, report) = qa_json(&repo, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let types = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|check| check["id"] == "C5")
+        .expect("the typecheck check");
+    assert_eq!(types["status"], "fail", "{types:#}");
+    assert_contains(
+        types["detail"].as_str().expect("detail"),
+        "the tool is missing: `tsc` is neither in node_modules/.bin nor on PATH, and the package manager's exec will not download it",
+    );
+    assert!(!repo.join("node_modules").exists());
+}
+
+#[test]
+fn an_npx_inside_a_project_script_is_told_not_to_download() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-checklist.yml",
+        "qa_checklist:\n  replace_builtin: true\n  funcionalidade:\n    - id: N1\n      criterio: npx never downloads\n      validacao: exit_code == 0\n      comando: \"echo npm_config_yes=$npm_config_yes\"\n",
+    );
+    let (code, report) = qa_json(&repo, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let check = &report["checks"][0];
+    assert_contains(
+        check["output_tail"].as_str().expect("output"),
+        "npm_config_yes=false",
+    );
+}
