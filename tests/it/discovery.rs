@@ -6,24 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::TestRepo;
-
-/// `prpd detect --json` on `repo`, which must succeed.
-fn detect_json(repo: &TestRepo) -> Value {
-    let output = repo
-        .prpd()
-        .args(["detect", "--json", "--repo"])
-        .arg(repo.path())
-        .output()
-        .expect("run prpd detect");
-    assert!(
-        output.status.success(),
-        "prpd detect failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("prpd detect --json prints one JSON object")
-}
+use crate::util::{TestRepo, check, declared, detect_json, fallback, qa_json};
 
 /// `prpd detect` (the human table) on `repo`.
 fn detect_text(repo: &TestRepo) -> String {
@@ -35,18 +18,6 @@ fn detect_text(repo: &TestRepo) -> String {
         .expect("run prpd detect");
     assert!(output.status.success(), "{output:?}");
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn declared(command: &str, source: &str) -> Value {
-    json!({"command": command, "source": source, "fallback": false})
-}
-
-fn fallback(stack: &str, command: &str) -> Value {
-    json!({
-        "command": command,
-        "source": format!("qa-tools-mapping.yml default ({stack})"),
-        "fallback": true,
-    })
 }
 
 fn assert_contains(text: &str, expected: &str) {
@@ -643,26 +614,6 @@ fn sub_projects_are_listed_with_their_own_commands() {
     assert_contains(&text, "Gate it alone: `prpd qa --path api`");
 }
 
-/// `prpd qa --json` with `extra` arguments: the exit code and the report.
-fn qa_json(repo: &TestRepo, extra: &[&str]) -> (i32, Value) {
-    let output = repo
-        .prpd()
-        .args(["qa", "--json", "--repo"])
-        .arg(repo.path())
-        .args(extra)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .expect("run prpd qa");
-    let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "stdout is not JSON ({error}): {}\nstderr: {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().expect("exit code"), report)
-}
-
 #[test]
 fn qa_path_gates_one_sub_project() {
     let repo = monorepo();
@@ -707,12 +658,7 @@ fn a_failing_fallback_says_prpd_guessed_it() {
     );
     let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 1, "{report:#}");
-    let lint = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|check| check["id"] == "L1")
-        .expect("the checklist's L1, laid over the built-in checks");
+    let lint = check(&report, "L1");
     assert_eq!(lint["status"], "fail", "{lint:#}");
     assert_contains(
         lint["detail"].as_str().expect("detail"),
@@ -747,12 +693,7 @@ fn an_npx_from_ci_never_downloads_and_its_missing_tool_is_named() {
     );
     let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 1, "{report:#}");
-    let types = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|check| check["id"] == "C5")
-        .expect("the typecheck check");
+    let types = check(&report, "C5");
     assert_eq!(types["status"], "fail", "{types:#}");
     assert_contains(
         types["detail"].as_str().expect("detail"),
