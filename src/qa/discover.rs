@@ -56,7 +56,7 @@ use serde::{Deserialize, Serialize};
 pub use package_json::PackageManager;
 
 pub(crate) use directory::in_directory;
-use directory::{Directory, logical_lines};
+use directory::{Directory, logical_lines, split_directory};
 use tool_config::ToolConfig;
 
 use crate::base::config_file::ConfigError;
@@ -76,6 +76,18 @@ pub struct Discovered {
     /// default of the tools mapping, so its failure may be prpd's guess and not the project's.
     #[serde(default)]
     pub fallback: bool,
+    /// The user wrote it in prpd's own inputs (`prpd.toml` `[commands]`, the repository's
+    /// `qa-tools-mapping.yml`): it runs as written and is never judged ([`judge_now`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub configured: bool,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// A candidate that [`is_safe`] refused; shown in the human output so users see why their
@@ -159,6 +171,8 @@ struct Candidate {
     judged: String,
     source: String,
     origin: Origin,
+    /// Refused before any judging: the source could not say in full what it runs.
+    refused: Option<Unsafe>,
 }
 
 impl Candidate {
@@ -169,6 +183,16 @@ impl Candidate {
             judged,
             source,
             origin: Origin::Declared,
+            refused: None,
+        }
+    }
+
+    /// A candidate whose source could not be read in full (a Makefile whose variables expand
+    /// past prpd's caps): refused by name, so the next source's command of its kind is used.
+    fn refused(kind: CommandKind, command: String, source: String, reason: Unsafe) -> Candidate {
+        Candidate {
+            refused: Some(reason),
+            ..Candidate::new(kind, command, String::new(), source)
         }
     }
 
@@ -201,7 +225,9 @@ impl Found {
         if self.commands.contains_key(&candidate.kind) {
             return;
         }
-        let (command, verdict) = if candidate.is_plain() {
+        let (command, verdict) = if let Some(reason) = &candidate.refused {
+            (candidate.command.clone(), Err(reason.clone()))
+        } else if candidate.is_plain() {
             let adjusted = tools.adjust(&candidate.command);
             match is_safe(&adjusted) {
                 Ok(()) => (adjusted, Ok(())),
@@ -223,6 +249,7 @@ impl Found {
                         command,
                         source: candidate.source,
                         fallback: candidate.origin == Origin::Fallback,
+                        configured: false,
                     },
                 );
             }
@@ -275,21 +302,11 @@ impl<'a> Scan<'a> {
         self.scanned.push(relative.to_path_buf());
         let directory = Directory::new(self.repo, relative);
         let tools = ToolConfig::read(&directory)?;
-        if let Some(scripts) = package_json::scripts(&directory)? {
-            self.managers
-                .push((relative.to_path_buf(), scripts.package_manager));
-            self.found.offer_all(relative, &tools, scripts.candidates);
+        let (manager, candidates) = offered(&directory)?;
+        if let Some(manager) = manager {
+            self.managers.push((relative.to_path_buf(), manager));
         }
-        self.found
-            .offer_all(relative, &tools, make::candidates(&directory)?);
-        self.found
-            .offer_all(relative, &tools, just::candidates(&directory)?);
-        if directory.is_root() {
-            self.found
-                .offer_all(relative, &tools, ci::candidates(&directory)?);
-        }
-        self.found
-            .offer_all(relative, &tools, python::candidates(&directory)?);
+        self.found.offer_all(relative, &tools, candidates);
         Ok(())
     }
 
@@ -345,6 +362,58 @@ impl<'a> Scan<'a> {
             commands,
             skipped,
         )
+    }
+}
+
+/// Every candidate the sources of `directory` offer, in discovery order, with the package
+/// manager of its `package.json` when it has one.
+fn offered(
+    directory: &Directory<'_>,
+) -> Result<(Option<PackageManager>, Vec<Candidate>), DetectError> {
+    let mut candidates = Vec::new();
+    let mut manager = None;
+    if let Some(scripts) = package_json::scripts(directory)? {
+        manager = Some(scripts.package_manager);
+        candidates.extend(scripts.candidates);
+    }
+    candidates.extend(make::candidates(directory)?);
+    candidates.extend(just::candidates(directory)?);
+    if directory.is_root() {
+        candidates.extend(ci::candidates(directory)?);
+    }
+    candidates.extend(python::candidates(directory)?);
+    Ok((manager, candidates))
+}
+
+/// Judges `discovered` again on the files of `repo` as they are now, right before it runs.
+///
+/// Discovery judged the command when it found it, but `make lint` or `npm run lint` runs
+/// whatever the Makefile or `package.json` says when it runs, and an agent can write those
+/// files in between (a run freezes the commands, not every file they run through). So the
+/// script, recipe or tox environment behind the command is read again and judged by the same
+/// rule ([`is_safe`], the tools' configuration); a command that runs through no file (a CI
+/// line, a default) is judged as written, under the tools' configuration as it is now. A
+/// command the user configured runs as written: it is the user's, and prpd's inputs are
+/// frozen for a run.
+pub fn judge_now(repo: &Path, discovered: &Discovered) -> Result<(), Unsafe> {
+    if discovered.configured {
+        return Ok(());
+    }
+    let (folder, command) = split_directory(&discovered.command);
+    let directory = Directory::new(repo, &folder);
+    let unreadable = |error: DetectError| Unsafe(format!("could not be judged again: {error}"));
+    let tools = ToolConfig::read(&directory).map_err(unreadable)?;
+    let (_, candidates) = offered(&directory).map_err(unreadable)?;
+    let behind = candidates
+        .iter()
+        .find(|candidate| !candidate.is_plain() && candidate.command == command);
+    match behind {
+        Some(Candidate {
+            refused: Some(reason),
+            ..
+        }) => Err(reason.clone()),
+        Some(candidate) => is_safe(&candidate.judged).and_then(|()| tools.judge(&candidate.judged)),
+        None => is_safe(command).and_then(|()| tools.judge(command)),
     }
 }
 
@@ -469,6 +538,86 @@ mod tests {
         }
     }
 
+    fn write(repo: &Path, name: &str, text: &str) {
+        let path = repo.join(name);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write a fixture file");
+    }
+
+    #[test]
+    fn a_found_command_is_judged_again_on_the_files_as_they_are_now() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = dir.path();
+        write(repo, "pyproject.toml", "[project]\nname = \"x\"\n");
+        write(repo, "Makefile", "lint:\n\truff check .\n");
+        write(
+            repo,
+            "web/package.json",
+            r#"{"scripts": {"test": "node --test"}}"#,
+        );
+        let detection = detect(repo, &ToolsMapping::builtin()).expect("detects");
+        let lint = detection.commands[&CommandKind::Lint]
+            .clone()
+            .expect("make lint");
+        let node = &detection.subprojects[0].commands[&CommandKind::Test];
+        let web_test = node.clone().expect("cd web && npm test");
+        let format = detection.commands[&CommandKind::FormatCheck]
+            .clone()
+            .expect("the python default");
+        assert_eq!(
+            (lint.command.as_str(), web_test.command.as_str()),
+            ("make lint", "cd web && npm test")
+        );
+        for discovered in [&lint, &web_test, &format] {
+            assert_eq!(judge_now(repo, discovered), Ok(()), "{discovered:?}");
+        }
+
+        write(
+            repo,
+            "Makefile",
+            "RUN = docker run --rm img\nlint:\n\t$(RUN) ruff check .\n",
+        );
+        write(
+            repo,
+            "web/package.json",
+            r#"{"scripts": {"test": "node --test && npm publish"}}"#,
+        );
+        write(repo, "ruff.toml", "fix = true\n");
+        let refused = |discovered: &Discovered| {
+            judge_now(repo, discovered)
+                .expect_err("the files changed")
+                .to_string()
+        };
+        assert_eq!(refused(&lint), "runs containers (`docker`)");
+        assert!(
+            refused(&web_test).contains("publishes"),
+            "{}",
+            refused(&web_test)
+        );
+        assert_eq!(
+            judge_now(
+                repo,
+                &Discovered {
+                    command: "ruff check .".to_owned(),
+                    source: "qa-tools-mapping.yml default (python)".to_owned(),
+                    fallback: true,
+                    configured: false,
+                }
+            )
+            .expect_err("ruff now fixes")
+            .to_string(),
+            "rewrites files (`ruff check` with `fix = true` in ruff.toml)"
+        );
+        write(repo, "Makefile", "lint:\n\truff check --no-fix .\n");
+        write(repo, "GNUmakefile", "lint:\n\tgit push\n");
+        assert!(refused(&lint).contains("pushes"), "{}", refused(&lint));
+        let configured = Discovered {
+            configured: true,
+            ..lint
+        };
+        assert_eq!(judge_now(repo, &configured), Ok(()));
+    }
+
     #[test]
     fn missing_repository_is_a_read_error() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -496,11 +645,13 @@ mod tests {
                             command: "cargo test | tee log".to_owned(),
                             source: "Makefile target test".to_owned(),
                             fallback: false,
+                            configured: false,
                         }),
                         CommandKind::Lint => Some(Discovered {
                             command: "cargo clippy".to_owned(),
                             source: "qa-tools-mapping.yml default (rust)".to_owned(),
                             fallback: true,
+                            configured: false,
                         }),
                         _ => None,
                     };

@@ -29,7 +29,7 @@ use crate::base::status_block::Verdict;
 use crate::prp::Prp;
 use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
 use crate::qa::command::CommandKind;
-use crate::qa::discover::{Detection, PackageManager};
+use crate::qa::discover::{self, Detection, Discovered, PackageManager};
 use crate::qa::junit;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
@@ -426,6 +426,9 @@ async fn run_command(
     };
     result.command = Some(resolved.command.clone());
     result.source.clone_from(&resolved.source);
+    if let Some(refusal) = refused_now(&request.repo, &resolved.discovered) {
+        return Ok(refusal);
+    }
     if let Some(tool) = uninstalled_npx_tool(&resolved.command, &request.repo) {
         return Ok(resolved.tool_missing(
             spec,
@@ -491,6 +494,18 @@ async fn run_command(
         &outcome.log_path,
         result,
     ))
+}
+
+/// The failure of a check whose discovered command now runs what QA may not run: the files
+/// behind it (a Makefile recipe, a `package.json` script) changed since discovery found it.
+fn refused_now(repo: &Path, discovered: &[Discovered]) -> Option<Finding> {
+    discovered.iter().find_map(|discovered| {
+        let reason = discover::judge_now(repo, discovered).err()?;
+        Some(Finding::Fail(format!(
+            "`{}` was not run: read again before it ran ({}), it {reason}; QA must not change the tree, publish or start containers",
+            discovered.command, discovered.source
+        )))
+    })
 }
 
 /// A failed check whose command discovery only guessed (a stack default of the tools mapping)
@@ -637,6 +652,8 @@ struct Resolved {
     /// The command includes the discovered test command, so it must run at least one test.
     runs_tests: bool,
     origin: Origin,
+    /// The discovered commands its placeholders were filled with.
+    discovered: Vec<Discovered>,
 }
 
 /// Who chose the command a check runs.
@@ -720,6 +737,7 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
     let mut sources = Vec::new();
     let mut runs_tests = false;
     let mut origin = Origin::Checklist;
+    let mut filled = Vec::new();
     let mut rest = template;
     while let Some(start) = rest.find("{detected_") {
         let Some(length) = rest[start..].find('}') else {
@@ -749,7 +767,8 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
         };
         command.push_str(&rest[..start]);
         command.push_str(&discovered.command);
-        sources.push(discovered.source);
+        sources.push(discovered.source.clone());
+        filled.push(discovered);
         rest = &rest[start + placeholder.len()..];
     }
     command.push_str(rest);
@@ -758,5 +777,6 @@ fn resolve(template: &str, detection: &Detection) -> Result<Resolved, Missing> {
         source: (!sources.is_empty()).then(|| sources.join("; ")),
         runs_tests,
         origin,
+        discovered: filled,
     })
 }

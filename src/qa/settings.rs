@@ -11,6 +11,13 @@
 //!
 //! Every caller that needs the checklist or the commands (`prpd qa`, `prpd detect`, a run)
 //! goes through here, so the four never disagree about what QA runs.
+//!
+//! What the user writes in prpd's inputs runs as written: a command of `[commands]`, of
+//! `[checks.<ID>]` or of the repository's checklist and tools mapping is the user's own, and a
+//! run freezes those files, so no agent writes them. [`crate::qa::safety::is_safe`] judges
+//! what prpd *finds* in files an agent can write (discovery, and again right before a found
+//! command runs: [`discover::judge_now`]); it is a heuristic made for guessing, which also
+//! refuses harmless lines and the container a project's tests may need.
 
 use std::path::Path;
 
@@ -19,7 +26,6 @@ use crate::base::config_file::ConfigError;
 use crate::qa::checklist::Checklist;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, DetectError, Detection, Discovered, in_directory};
-use crate::qa::safety::is_safe;
 use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
 
 /// The checklist QA runs in `repo`: the built-in one, the repository's `qa-checklist.yml` laid
@@ -31,8 +37,8 @@ pub fn checklist(repo: &Path, gate: &GateSettings) -> Result<Checklist, ConfigEr
 }
 
 /// The commands QA runs in `repo`: discovery's, then the commands the repository's
-/// `qa-tools-mapping.yml` names for a detected stack, then `prpd.toml`'s `[commands]`. A
-/// `[commands]` entry that would change the tree is refused at its line.
+/// `qa-tools-mapping.yml` names for a detected stack, then `prpd.toml`'s `[commands]`; the
+/// last two are marked [`Discovered::configured`].
 pub fn detect(
     repo: &Path,
     mapping: &ToolsMapping,
@@ -46,6 +52,7 @@ pub fn detect(
                 command: in_directory(&stack.path, command),
                 source: format!("{MAPPING_FILE_NAME} stacks.{}.{}", stack.id, kind.name()),
                 fallback: false,
+                configured: true,
             })
         });
         if let Some(declared) = declared {
@@ -65,12 +72,6 @@ pub fn detect(
             )));
         };
         let command = &setting.command.value;
-        is_safe(command).map_err(|reason| {
-            DetectError::Malformed(setting.command.place.error(format!(
-                "refusing `commands.{}` = `{command}`: it {reason}; QA must not change the tree",
-                setting.kind
-            )))
-        })?;
         let file = setting.command.place.path.file_name().map_or_else(
             || setting.command.place.path.display().to_string(),
             |name| name.to_string_lossy().into_owned(),
@@ -81,6 +82,7 @@ pub fn detect(
                 command: command.clone(),
                 source: format!("{file} [commands] {}", setting.kind),
                 fallback: false,
+                configured: true,
             }),
         );
     }
@@ -167,18 +169,20 @@ mod tests {
     }
 
     #[test]
-    fn a_command_that_would_change_the_tree_is_refused_at_its_line() {
-        let repo = repo_with(&[("Cargo.toml", "[package]\nname = \"x\"\n")]);
-        let error = commands(
+    fn a_command_the_user_writes_runs_as_written_and_is_never_judged_again() {
+        let repo = repo_with(&[
+            ("Cargo.toml", "[package]\nname = \"x\"\n"),
+            ("Makefile", "lint:\n\tcargo clippy --fix\n"),
+        ]);
+        let detection = commands(
             repo.path(),
-            "[qa]\njobs = 1\n\n[commands]\nlint = \"cargo clippy --fix\"\n",
+            "[qa]\njobs = 1\n\n[commands]\nlint = \"make lint\"\ntest = \"docker compose run --rm app cargo test\"\n",
         )
-        .expect_err("unsafe");
-        assert!(
-            error.starts_with(
-                "[REPO]/prpd.toml:5:8: refusing `commands.lint` = `cargo clippy --fix`: it rewrites files"
-            ),
-            "{error}"
-        );
+        .expect("the user's commands are the user's");
+        for kind in [CommandKind::Lint, CommandKind::Test] {
+            let discovered = detection.commands[&kind].as_ref().expect("configured");
+            assert!(discovered.configured, "{discovered:?}");
+            assert_eq!(discover::judge_now(repo.path(), discovered), Ok(()));
+        }
     }
 }

@@ -15,8 +15,9 @@
 //! over discovery for a detected stack ([`StackTools::declared`], applied by `qa/settings.rs`),
 //! while the built-in commands stay the last resort.
 //!
-//! Every default command must pass [`crate::qa::safety::is_safe`], so a mapping cannot make QA
-//! run `eslint --fix`.
+//! Every built-in default must pass [`crate::qa::safety::is_safe`]: prpd guesses with them, so
+//! a guess can never make QA run `eslint --fix`. The commands of the repository's own file are
+//! the user's word and run as written (see `qa/settings.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -125,7 +126,7 @@ impl StackTools {
 impl ToolsMapping {
     /// The mapping compiled into prpd.
     pub fn builtin() -> ToolsMapping {
-        let partial = parse(Path::new(BUILTIN_NAME), BUILTIN_TEXT)
+        let partial = parse(Path::new(BUILTIN_NAME), BUILTIN_TEXT, Origin::Builtin)
             .expect("the built-in qa-tools-mapping.yml parses (tested)");
         resolve(
             Path::new(BUILTIN_NAME),
@@ -144,7 +145,7 @@ impl ToolsMapping {
             return Ok(ToolsMapping::builtin());
         }
         let text = read(&path)?;
-        let partial = parse(&path, &text)?;
+        let partial = parse(&path, &text, Origin::Repository)?;
         resolve(
             &path,
             &text,
@@ -276,14 +277,14 @@ struct PartialStack {
 
 /// Parses and checks one file, in the order of its `detection` section, then the stacks that
 /// only its `stacks` section names.
-fn parse(path: &Path, text: &str) -> Result<Vec<PartialStack>, ConfigError> {
+fn parse(path: &Path, text: &str, origin: Origin) -> Result<Vec<PartialStack>, ConfigError> {
     let raw: RawFile = parse_yaml(path, text)?;
     let RawQaTools { detection, stacks } = raw.qa_tools;
     let mut commands: Vec<(String, BTreeMap<CommandKind, String>)> = Vec::new();
     for (id, raw_commands) in stacks.0 {
         let map = raw_commands.into_map();
         for command in map.values() {
-            check_command(path, text, command)?;
+            check_command(path, text, command, origin)?;
         }
         commands.push((id, map));
     }
@@ -310,7 +311,13 @@ fn parse(path: &Path, text: &str) -> Result<Vec<PartialStack>, ConfigError> {
     Ok(partial)
 }
 
-fn check_command(path: &Path, text: &str, command: &str) -> Result<(), ConfigError> {
+/// Refuses an empty command, and a built-in default that [`is_safe`] refuses.
+fn check_command(
+    path: &Path,
+    text: &str,
+    command: &str,
+    origin: Origin,
+) -> Result<(), ConfigError> {
     if command.trim().is_empty() {
         return Err(ConfigError::at(
             path,
@@ -318,6 +325,9 @@ fn check_command(path: &Path, text: &str, command: &str) -> Result<(), ConfigErr
             "\"\"",
             "a command is empty; leave the kind out instead",
         ));
+    }
+    if origin == Origin::Repository {
+        return Ok(());
     }
     is_safe(command).map_err(|reason| {
         ConfigError::at(
@@ -485,6 +495,29 @@ mod tests {
     }
 
     #[test]
+    fn the_repositorys_commands_are_its_own_and_run_as_written() {
+        let mapping = load_text(
+            "qa_tools:\n  stacks:\n    node_typescript:\n      lint: npx eslint . --fix\n",
+        )
+        .expect("the user's command");
+        let node = mapping.stack("node_typescript").expect("node");
+        assert_eq!(node.declared(CommandKind::Lint), Some("npx eslint . --fix"));
+        let builtin = parse(
+            Path::new(BUILTIN_NAME),
+            "qa_tools:\n  stacks:\n    rust:\n      lint: cargo clippy --fix\n",
+            Origin::Builtin,
+        )
+        .map(|_| ())
+        .expect_err("a built-in guess must be safe");
+        assert!(
+            builtin
+                .to_string()
+                .contains("refusing default command `cargo clippy --fix`: it rewrites files"),
+            "{builtin}"
+        );
+    }
+
+    #[test]
     fn repo_file_merges_per_stack_and_its_detection_order_comes_first() {
         let mapping = load_text(
             "qa_tools:\n  detection:\n    deno:\n      markers: [deno.json]\n    python:\n      markers: [pyproject.toml]\n  stacks:\n    deno:\n      test: deno test\n    python:\n      test: pytest -q\n    rust:\n      lint: cargo clippy\n",
@@ -520,10 +553,6 @@ mod tests {
             (
                 "qa_tools:\n  detection:\n    web:\n      markers: [\"src/index.html\"]\n",
                 "qa-tools-mapping.yml:4:18: marker `src/index.html` must be one name in a directory, such as `package.json`, `*.rockspec` or `lua/`",
-            ),
-            (
-                "qa_tools:\n  stacks:\n    node_typescript:\n      lint: npx eslint . --fix\n",
-                "qa-tools-mapping.yml:4:13: refusing default command `npx eslint . --fix`: it rewrites files (`--fix`)",
             ),
             (
                 "qa_tools:\n  detection:\n    rust:\n      markers: [Cargo.toml]\n    rust:\n      markers: [x]\n",

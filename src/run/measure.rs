@@ -7,14 +7,19 @@
 //! iteration's directory. With `[qa] junit`, a test run's figures and names come from the JUnit
 //! report that run wrote (`qa/junit.rs`), and a run that wrote none has no counts, with the
 //! reason in [`TestRun::report_problem`].
+//!
+//! A discovered command is judged again right before it runs ([`discover::judge_now`]): the
+//! files behind `make test` or `npm run lint` are the agent's to write, and a recipe that now
+//! rewrites the tree, publishes or starts containers is not run; its run fails with the reason
+//! as its output.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::base::process::{self, ProcessError, Spec};
+use crate::base::process::{self, ProcessError, Spec, Termination};
 use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
+use crate::qa::discover::{self, Detection};
 use crate::qa::failures::{self, FailingTests};
 use crate::qa::junit;
 use crate::qa::metrics::{self, MetricValue, Metrics};
@@ -122,7 +127,7 @@ impl Probe<'_> {
             (outcome, metrics, Some(note), report)
         } else {
             let watch = (self.junit).map(|pattern| junit::Watch::start(self.repo, pattern));
-            let (outcome, metrics) = self.run(command, label).await?;
+            let (outcome, metrics) = self.run(CommandKind::Test, command, label).await?;
             let report = watch.map(|watch| watch.finish(&outcome.log_path));
             (outcome, metrics, None, report)
         };
@@ -171,7 +176,7 @@ impl Probe<'_> {
         let Some(command) = self.detection.command(CommandKind::Lint) else {
             return Ok(Lint::NotConfigured);
         };
-        let (outcome, metrics) = self.run(command, "lint").await?;
+        let (outcome, metrics) = self.run(CommandKind::Lint, command, "lint").await?;
         Ok(Lint::Ran {
             exit_code: outcome.exit_code(),
             errors: number(&metrics, "lint_errors"),
@@ -183,25 +188,69 @@ impl Probe<'_> {
         let Some(command) = self.detection.command(CommandKind::Complexity) else {
             return Ok(None);
         };
-        let (_, metrics) = self.run(command, "complexity").await?;
+        let (_, metrics) = self
+            .run(CommandKind::Complexity, command, "complexity")
+            .await?;
         Ok(number(&metrics, "max_complexity"))
     }
 
+    /// Runs `command`, the discovered command of `kind`, unless it is refused now.
     async fn run(
         &self,
+        kind: CommandKind,
         command: &str,
         label: &str,
     ) -> Result<(process::Outcome, Metrics), ProcessError> {
-        let mut spec = Spec::measurement(
-            command,
-            self.repo,
-            &self.log_dir.join(format!("{label}.log")),
-        );
+        let log_path = self.log_dir.join(format!("{label}.log"));
+        if let Some(outcome) = self.refused_now(kind, &log_path)? {
+            return Ok((outcome, Metrics::default()));
+        }
+        let mut spec = Spec::measurement(command, self.repo, &log_path);
         spec.timeout = self.timeout;
         spec.grace = self.grace;
         let outcome = process::run(spec).await?;
         let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
         Ok((outcome, metrics))
+    }
+}
+
+impl Probe<'_> {
+    /// When the discovered command of `kind` now runs what a measurement may not: an outcome
+    /// that was never run, exit 126 (the shell's "cannot execute"), whose log says why.
+    fn refused_now(
+        &self,
+        kind: CommandKind,
+        log_path: &Path,
+    ) -> Result<Option<process::Outcome>, ProcessError> {
+        let Some(discovered) = self.detection.commands.get(&kind).and_then(Option::as_ref) else {
+            return Ok(None);
+        };
+        let Err(reason) = discover::judge_now(self.repo, discovered) else {
+            return Ok(None);
+        };
+        let tail = format!(
+            "prpd did not run `{}`: read again before it ran ({}), it {reason}; a measurement must not change the tree, publish or start containers",
+            discovered.command, discovered.source
+        );
+        tracing::warn!(%tail, "refusing a discovered command");
+        if let Some(parent) = log_path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| ProcessError::LogDir {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        std::fs::write(log_path, format!("{tail}\n")).map_err(|source| ProcessError::LogFile {
+            path: log_path.to_path_buf(),
+            source,
+        })?;
+        Ok(Some(process::Outcome {
+            termination: Termination::Exited(126),
+            output_bytes: u64::try_from(tail.len()).unwrap_or(u64::MAX),
+            tail,
+            duration: Duration::ZERO,
+            log_truncated: false,
+            log_path: log_path.to_path_buf(),
+        }))
     }
 }
 
@@ -260,6 +309,51 @@ mod tests {
         assert_eq!(
             after.changed_tests(&before.test_files),
             vec![PathBuf::from("test/b.test.js")]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_lint_recipe_that_changed_into_a_fix_is_not_run() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let repo = dir.path();
+        std::fs::write(repo.join("Makefile"), "lint:\n\ttouch linted\n").expect("Makefile");
+        let detection =
+            crate::qa::discover::detect(repo, &crate::qa::tools_mapping::ToolsMapping::builtin())
+                .expect("detects");
+        let logs = tempfile::tempdir().expect("log dir");
+        let probe = Probe {
+            repo,
+            detection: &detection,
+            log_dir: logs.path(),
+            timeout: Duration::from_secs(30),
+            grace: Duration::from_secs(1),
+            junit: None,
+        };
+        assert_eq!(
+            probe.lint().await.expect("runs"),
+            Lint::Ran {
+                exit_code: Some(0),
+                errors: None
+            }
+        );
+        std::fs::remove_file(repo.join("linted")).expect("the recipe ran");
+        std::fs::write(
+            repo.join("Makefile"),
+            "lint:\n\ttouch linted\n\teslint --fix .\n",
+        )
+        .expect("Makefile");
+        assert_eq!(
+            probe.lint().await.expect("refused, not failed"),
+            Lint::Ran {
+                exit_code: Some(126),
+                errors: None
+            }
+        );
+        assert!(!repo.join("linted").exists(), "the recipe did not run");
+        let log = std::fs::read_to_string(logs.path().join("lint.log")).expect("the log");
+        assert!(
+            log.starts_with("prpd did not run `make lint`: read again before it ran (Makefile target lint), it rewrites files (`--fix`)"),
+            "{log}"
         );
     }
 }

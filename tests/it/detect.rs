@@ -3,37 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::TestRepo;
-
-/// `prpd detect --json` on `repo`, which must succeed.
-fn detect_json(repo: &TestRepo) -> Value {
-    let output = repo
-        .prpd()
-        .args(["detect", "--json", "--repo"])
-        .arg(repo.path())
-        .output()
-        .expect("run prpd detect");
-    assert!(
-        output.status.success(),
-        "prpd detect failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("prpd detect --json prints one JSON object")
-}
-
-/// The `{"command","source"}` object the mapping's default gives `stack`.
-fn default_of(stack: &str, command: &str) -> Value {
-    json!({
-        "command": command,
-        "source": format!("qa-tools-mapping.yml default ({stack})"),
-        "fallback": true,
-    })
-}
-
-fn found(command: &str, source: &str) -> Value {
-    json!({"command": command, "source": source, "fallback": false})
-}
+use crate::util::{TestRepo, declared, detect_json, fallback};
 
 #[test]
 fn node_with_npm_lockfile_runs_scripts_through_npm() {
@@ -49,16 +19,16 @@ fn node_with_npm_lockfile_runs_scripts_through_npm() {
             "stacks": [{"id": "node_typescript", "path": "."}],
             "package_manager": "npm",
             "commands": {
-                "test": found("npm test", "package.json scripts.test"),
-                "lint": found("npm run lint", "package.json scripts.lint"),
-                "typecheck": default_of("node_typescript", "npx --no tsc --noEmit"),
-                "build": found("npm run build", "package.json scripts.build"),
-                "format_check": default_of("node_typescript", "npx --no prettier --check ."),
-                "complexity": default_of(
+                "test": declared("npm test", "package.json scripts.test"),
+                "lint": declared("npm run lint", "package.json scripts.lint"),
+                "typecheck": fallback("node_typescript", "npx --no tsc --noEmit"),
+                "build": declared("npm run build", "package.json scripts.build"),
+                "format_check": fallback("node_typescript", "npx --no prettier --check ."),
+                "complexity": fallback(
                     "node_typescript",
                     "npx --no eslint . --rule 'complexity: [error, 10]'"
                 ),
-                "duplication": default_of("node_typescript", "npx --no jscpd --threshold 5 ."),
+                "duplication": fallback("node_typescript", "npx --no jscpd --threshold 5 ."),
             },
             "subprojects": [],
         })
@@ -77,15 +47,15 @@ fn node_with_pnpm_lockfile_runs_scripts_through_pnpm() {
     assert_eq!(detection["package_manager"], "pnpm");
     assert_eq!(
         detection["commands"]["test"],
-        found("pnpm test", "package.json scripts.test")
+        declared("pnpm test", "package.json scripts.test")
     );
     assert_eq!(
         detection["commands"]["lint"],
-        found("pnpm run lint", "package.json scripts.lint")
+        declared("pnpm run lint", "package.json scripts.lint")
     );
     assert_eq!(
         detection["commands"]["typecheck"],
-        found("pnpm run check-types", "package.json scripts.check-types")
+        declared("pnpm run check-types", "package.json scripts.check-types")
     );
 }
 
@@ -101,7 +71,7 @@ fn package_manager_field_wins_over_a_stray_lockfile() {
     assert_eq!(detection["package_manager"], "pnpm");
     assert_eq!(
         detection["commands"]["build"],
-        found("pnpm run build", "package.json scripts.build")
+        declared("pnpm run build", "package.json scripts.build")
     );
 }
 
@@ -122,19 +92,19 @@ fn typescript_typecheck_and_format_scripts_run_through_yarn() {
     assert_eq!(detection["package_manager"], "yarn");
     assert_eq!(
         detection["commands"]["typecheck"],
-        found("yarn typecheck", "package.json scripts.typecheck")
+        declared("yarn typecheck", "package.json scripts.typecheck")
     );
     assert_eq!(
         detection["commands"]["format_check"],
-        found("yarn format:check", "package.json scripts.format:check")
+        declared("yarn format:check", "package.json scripts.format:check")
     );
     assert_eq!(
         detection["commands"]["test"],
-        default_of("node_typescript", "yarn test")
+        fallback("node_typescript", "yarn test")
     );
     assert_eq!(
         detection["commands"]["lint"],
-        default_of("node_typescript", "yarn run eslint .")
+        fallback("node_typescript", "yarn run eslint .")
     );
 }
 
@@ -151,19 +121,19 @@ fn python_pyproject_tool_tables_give_pytest_ruff_and_mypy() {
     let commands = &detection["commands"];
     assert_eq!(
         commands["test"],
-        found("pytest", "pyproject.toml [tool.pytest.ini_options]")
+        declared("pytest", "pyproject.toml [tool.pytest.ini_options]")
     );
     assert_eq!(
         commands["lint"],
-        found("ruff check .", "pyproject.toml [tool.ruff]")
+        declared("ruff check .", "pyproject.toml [tool.ruff]")
     );
     assert_eq!(
         commands["typecheck"],
-        found("mypy .", "pyproject.toml [tool.mypy]")
+        declared("mypy .", "pyproject.toml [tool.mypy]")
     );
     assert_eq!(
         commands["format_check"],
-        default_of("python", "ruff format --check .")
+        fallback("python", "ruff format --check .")
     );
     assert_eq!(commands["build"], Value::Null);
 }
@@ -181,11 +151,11 @@ fn python_setup_py_with_tox_uses_tox_environments() {
     assert_eq!(detection["stacks"], json!([{"id": "python", "path": "."}]));
     assert_eq!(
         detection["commands"]["test"],
-        found("tox -e py", "tox.ini [testenv]")
+        declared("tox -e py", "tox.ini [testenv]")
     );
     assert_eq!(
         detection["commands"]["lint"],
-        found("tox -e lint", "tox.ini env lint")
+        declared("tox -e lint", "tox.ini env lint")
     );
 }
 
@@ -201,15 +171,15 @@ fn python_setup_py_with_makefile_uses_make_targets() {
     let detection = detect_json(&repo);
     assert_eq!(
         detection["commands"]["test"],
-        found("make test", "Makefile target test")
+        declared("make test", "Makefile target test")
     );
     assert_eq!(
         detection["commands"]["lint"],
-        found("make lint", "Makefile target lint")
+        declared("make lint", "Makefile target lint")
     );
     assert_eq!(
         detection["commands"]["typecheck"],
-        default_of("python", "mypy .")
+        fallback("python", "mypy .")
     );
 }
 
@@ -227,13 +197,13 @@ fn go_with_makefile_uses_targets_then_go_defaults() {
             "stacks": [{"id": "golang", "path": "."}],
             "package_manager": null,
             "commands": {
-                "test": found("make test", "Makefile target test"),
-                "lint": found("make lint", "Makefile target lint"),
+                "test": declared("make test", "Makefile target test"),
+                "lint": declared("make lint", "Makefile target lint"),
                 "typecheck": null,
-                "build": default_of("golang", "go build ./..."),
-                "format_check": default_of("golang", "! gofmt -l . | grep ."),
-                "complexity": default_of("golang", "gocyclo -over 10 ."),
-                "duplication": default_of("golang", "dupl -threshold 50 ."),
+                "build": fallback("golang", "go build ./..."),
+                "format_check": fallback("golang", "! gofmt -l . | grep ."),
+                "complexity": fallback("golang", "gocyclo -over 10 ."),
+                "duplication": fallback("golang", "dupl -threshold 50 ."),
             },
             "subprojects": [],
         })
@@ -258,16 +228,16 @@ fn rust_workspace_is_one_stack_with_cargo_commands() {
     let detection = detect_json(&repo);
     assert_eq!(detection["stacks"], json!([{"id": "rust", "path": "."}]));
     let commands = &detection["commands"];
-    assert_eq!(commands["test"], default_of("rust", "cargo test"));
+    assert_eq!(commands["test"], fallback("rust", "cargo test"));
     assert_eq!(
         commands["lint"],
-        default_of("rust", "cargo clippy --all-targets -- -D warnings")
+        fallback("rust", "cargo clippy --all-targets -- -D warnings")
     );
     assert_eq!(
         commands["format_check"],
-        default_of("rust", "cargo fmt --check")
+        fallback("rust", "cargo fmt --check")
     );
-    assert_eq!(commands["build"], default_of("rust", "cargo build"));
+    assert_eq!(commands["build"], fallback("rust", "cargo build"));
 }
 
 #[test]
@@ -283,14 +253,11 @@ fn lua_rockspec_with_busted_and_luacheck() {
     .file("spec/demo_spec.lua", "describe('demo', function() end)\n");
     let detection = detect_json(&repo);
     assert_eq!(detection["stacks"], json!([{"id": "lua", "path": "."}]));
-    assert_eq!(detection["commands"]["test"], default_of("lua", "busted"));
-    assert_eq!(
-        detection["commands"]["lint"],
-        default_of("lua", "luacheck .")
-    );
+    assert_eq!(detection["commands"]["test"], fallback("lua", "busted"));
+    assert_eq!(detection["commands"]["lint"], fallback("lua", "luacheck ."));
     assert_eq!(
         detection["commands"]["complexity"],
-        default_of("lua", "luacheck . --max-cyclomatic-complexity 10")
+        fallback("lua", "luacheck . --max-cyclomatic-complexity 10")
     );
 }
 
@@ -316,15 +283,15 @@ fn monorepo_reports_both_stacks_and_runs_commands_in_their_folder() {
     let commands = &detection["commands"];
     assert_eq!(
         commands["test"],
-        found("cd web && npm test", "web/package.json scripts.test")
+        declared("cd web && npm test", "web/package.json scripts.test")
     );
     assert_eq!(
         commands["lint"],
-        found("cd web && npm run lint", "web/package.json scripts.lint")
+        declared("cd web && npm run lint", "web/package.json scripts.lint")
     );
     assert_eq!(
         commands["typecheck"],
-        default_of("node_typescript", "cd web && npx --no tsc --noEmit")
+        fallback("node_typescript", "cd web && npx --no tsc --noEmit")
     );
 }
 
@@ -346,14 +313,14 @@ fn monorepo_falls_back_to_a_sub_folder_for_kinds_the_primary_lacks() {
     );
     assert_eq!(
         detection["commands"]["complexity"],
-        found(
+        declared(
             "cd site && npm run complexity",
             "site/package.json scripts.complexity"
         )
     );
     assert_eq!(
         detection["commands"]["test"],
-        default_of("rust", "cargo test")
+        fallback("rust", "cargo test")
     );
 }
 
@@ -370,10 +337,10 @@ fn makefile_only_repo_has_no_stack_and_make_commands() {
             "stacks": [],
             "package_manager": null,
             "commands": {
-                "test": found("make check", "Makefile target check"),
-                "lint": found("make lint", "Makefile target lint"),
+                "test": declared("make check", "Makefile target check"),
+                "lint": declared("make lint", "Makefile target lint"),
                 "typecheck": null,
-                "build": found("make build", "Makefile target build"),
+                "build": declared("make build", "Makefile target build"),
                 "format_check": null,
                 "complexity": null,
                 "duplication": null,
@@ -392,11 +359,17 @@ fn justfile_recipes_are_commands() {
     );
     let detection = detect_json(&repo);
     let commands = &detection["commands"];
-    assert_eq!(commands["test"], found("just test", "justfile recipe test"));
-    assert_eq!(commands["lint"], found("just lint", "justfile recipe lint"));
+    assert_eq!(
+        commands["test"],
+        declared("just test", "justfile recipe test")
+    );
+    assert_eq!(
+        commands["lint"],
+        declared("just lint", "justfile recipe lint")
+    );
     assert_eq!(
         commands["format_check"],
-        found("just fmt-check", "justfile recipe fmt-check")
+        declared("just fmt-check", "justfile recipe fmt-check")
     );
     assert_eq!(commands["build"], Value::Null);
 }
@@ -413,21 +386,21 @@ fn github_workflow_named_run_step_gives_the_matching_line() {
     let commands = &detection["commands"];
     assert_eq!(
         commands["test"],
-        found(
+        declared(
             "cargo nextest run --workspace",
             ".github/workflows/ci.yml step \"Run tests\""
         )
     );
     assert_eq!(
         commands["build"],
-        found(
+        declared(
             "cargo build --workspace",
             ".github/workflows/ci.yml step \"Run tests\""
         )
     );
     assert_eq!(
         commands["lint"],
-        found(
+        declared(
             "cargo clippy --workspace -- -D warnings",
             ".github/workflows/ci.yml step \"cargo clippy --workspace -- -D warnings\""
         )
@@ -443,7 +416,7 @@ fn gitlab_ci_job_scripts_are_commands() {
     );
     assert_eq!(
         detect_json(&repo)["commands"]["test"],
-        found("go test -race ./...", ".gitlab-ci.yml job unit")
+        declared("go test -race ./...", ".gitlab-ci.yml job unit")
     );
 }
 
@@ -457,11 +430,11 @@ fn lint_script_that_fixes_files_is_not_picked() {
     let detection = detect_json(&repo);
     assert_eq!(
         detection["commands"]["lint"],
-        default_of("node_typescript", "npx --no eslint .")
+        fallback("node_typescript", "npx --no eslint .")
     );
     assert_eq!(
         detection["commands"]["format_check"],
-        default_of("node_typescript", "npx --no prettier --check .")
+        fallback("node_typescript", "npx --no prettier --check .")
     );
 
     let output = repo
@@ -492,7 +465,7 @@ fn package_json_inside_node_modules_is_not_a_stack() {
     assert_eq!(detection["package_manager"], Value::Null);
     assert_eq!(
         detection["commands"]["test"],
-        default_of("golang", "go test ./...")
+        fallback("golang", "go test ./...")
     );
 }
 
@@ -549,9 +522,7 @@ fn malformed_package_json_exits_2_naming_file_and_line() {
         "{\n  \"name\": \"app\",\n  \"scripts\": {\"test\": \"jest\",}\n}\n",
     );
     let output = repo
-        .prpd()
-        .args(["detect", "--json", "--repo"])
-        .arg(repo.path())
+        .detect_json_command()
         .output()
         .expect("run prpd detect");
     assert_eq!(output.status.code(), Some(2), "{output:?}");
@@ -574,11 +545,12 @@ fn repo_mapping_file_overrides_a_default_command() {
         json!({
             "command": "go vet ./...",
             "source": "qa-tools-mapping.yml stacks.golang.lint",
-            "fallback": false
+            "fallback": false,
+            "configured": true
         })
     );
     assert_eq!(
         detection["commands"]["test"],
-        default_of("golang", "go test ./...")
+        fallback("golang", "go test ./...")
     );
 }

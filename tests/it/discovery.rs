@@ -6,24 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::TestRepo;
-
-/// `prpd detect --json` on `repo`, which must succeed.
-fn detect_json(repo: &TestRepo) -> Value {
-    let output = repo
-        .prpd()
-        .args(["detect", "--json", "--repo"])
-        .arg(repo.path())
-        .output()
-        .expect("run prpd detect");
-    assert!(
-        output.status.success(),
-        "prpd detect failed ({}): {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("prpd detect --json prints one JSON object")
-}
+use crate::util::{TestRepo, check, declared, detect_json, fallback, qa_json};
 
 /// `prpd detect` (the human table) on `repo`.
 fn detect_text(repo: &TestRepo) -> String {
@@ -35,18 +18,6 @@ fn detect_text(repo: &TestRepo) -> String {
         .expect("run prpd detect");
     assert!(output.status.success(), "{output:?}");
     String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn declared(command: &str, source: &str) -> Value {
-    json!({"command": command, "source": source, "fallback": false})
-}
-
-fn fallback(stack: &str, command: &str) -> Value {
-    json!({
-        "command": command,
-        "source": format!("qa-tools-mapping.yml default ({stack})"),
-        "fallback": true,
-    })
 }
 
 fn assert_contains(text: &str, expected: &str) {
@@ -89,6 +60,63 @@ fn a_variable_from_an_included_makefile_is_expanded() {
     assert_eq!(
         detect_json(&repo)["commands"]["lint"],
         fallback("golang", "golangci-lint run")
+    );
+}
+
+#[test]
+fn a_makefile_whose_expansion_explodes_is_refused_fast_by_name() {
+    let repo = TestRepo::new();
+    let mut lines: Vec<String> = (0..12)
+        .map(|level| {
+            let next = format!("$(V{})", level + 1);
+            format!("V{level} = {}", [next.as_str(); 10].join(" "))
+        })
+        .collect();
+    lines.push("V12 = go\nSELF = $(SELF) $(SELF) -v\n".to_owned());
+    let variables = lines.join("\n");
+    repo.file("go.mod", "module example.com/app\n")
+        .file(
+            "Makefile",
+            "include vars.mk\ninclude loop.mk\n\ntest:\n\t$(V0) test ./...\nlint:\n\tgo vet $(SELF) ./...\n",
+        )
+        .file("vars.mk", &variables)
+        .file("loop.mk", "include vars.mk\ninclude loop.mk\n");
+    let started = std::time::Instant::now();
+    let commands = detect_json(&repo)["commands"].clone();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "detect took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(commands["test"], fallback("golang", "go test ./..."));
+    assert_eq!(
+        commands["lint"],
+        declared("make lint", "Makefile target lint")
+    );
+    assert_contains(
+        &detect_text(&repo),
+        "- Test: `make test` (Makefile target test): it could not be judged: its variables expand to more than 64 KiB",
+    );
+}
+
+#[test]
+fn a_makefile_that_includes_past_the_cap_is_refused_by_name() {
+    let repo = TestRepo::new();
+    repo.file("go.mod", "module example.com/app\n")
+        .file("Makefile", "include inc0.mk\n\ntest:\n\tgo test ./...\n");
+    for level in 0..12 {
+        repo.file(
+            &format!("inc{level}.mk"),
+            &format!("include inc{}.mk\n", level + 1),
+        );
+    }
+    assert_eq!(
+        detect_json(&repo)["commands"]["test"],
+        fallback("golang", "go test ./...")
+    );
+    assert_contains(
+        &detect_text(&repo),
+        "- Test: `make test` (Makefile target test): it could not be judged: its variables come from more included files than prpd reads (64 files, 8 levels)",
     );
 }
 
@@ -214,9 +242,31 @@ fn a_build_that_uploads_is_refused() {
         "Makefile",
         "build:\n\tpython -m build && twine upload dist/*\n",
     );
+    assert_eq!(detect_json(&repo)["commands"]["build"], Value::Null);
+    assert_contains(
+        &detect_text(&repo),
+        "- Build: `make build` (Makefile target build): it publishes (`twine upload`)",
+    );
+}
+
+#[test]
+fn a_python_build_is_what_the_project_runs_not_its_build_system_table() {
+    let repo = TestRepo::new();
+    repo.file(
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n[project]\nname = \"lib\"\n",
+    );
+    assert_eq!(detect_json(&repo)["commands"]["build"], Value::Null);
+    repo.file(
+        ".github/workflows/release.yml",
+        "on: push\njobs:\n  dist:\n    runs-on: ubuntu-latest\n    steps:\n      - name: Build\n        run: |\n          python -m pip install build\n          python -m build --sdist --wheel\n",
+    );
     assert_eq!(
         detect_json(&repo)["commands"]["build"],
-        declared("python -m build", "pyproject.toml [build-system]")
+        declared(
+            "python -m build --sdist --wheel",
+            ".github/workflows/release.yml step \"Build\""
+        )
     );
 }
 
@@ -433,16 +483,16 @@ fn cmake_project_configures_builds_and_runs_ctest() {
         detection["commands"]["build"],
         fallback("cmake", "cmake -S . -B build && cmake --build build")
     );
-    if which("cmake") {
-        let output = run_shell(&repo, test);
-        assert!(output.status.success(), "{output:?}");
-        assert_contains(
-            &String::from_utf8_lossy(&output.stdout),
-            "100% tests passed",
-        );
-    } else {
-        eprintln!("cmake is not installed: the discovered command was not run");
-    }
+    assert!(
+        which("cmake") && which("ctest"),
+        "cmake and ctest are needed for this test: apt-get install cmake (.ci/run installs it)"
+    );
+    let output = run_shell(&repo, test);
+    assert!(output.status.success(), "{output:?}");
+    assert_contains(
+        &String::from_utf8_lossy(&output.stdout),
+        "100% tests passed",
+    );
 }
 
 #[test]
@@ -564,26 +614,6 @@ fn sub_projects_are_listed_with_their_own_commands() {
     assert_contains(&text, "Gate it alone: `prpd qa --path api`");
 }
 
-/// `prpd qa --json` with `extra` arguments: the exit code and the report.
-fn qa_json(repo: &TestRepo, extra: &[&str]) -> (i32, Value) {
-    let output = repo
-        .prpd()
-        .args(["qa", "--json", "--repo"])
-        .arg(repo.path())
-        .args(extra)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .expect("run prpd qa");
-    let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "stdout is not JSON ({error}): {}\nstderr: {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().expect("exit code"), report)
-}
-
 #[test]
 fn qa_path_gates_one_sub_project() {
     let repo = monorepo();
@@ -628,15 +658,62 @@ fn a_failing_fallback_says_prpd_guessed_it() {
     );
     let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 1, "{report:#}");
-    let lint = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|check| check["id"] == "L1")
-        .expect("the checklist's L1, laid over the built-in checks");
+    let lint = check(&report, "L1");
     assert_eq!(lint["status"], "fail", "{lint:#}");
     assert_contains(
         lint["detail"].as_str().expect("detail"),
         "`golangci-lint run` is a fallback prpd guessed (qa-tools-mapping.yml default (golang)): the project declares no lint command",
+    );
+}
+
+// --- Nothing is downloaded -------------------------------------------------------------------
+
+#[test]
+fn an_npx_from_ci_never_downloads_and_its_missing_tool_is_named() {
+    let repo = TestRepo::new();
+    repo.file(
+        "package.json",
+        "{\"name\": \"pad\", \"scripts\": {\"test\": \"node --test\"}}\n",
+    )
+    .file(
+        "test/pad.test.js",
+        "const { test } = require(\"node:test\");\ntest(\"pads\", () => {});\n",
+    )
+    .file(
+        ".github/workflows/ci.yml",
+        "on: push\njobs:\n  check:\n    runs-on: ubuntu-latest\n    steps:\n      - name: Types\n        run: npx tsc --noEmit\n",
+    )
+    .commit("pad");
+    assert_eq!(
+        detect_json(&repo)["commands"]["typecheck"],
+        declared(
+            "npx --no tsc --noEmit",
+            ".github/workflows/ci.yml step \"Types\""
+        )
+    );
+    let (code, report) = qa_json(&repo, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let types = check(&report, "C5");
+    assert_eq!(types["status"], "fail", "{types:#}");
+    assert_contains(
+        types["detail"].as_str().expect("detail"),
+        "the tool is missing: `tsc` is neither in node_modules/.bin nor on PATH, and the package manager's exec will not download it",
+    );
+    assert!(!repo.join("node_modules").exists());
+}
+
+#[test]
+fn an_npx_inside_a_project_script_is_told_not_to_download() {
+    let repo = TestRepo::new();
+    repo.file(
+        "qa-checklist.yml",
+        "qa_checklist:\n  replace_builtin: true\n  funcionalidade:\n    - id: N1\n      criterio: npx never downloads\n      validacao: exit_code == 0\n      comando: \"echo npm_config_yes=$npm_config_yes\"\n",
+    );
+    let (code, report) = qa_json(&repo, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    let check = &report["checks"][0];
+    assert_contains(
+        check["output_tail"].as_str().expect("output"),
+        "npm_config_yes=false",
     );
 }

@@ -366,15 +366,20 @@ fn path_with(agents: &[&str]) -> tempfile::TempDir {
 }
 
 fn init_with_path(dir: &Path, path: &Path, args: &[&str]) -> (i32, String, String) {
+    prpd_with_path(dir, path, &[&["init"], args].concat())
+}
+
+/// `prpd args` in `dir` with `path` as the whole `PATH`.
+fn prpd_with_path(dir: &Path, path: &Path, args: &[&str]) -> (i32, String, String) {
     let output = assert_cmd::Command::cargo_bin("prpd")
         .expect("prpd binary is built")
-        .arg("init")
         .args(args)
         .current_dir(dir)
         .env("PATH", path)
         .env("PRPD_LOG", "warn")
+        .timeout(std::time::Duration::from_secs(120))
         .output()
-        .expect("run prpd init");
+        .expect("run prpd");
     (
         output.status.code().expect("exit code"),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -416,8 +421,23 @@ fn init_writes_a_prpd_toml_for_the_first_agent_cli_on_path_and_shows_the_command
     );
 
     // The file it wrote is what a run loads: the agent it names is found, the QA model differs.
-    let (code, stdout, _) = prpd_in(repo.path(), &["qa", "--json"]);
-    assert!(code == 0 || code == 1, "{stdout}");
+    // A run checks both before it reads the PRP, so a PRP without a title is the first and
+    // only thing it refuses; without `claude` on PATH it refuses the agent instead.
+    std::fs::write(repo.join("PRPs/untitled.md"), "no title here\n").expect("write");
+    let run = ["run", "PRPs/untitled.md"];
+    let (code, _, stderr) = prpd_with_path(repo.path(), bin.path(), &run);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("PRPs/untitled.md:1: expected a `# Title` heading"),
+        "the configuration and the agent passed, the PRP did not: {stderr}"
+    );
+    let without_claude = path_with(&[]);
+    let (code, _, stderr) = prpd_with_path(repo.path(), without_claude.path(), &run);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("[agents.default] command `claude`: it is not on PATH"),
+        "{stderr}"
+    );
 
     // A second init leaves the file alone; --force replaces it.
     std::fs::write(repo.join("prpd.toml"), "# mine\n").expect("write");

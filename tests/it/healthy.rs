@@ -4,9 +4,7 @@
 //! ctest), and REJECTs its broken twin, the same project with one failing test. The tools are
 //! the real ones on the machine; `.ci/run` installs pytest, ruff, Go and CMake.
 
-use serde_json::Value;
-
-use crate::util::TestRepo;
+use crate::util::{TestRepo, check, qa_json};
 
 /// Whether `program` runs (`program --version`, or Go's `program version`, exits 0).
 #[expect(
@@ -29,33 +27,6 @@ fn require(program: &str, install: &str) {
     );
 }
 
-/// `prpd qa --json` with no configuration: the exit code and the report.
-fn qa(repo: &TestRepo) -> (i32, Value) {
-    let output = repo
-        .prpd()
-        .args(["qa", "--json"])
-        .timeout(std::time::Duration::from_secs(300))
-        .output()
-        .expect("run prpd");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!(
-            "stdout is not JSON ({error}):\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().expect("exit code"), report)
-}
-
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .expect("checks array")
-        .iter()
-        .find(|check| check["id"] == id)
-        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
-}
-
 /// The healthy project gets APPROVE with its tests run and its documentation checks not
 /// applicable (no change is under review); the broken twin gets REJECT from F1 alone.
 fn approves_healthy_and_rejects_broken(
@@ -67,7 +38,7 @@ fn approves_healthy_and_rejects_broken(
     let repo = TestRepo::new();
     build(&repo);
     repo.commit("healthy project");
-    let (code, report) = qa(&repo);
+    let (code, report) = qa_json(&repo, &[]);
     let failed: Vec<String> = report["checks"]
         .as_array()
         .expect("checks")
@@ -96,7 +67,7 @@ fn approves_healthy_and_rejects_broken(
 
     break_a_test(&repo);
     repo.commit("a failing test");
-    let (code, report) = qa(&repo);
+    let (code, report) = qa_json(&repo, &[]);
     assert_eq!(report["verdict"], "REJECT", "{report:#}");
     assert_eq!(code, 1);
     assert_eq!(check(&report, "F1")["status"], "fail");
@@ -112,7 +83,8 @@ fn python_project_with_pytest_and_ruff() {
         |repo| {
             repo.file(
                 "pyproject.toml",
-                "[project]\nname = \"slugify-lite\"\nversion = \"1.0.0\"\nrequires-python = \">=3.8\"\n\n\
+                "[build-system]\nrequires = [\"setuptools>=61\"]\nbuild-backend = \"setuptools.build_meta\"\n\n\
+                 [project]\nname = \"slugify-lite\"\nversion = \"1.0.0\"\nrequires-python = \">=3.8\"\n\n\
                  [tool.pytest.ini_options]\ntestpaths = [\"tests\"]\npythonpath = [\".\"]\n\n\
                  [tool.ruff]\nline-length = 100\n",
             )

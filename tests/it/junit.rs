@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::run::{calc_repo, prp, prpd_toml, run};
-use crate::util::TestRepo;
+use crate::util::{TestRepo, check, qa_json};
 
 /// Node's runner with the `dot` reporter on the console and the `junit` reporter into
 /// `reports/junit.xml` (Node does not create the folder: the fixtures commit it).
@@ -44,32 +44,6 @@ fn package(test: &str, config: &str, second: &str) -> TestRepo {
 const JUNIT: &str = "[qa]\njunit = \"reports/*.xml\"\n";
 const PASSES: &str = "assert.equal(\"a\".padStart(3), \"  a\");";
 
-fn qa(repo: &TestRepo) -> (i32, Value) {
-    let output = repo
-        .prpd()
-        .args(["qa", "--json"])
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .expect("run prpd");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!(
-            "stdout is not JSON ({error}):\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().expect("exit code"), report)
-}
-
-fn tests_check(report: &Value) -> &Value {
-    report["checks"]
-        .as_array()
-        .expect("checks array")
-        .iter()
-        .find(|check| check["id"] == "F1")
-        .unwrap_or_else(|| panic!("no check F1 in {report:#}"))
-}
-
 fn detail(check: &Value) -> &str {
     check["detail"].as_str().expect("a detail")
 }
@@ -77,9 +51,9 @@ fn detail(check: &Value) -> &str {
 #[test]
 fn a_healthy_project_approves_from_its_junit_report() {
     let repo = package(TEST_COMMAND, JUNIT, PASSES);
-    let (code, report) = qa(&repo);
+    let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 0, "{report:#}");
-    let tests = tests_check(&report);
+    let tests = check(&report, "F1");
     assert_eq!(tests["status"], "pass", "{tests:#}");
     assert_eq!(tests["metrics"]["tests_passed"], 2);
     assert_eq!(tests["metrics"]["tests_failed"], 0);
@@ -98,10 +72,10 @@ fn a_healthy_project_approves_from_its_junit_report() {
     );
 
     let without = package(TEST_COMMAND, "", PASSES);
-    let (code, report) = qa(&without);
+    let (code, report) = qa_json(&without, &[]);
     assert_eq!(code, 1, "the dot reporter alone counts nothing: {report:#}");
     assert!(
-        detail(tests_check(&report))
+        detail(check(&report, "F1"))
             .contains("or name the JUnit report it writes in prpd.toml `[qa] junit`"),
         "{report:#}"
     );
@@ -114,9 +88,9 @@ fn a_failing_project_rejects_with_the_failing_test_named_from_the_report() {
         JUNIT,
         "assert.equal(\"a\".padStart(3), \"a\");",
     );
-    let (code, report) = qa(&repo);
+    let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 1, "{report:#}");
-    let tests = tests_check(&report);
+    let tests = check(&report, "F1");
     assert_eq!(tests["status"], "fail");
     assert_eq!(tests["metrics"]["tests_passed"], 1);
     assert_eq!(tests["metrics"]["tests_failed"], 1);
@@ -130,9 +104,9 @@ fn a_stale_report_from_before_the_run_is_not_read() {
                  <testcase classname=\"test\" name=\"pads\"/></testsuites>\n";
     let repo = package("node --test --test-reporter=dot", JUNIT, PASSES);
     repo.file("reports/junit.xml", stale);
-    let (code, report) = qa(&repo);
+    let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 1, "the tests pass, but no report says so: {report:#}");
-    let tests = tests_check(&report);
+    let tests = check(&report, "F1");
     assert_eq!(tests["status"], "fail");
     assert_eq!(tests["exit_code"], 0);
     let detail = detail(tests);
@@ -154,9 +128,9 @@ fn a_malformed_report_fails_the_check_and_names_the_file() {
         JUNIT,
         PASSES,
     );
-    let (code, report) = qa(&repo);
+    let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 1, "{report:#}");
-    let detail = detail(tests_check(&report));
+    let detail = detail(check(&report, "F1"));
     assert!(
         detail.starts_with("the JUnit report reports/junit.xml written by this run is malformed: it is not well-formed XML"),
         "{detail}"

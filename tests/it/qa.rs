@@ -1,9 +1,7 @@
 //! `prpd qa` end to end: real commands in fixture repositories, the verdict, the exit code and
 //! the reports.
 
-use serde_json::Value;
-
-use crate::util::TestRepo;
+use crate::util::{TestRepo, check, qa_json};
 
 /// The bundled example project copied into a fresh repository: tests, lint and docs all pass.
 fn demo_repo() -> TestRepo {
@@ -28,34 +26,6 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
-}
-
-/// Runs `prpd qa --json` and returns the exit code and the parsed report.
-fn qa_json(repo: &TestRepo, extra: &[&str]) -> (i32, Value) {
-    let output = repo
-        .prpd()
-        .args(["qa", "--json"])
-        .args(extra)
-        .timeout(std::time::Duration::from_secs(120))
-        .output()
-        .expect("run prpd");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(&stdout).unwrap_or_else(|error| {
-        panic!(
-            "stdout is not JSON ({error}):\n{stdout}\nstderr:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    (output.status.code().expect("exit code"), report)
-}
-
-fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
-    report["checks"]
-        .as_array()
-        .expect("checks array")
-        .iter()
-        .find(|check| check["id"] == id)
-        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
 
 /// A checklist with the given checks under `funcionalidade`.

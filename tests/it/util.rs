@@ -1,9 +1,12 @@
-//! `TestRepo`: a temporary git repository built file by file, and the `prpd` command pointed at it.
+//! `TestRepo`: a temporary git repository built file by file, and the `prpd` command pointed at it;
+//! the `prpd detect --json` and `prpd qa --json` runs every test file reads, and the values they
+//! are compared with.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
 use assert_cmd::Command;
+use serde_json::{Value, json};
 use tempfile::TempDir;
 
 /// A temporary git repository with an initial commit made on demand.
@@ -69,6 +72,15 @@ impl TestRepo {
         self.path().join(relative)
     }
 
+    /// `prpd detect --json --repo <this repository>`, not yet run.
+    pub fn detect_json_command(&self) -> Command {
+        let mut command = self.prpd();
+        command
+            .args(["detect", "--json", "--repo"])
+            .arg(self.path());
+        command
+    }
+
     /// The real `prpd` binary with `--repo` not yet given, run from the repository root and with
     /// a quiet log so that stderr holds only what the test looks for.
     pub fn prpd(&self) -> Command {
@@ -76,4 +88,48 @@ impl TestRepo {
         command.current_dir(self.path()).env("PRPD_LOG", "warn");
         command
     }
+}
+
+/// `prpd detect --json` on `repo`, which must succeed.
+pub fn detect_json(repo: &TestRepo) -> Value {
+    let output = repo
+        .detect_json_command()
+        .output()
+        .expect("run prpd detect");
+    assert!(
+        output.status.success(),
+        "prpd detect failed ({}): {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("prpd detect --json prints one JSON object")
+}
+
+/// A command `prpd detect --json` reports as the project's own, found at `source`.
+pub fn declared(command: &str, source: &str) -> Value {
+    json!({"command": command, "source": source, "fallback": false})
+}
+
+/// The command `prpd detect --json` reports as the tools mapping's default for `stack`.
+pub fn fallback(stack: &str, command: &str) -> Value {
+    json!({
+        "command": command,
+        "source": format!("qa-tools-mapping.yml default ({stack})"),
+        "fallback": true,
+    })
+}
+
+/// `prpd qa --json` on `repo` with `extra` arguments: the exit code and the report.
+pub fn qa_json(repo: &TestRepo, extra: &[&str]) -> (i32, Value) {
+    crate::run::prpd_json(repo.path(), &[&["qa", "--json"], extra].concat())
+}
+
+/// The check `id` of a `prpd qa --json` report.
+pub fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .expect("checks array")
+        .iter()
+        .find(|check| check["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }

@@ -19,7 +19,10 @@ pub enum EnvPolicy {
     /// the user's home (a `.pth` file in the user site-packages, an `.npmrc`, a git config)
     /// reaches the tests; Python ignores the user site-packages, writes no bytecode and reads
     /// none from the tree's `__pycache__` (its cache goes under `home`); `CI=true`, so runners
-    /// behave as in CI (Jest and Vitest fail on a missing snapshot instead of writing one). The
+    /// behave as in CI (Jest and Vitest fail on a missing snapshot instead of writing one);
+    /// `npm_config_yes=false`, so an `npx` anywhere in the command (a project's script included)
+    /// never downloads a tool that is not installed, but fails at once as a missing tool (with
+    /// `CI=true` alone, npx would fetch it without asking). The
     /// toolchains, package caches and git identity that live in the real home keep their real
     /// place, so a healthy project builds as it does for its developers.
     Measurement {
@@ -84,6 +87,7 @@ impl EnvPolicy {
                 command
                     .env("HOME", home)
                     .env("CI", "true")
+                    .env("npm_config_yes", "false")
                     .env("PYTHONNOUSERSITE", "1")
                     .env("PYTHONDONTWRITEBYTECODE", "1")
                     .env("PYTHONPYCACHEPREFIX", home.join(".pycache"));

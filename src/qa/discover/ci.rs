@@ -266,13 +266,87 @@ pub(super) fn clean(line: &str) -> Option<String> {
         }
         words = kept;
     }
-    let cleaned = words.join(" ");
+    let cleaned = without_downloads(&words).join(" ");
     (!cleaned.is_empty() && !cleaned.contains("${{")).then_some(cleaned)
+}
+
+/// `words` with every package runner told never to download (`npx eslint` → `npx --no
+/// eslint`, `npx -y tsc` → `npx --no tsc`, `bunx x` → `bunx --no-install x`, `pnpm dlx x` →
+/// `pnpm exec x`, `yarn dlx x` → `yarn run x`). CI installs what its steps need; here a tool
+/// that is not installed must fail fast as missing, not be fetched from the network.
+fn without_downloads(words: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(words.len() + 1);
+    let mut index = 0;
+    while let Some(word) = words.get(index) {
+        let starts_segment = index == 0 || matches!(words[index - 1], "&&" | "||" | ";" | "|");
+        let next = words.get(index + 1).copied();
+        match (*word, next) {
+            ("npx", _) if starts_segment => {
+                out.push("npx".to_owned());
+                out.push("--no".to_owned());
+                index += 1;
+                while let Some(flag) = words.get(index) {
+                    if matches!(*flag, "--no" | "-y" | "--yes" | "--no-install") {
+                        index += 1;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            ("bunx", _) if starts_segment => {
+                out.push("bunx".to_owned());
+                if next != Some("--no-install") {
+                    out.push("--no-install".to_owned());
+                }
+                index += 1;
+            }
+            ("pnpm", Some("dlx")) if starts_segment => {
+                out.extend(["pnpm".to_owned(), "exec".to_owned()]);
+                index += 2;
+            }
+            ("yarn", Some("dlx")) if starts_segment => {
+                out.extend(["yarn".to_owned(), "run".to_owned()]);
+                index += 2;
+            }
+            _ => {
+                out.push((*word).to_owned());
+                index += 1;
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn package_runners_never_download() {
+        let cases = [
+            ("npx tsc --noEmit", "npx --no tsc --noEmit"),
+            (
+                "npx --yes prettier --check .",
+                "npx --no prettier --check .",
+            ),
+            ("npx -y jscpd src", "npx --no jscpd src"),
+            ("npx --no eslint .", "npx --no eslint ."),
+            (
+                "npm ci && npx eslint . && echo npx",
+                "npm ci && npx --no eslint . && echo npx",
+            ),
+            ("bunx tsc --noEmit", "bunx --no-install tsc --noEmit"),
+            ("bunx --no-install tsc", "bunx --no-install tsc"),
+            (
+                "pnpm dlx prettier --check .",
+                "pnpm exec prettier --check .",
+            ),
+            ("yarn dlx eslint .", "yarn run eslint ."),
+        ];
+        for (line, expected) in cases {
+            assert_eq!(clean(line).as_deref(), Some(expected), "{line}");
+        }
+    }
 
     #[test]
     fn lines_are_classified_by_kind() {

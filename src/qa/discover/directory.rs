@@ -96,6 +96,32 @@ pub(crate) fn in_directory(directory: &Path, command: &str) -> String {
     }
 }
 
+/// The folder and the command of a line [`in_directory`] wrote (`cd web && npm test` →
+/// `web`, `npm test`); `.` and the whole line for anything else, including a `cd` to a
+/// folder that is not a plain path below the root.
+pub(super) fn split_directory(line: &str) -> (PathBuf, &str) {
+    let whole = (PathBuf::from("."), line);
+    let Some((folder, command)) = line
+        .strip_prefix("cd ")
+        .and_then(|rest| rest.split_once(" && "))
+    else {
+        return whole;
+    };
+    let folder = folder
+        .strip_prefix('\'')
+        .and_then(|quoted| quoted.strip_suffix('\''))
+        .map_or_else(|| folder.to_owned(), |quoted| quoted.replace(r"'\''", "'"));
+    let plain = !folder.is_empty()
+        && Path::new(&folder)
+            .components()
+            .all(|component| matches!(component, std::path::Component::Normal(_)));
+    if plain {
+        (PathBuf::from(folder), command)
+    } else {
+        whole
+    }
+}
+
 /// `word` quoted for `sh` when it holds anything but plain path characters.
 fn shell_quote(word: &str) -> String {
     let plain = word

@@ -12,15 +12,23 @@
 //! in several branches expands to every value, each judged. This is `make -n` done by reading
 //! rather than running: `make -n` would evaluate `$(shell …)` and run `+` lines, that is, run
 //! the project's code while only deciding what to run, and cost a process per target.
+//! Expansion does bounded work ([`expand`]): each variable is expanded once, and a Makefile
+//! whose variables or includes go past the caps has its targets refused by name, never judged
+//! in part.
 //!
 //! Conventional targets stand in for a kind ([`CommandKind::make_task_names`]): `check` for
 //! the tests when there is no `test` (GNU's convention), `all` for the build (never for the
 //! tests), `fmt`/`format` for the format check only when the recipe is a check.
 
+mod expand;
+
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use expand::{Expander, Unexpandable};
+
 use super::{Candidate, CommandKind, DetectError, Directory, logical_lines};
-use crate::qa::safety::formats_in_check_mode;
+use crate::qa::safety::{Unsafe, formats_in_check_mode};
 
 /// GNU make's file names, in the order make itself looks for them.
 const FILE_NAMES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
@@ -34,8 +42,15 @@ const DIRECTIVES: &[&str] = &[
 /// Assignment operators, longest first so that `::=` is not read as `:` + `:=`.
 const ASSIGNMENTS: &[&str] = &[":::=", "::=", ":=", "?=", "+=", "!=", "="];
 
-/// How deep `include`s and variable references are followed.
+/// How many rounds of `include`s (an included file's own includes are the next round) are
+/// followed.
 const MAX_NESTING: usize = 8;
+
+/// How many included files one Makefile may read.
+const MAX_INCLUDES: usize = 64;
+
+/// What a recipe runs, expanded, or why it could not be.
+type Expansion = Result<String, Unexpandable>;
 
 /// One target and what running it involves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +67,8 @@ pub(super) struct Makefile {
     /// Each variable with every value it may take (one per assignment branch).
     variables: Vec<(String, Vec<String>)>,
     includes: Vec<String>,
+    /// Why its includes could not all be read, when they could not.
+    incomplete: Option<Unexpandable>,
 }
 
 /// The Makefile targets of `directory` as candidates.
@@ -60,24 +77,84 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
         return Ok(Vec::new());
     };
     let file = directory.display(name);
+    let mut variables = Expander::new(&makefile);
+    let mut subs = SubMakes::new(directory);
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
         for target in kind.make_task_names() {
-            let judged = makefile.recipe_text(target, &mut |sub| load_sub(directory, sub))?;
+            let command = format!("make {target}");
+            let source = format!("{file} target {target}");
+            let expansion = match &makefile.incomplete {
+                Some(reason) if makefile.target(target).is_some() => Err(reason.clone()),
+                Some(_) | None => {
+                    makefile.recipe_text(target, &mut variables, &mut |sub, name| {
+                        subs.recipe(sub, name)
+                    })?
+                }
+            };
+            let judged = match expansion {
+                Ok(judged) => judged,
+                Err(reason) => {
+                    candidates.push(Candidate::refused(
+                        kind,
+                        command,
+                        source,
+                        Unsafe(format!("could not be judged: its variables {reason}")),
+                    ));
+                    continue;
+                }
+            };
             if judged.trim().is_empty()
                 || (kind.needs_check_mode(target) && !formats_in_check_mode(&judged))
             {
                 continue;
             }
-            candidates.push(Candidate::new(
-                kind,
-                format!("make {target}"),
-                judged,
-                format!("{file} target {target}"),
-            ));
+            candidates.push(Candidate::new(kind, command, judged, source));
         }
     }
     Ok(candidates)
+}
+
+/// The Makefiles of the folders recipes run `make -C <folder>` in, each read and each target
+/// expanded once.
+struct SubMakes<'a> {
+    directory: &'a Directory<'a>,
+    makefiles: HashMap<String, Option<Makefile>>,
+    recipes: HashMap<(String, String), Expansion>,
+}
+
+impl<'a> SubMakes<'a> {
+    fn new(directory: &'a Directory<'a>) -> SubMakes<'a> {
+        SubMakes {
+            directory,
+            makefiles: HashMap::new(),
+            recipes: HashMap::new(),
+        }
+    }
+
+    /// What `make -C sub target` runs (its own sub-makes are not followed further); empty
+    /// when `sub` has no Makefile.
+    fn recipe(&mut self, sub: &str, target: &str) -> Result<Expansion, DetectError> {
+        let key = (sub.to_owned(), target.to_owned());
+        if let Some(known) = self.recipes.get(&key) {
+            return Ok(known.clone());
+        }
+        if !self.makefiles.contains_key(sub) {
+            let loaded = load_sub(self.directory, sub)?;
+            self.makefiles.insert(sub.to_owned(), loaded);
+        }
+        let expansion = match &self.makefiles[sub] {
+            None => Ok(String::new()),
+            Some(nested) => match &nested.incomplete {
+                Some(reason) => Err(reason.clone()),
+                None => nested.recipe_text(target, &mut Expander::new(nested), &mut |_, _| {
+                    Ok(Ok(String::new()))
+                })?,
+            },
+        };
+        self.recipes.insert(key, expansion.clone());
+        Ok(expansion)
+    }
 }
 
 /// The Makefile of `directory` (the first of [`FILE_NAMES`]) with its includes, or `None`.
@@ -85,30 +162,50 @@ fn load(directory: &Directory<'_>) -> Result<Option<(&'static str, Makefile)>, D
     for name in FILE_NAMES {
         if let Some(text) = directory.read(name)? {
             let mut makefile = parse(&text);
-            let mut included: Vec<String> = Vec::new();
-            for _ in 0..MAX_NESTING {
-                let pending: Vec<String> = makefile
-                    .includes
-                    .iter()
-                    .map(|include| makefile.expand(include))
-                    .filter(|include| !included.contains(include))
-                    .collect();
-                if pending.is_empty() {
-                    break;
-                }
-                for include in pending {
-                    if is_inside(&include)
-                        && let Some(text) = directory.read(&include)?
-                    {
-                        makefile.merge(parse(&text));
-                    }
-                    included.push(include);
-                }
-            }
+            makefile.incomplete = read_includes(directory, &mut makefile)?.err();
             return Ok(Some((name, makefile)));
         }
     }
     Ok(None)
+}
+
+/// Merges the files `makefile` includes, and theirs, into it; `Err` when they go on past
+/// [`MAX_NESTING`] rounds or [`MAX_INCLUDES`] files, or their names cannot be expanded.
+fn read_includes(
+    directory: &Directory<'_>,
+    makefile: &mut Makefile,
+) -> Result<Result<(), Unexpandable>, DetectError> {
+    let mut included: Vec<String> = Vec::new();
+    for _ in 0..=MAX_NESTING {
+        let mut pending: Vec<String> = Vec::new();
+        let mut variables = Expander::new(makefile);
+        for include in &makefile.includes {
+            let expanded = match variables.expand(include) {
+                Ok(expanded) => expanded,
+                Err(reason) => return Ok(Err(reason)),
+            };
+            for name in expanded.split_whitespace() {
+                if !included.iter().chain(&pending).any(|known| known == name) {
+                    pending.push(name.to_owned());
+                }
+            }
+        }
+        if pending.is_empty() {
+            return Ok(Ok(()));
+        }
+        if included.len() + pending.len() > MAX_INCLUDES {
+            return Ok(Err(Unexpandable::Includes));
+        }
+        for include in pending {
+            if is_inside(&include)
+                && let Some(text) = directory.read(&include)?
+            {
+                makefile.merge(parse(&text));
+            }
+            included.push(include);
+        }
+    }
+    Ok(Err(Unexpandable::Includes))
 }
 
 /// The Makefile of `sub`, a folder a recipe runs `make -C sub` in.
@@ -132,14 +229,16 @@ fn is_inside(path: &str) -> bool {
 
 impl Makefile {
     /// What `make <name>` runs, expanded: the target's recipe and its prerequisites', and
-    /// the recipes of the targets its sub-makes run, recursively. Empty when there is no such
-    /// target or it runs nothing.
+    /// the recipes of the targets its sub-makes run (`sub_recipe(folder, target)` for a
+    /// `make -C folder`), recursively. Empty when there is no such target or it runs nothing.
     fn recipe_text(
         &self,
         name: &str,
-        load_sub: &mut dyn FnMut(&str) -> Result<Option<Makefile>, DetectError>,
-    ) -> Result<String, DetectError> {
+        variables: &mut Expander<'_>,
+        sub_recipe: &mut dyn FnMut(&str, &str) -> Result<Expansion, DetectError>,
+    ) -> Result<Expansion, DetectError> {
         let mut lines = Vec::new();
+        let mut size = 0;
         let mut pending = vec![name.to_owned()];
         let mut visited: Vec<String> = Vec::new();
         while let Some(current) = pending.pop() {
@@ -152,99 +251,59 @@ impl Makefile {
             } else {
                 current.as_str()
             };
-            if let Some(target) = self.targets.iter().find(|target| target.name == wanted) {
+            if let Some(target) = self.target(wanted) {
                 for line in &target.recipe {
-                    let expanded = self.expand(line);
+                    let expanded = match variables.expand(line) {
+                        Ok(expanded) => expanded,
+                        Err(reason) => return Ok(Err(reason)),
+                    };
                     for invocation in sub_makes(&expanded) {
                         match invocation.directory {
                             None => pending.extend(invocation.targets),
                             Some(sub) => {
-                                if let Some(nested) = load_sub(&sub)? {
-                                    for nested_target in &invocation.targets {
-                                        lines.push(
-                                            nested.recipe_text(nested_target, &mut |_| Ok(None))?,
-                                        );
+                                for nested_target in &invocation.targets {
+                                    match sub_recipe(&sub, nested_target)? {
+                                        Ok(nested) => {
+                                            size += nested.len();
+                                            lines.push(nested);
+                                        }
+                                        Err(reason) => return Ok(Err(reason)),
                                     }
                                 }
                             }
                         }
                     }
+                    size += expanded.len();
                     lines.push(expanded);
                 }
-                pending.extend(
-                    target
-                        .prerequisites
-                        .iter()
-                        .map(|prerequisite| self.expand(prerequisite)),
-                );
+                for prerequisite in &target.prerequisites {
+                    match variables.expand(prerequisite) {
+                        Ok(expanded) => {
+                            pending.extend(expanded.split_whitespace().map(str::to_owned));
+                        }
+                        Err(reason) => return Ok(Err(reason)),
+                    }
+                }
+                if size > expand::MAX_EXPANDED {
+                    return Ok(Err(Unexpandable::Size));
+                }
             }
             visited.push(current);
         }
-        Ok(lines.join("\n"))
+        Ok(Ok(lines.join("\n")))
     }
 
-    /// `text` with `$(VAR)` and `${VAR}` replaced by the variable's values (every branch's,
-    /// one per line), `$(MAKE)` by `make`, and `$$` by `$`. Unknown variables (the
-    /// environment's) and functions stay as written.
-    fn expand(&self, text: &str) -> String {
-        self.expand_nested(text, 0)
+    /// The target called `name`.
+    fn target(&self, name: &str) -> Option<&Target> {
+        self.targets.iter().find(|target| target.name == name)
     }
 
-    fn expand_nested(&self, text: &str, depth: usize) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(dollar) = rest.find('$') {
-            out.push_str(&rest[..dollar]);
-            let after = &rest[dollar + 1..];
-            if let Some(stripped) = after.strip_prefix('$') {
-                out.push('$');
-                rest = stripped;
-                continue;
-            }
-            let close = match after.chars().next() {
-                Some('(') => ')',
-                Some('{') => '}',
-                Some(_) | None => {
-                    out.push('$');
-                    rest = after;
-                    continue;
-                }
-            };
-            let Some(end) = after.find(close) else {
-                out.push('$');
-                rest = after;
-                continue;
-            };
-            let name = &after[1..end];
-            let is_name = !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-            let values = self.values(name);
-            if is_name && depth < MAX_NESTING && (name == "MAKE" || !values.is_empty()) {
-                let expanded: Vec<String> = if values.is_empty() {
-                    vec!["make".to_owned()]
-                } else {
-                    values
-                        .iter()
-                        .map(|value| self.expand_nested(value, depth + 1))
-                        .collect()
-                };
-                out.push_str(&expanded.join("\n"));
-            } else {
-                out.push_str(&rest[dollar..=dollar + 1 + end]);
-            }
-            rest = &after[end + 1..];
-        }
-        out.push_str(rest);
-        out
-    }
-
-    fn values(&self, name: &str) -> &[String] {
+    /// The variable called `name`, as the Makefile spells it, with every value it may take.
+    fn variable(&self, name: &str) -> Option<(&str, &[String])> {
         self.variables
             .iter()
             .find(|(variable, _)| variable == name)
-            .map_or(&[], |(_, values)| values.as_slice())
+            .map(|(variable, values)| (variable.as_str(), values.as_slice()))
     }
 
     fn assign(&mut self, name: &str, operator: &str, value: String) {
@@ -524,8 +583,11 @@ empty:
 
     fn recipe(makefile: &Makefile, name: &str) -> String {
         makefile
-            .recipe_text(name, &mut |_| Ok(None))
+            .recipe_text(name, &mut Expander::new(makefile), &mut |_, _| {
+                Ok(Ok(String::new()))
+            })
             .expect("no sub-make to load")
+            .expect("expands")
     }
 
     #[test]
@@ -550,8 +612,14 @@ empty:
         );
         assert_eq!(makefile.targets[2].recipe, ["black $(SRC)"]);
         assert_eq!(makefile.targets[4].recipe, ["go build ./..."]);
-        assert_eq!(makefile.values("HELP"), ["test: not a rule"]);
-        assert_eq!(makefile.values("GOFLAGS"), ["-mod=mod"]);
+        assert_eq!(
+            makefile.variable("HELP"),
+            Some(("HELP", ["test: not a rule".to_owned()].as_slice()))
+        );
+        assert_eq!(
+            makefile.variable("GOFLAGS"),
+            Some(("GOFLAGS", ["-mod=mod".to_owned()].as_slice()))
+        );
     }
 
     #[test]
@@ -570,6 +638,14 @@ empty:
     }
 
     #[test]
+    fn prerequisites_named_by_a_variable_are_followed_one_by_one() {
+        let makefile = parse(
+            "CHECKS = lint $(WRAPPED)\nWRAPPED = fmt\ntest: $(CHECKS)\n\tpytest\nlint:\n\truff check .\nfmt:\n\tblack .\n",
+        );
+        assert_eq!(recipe(&makefile, "test"), "pytest\nblack .\nruff check .");
+    }
+
+    #[test]
     fn variables_expand_every_branch_and_leave_unknown_ones() {
         let makefile = parse(
             "ifeq ($(CI),)\nDOCKER_RUN = docker run --rm -v $(PWD):/src golang:1.22\nelse\nDOCKER_RUN =\nendif\nGO ?= go\nGO ?= gccgo\nFLAGS := -v\nFLAGS += -race\nbuild:\n\t${DOCKER_RUN} $(GO) build $(FLAGS) -o $$HOME/bin ./...\n",
@@ -584,11 +660,12 @@ empty:
     fn sub_makes_are_followed_into_their_targets() {
         let makefile = parse("test:\n\t$(MAKE) unit\n\t$(MAKE) -C docs check\nunit:\n\tpytest\n");
         let text = makefile
-            .recipe_text("test", &mut |sub| {
-                assert_eq!(sub, "docs");
-                Ok(Some(parse("check:\n\tsphinx-build -W docs out\n")))
+            .recipe_text("test", &mut Expander::new(&makefile), &mut |sub, target| {
+                assert_eq!((sub, target), ("docs", "check"));
+                Ok(Ok("sphinx-build -W docs out".to_owned()))
             })
-            .expect("loads");
+            .expect("loads")
+            .expect("expands");
         assert_eq!(
             text,
             "make unit\nsphinx-build -W docs out\nmake -C docs check\npytest"

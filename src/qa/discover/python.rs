@@ -1,9 +1,9 @@
 //! Commands from Python project configuration: a tool configured in `pyproject.toml`,
 //! `setup.cfg`, `pytest.ini` or `tox.ini` is a tool the project runs.
 //!
-//! Order: `pyproject.toml` tool tables (`[tool.ruff]` → `ruff check .`), then the build its
-//! packaging declares (`poetry build` for Poetry, `uv build` for a uv project, else `python
-//! -m build` for any `[build-system]`), then tox environments (`[testenv:lint]` → `tox -e
+//! Order: `pyproject.toml` tool tables (`[tool.ruff]` → `ruff check .`), then the build of the
+//! tool that manages the project (`poetry build` for Poetry, `uv build` for a uv project), then
+//! tox environments (`[testenv:lint]` → `tox -e
 //! lint`; tox installs each environment's own dependencies, so these run even when the tools
 //! are not installed globally) from `tox.ini`, `tox.toml` or `pyproject.toml`'s `[tool.tox]`
 //! (its `legacy_tox_ini` string or the native `env_run_base`/`env.<name>` tables), then the
@@ -123,9 +123,13 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
     Ok(candidates)
 }
 
-/// The build the project's packaging declares: Poetry's (`[tool.poetry]` or its backend),
-/// uv's (`[tool.uv]` or a `uv.lock`), else the standard `python -m build` for any
-/// `[build-system]`.
+/// The build of the tool that manages the project: Poetry's (`[tool.poetry]` or its backend),
+/// uv's (`[tool.uv]` or a `uv.lock`). A `[build-system]` table alone declares no build step: it
+/// tells pip how to install the project, and every packaged project has one. Building from it
+/// (`python -m build`) needs the `build` package, which a healthy project's machine often
+/// lacks, and the network for its isolated environment, which the gate does not have; a
+/// project that does build its distributions says so in a CI step, a Makefile target or a tox
+/// environment, and the command is taken from there.
 fn build_candidate(table: &Table, file: &str, uv_lock: bool) -> Option<Candidate> {
     let backend = table
         .get("build-system")
@@ -139,8 +143,6 @@ fn build_candidate(table: &Table, file: &str, uv_lock: bool) -> Option<Candidate
             ("uv build", format!("{file} [tool.uv]"))
         } else if uv_lock {
             ("uv build", "uv.lock".to_owned())
-        } else if has_table(table, &["build-system"]) {
-            ("python -m build", format!("{file} [build-system]"))
         } else {
             return None;
         };
@@ -397,7 +399,7 @@ max-line-length = 100
     }
 
     #[test]
-    fn builds_come_from_the_declared_packaging() {
+    fn builds_come_from_the_tool_that_manages_the_project() {
         let cases = [
             (
                 "[tool.poetry]\nname = 'x'\n",
@@ -420,9 +422,9 @@ max-line-length = 100
                 Some(("uv build", "uv.lock")),
             ),
             (
-                "[build-system]\nrequires = ['setuptools']\n",
+                "[build-system]\nrequires = ['setuptools']\nbuild-backend = 'setuptools.build_meta'\n",
                 false,
-                Some(("python -m build", "pyproject.toml [build-system]")),
+                None,
             ),
             ("[project]\nname = 'x'\n", false, None),
         ];
