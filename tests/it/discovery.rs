@@ -703,17 +703,17 @@ fn an_npx_from_ci_never_downloads_and_its_missing_tool_is_named() {
 }
 
 #[test]
-fn an_npx_inside_a_project_script_is_told_not_to_download() {
+fn an_npx_inside_a_project_script_is_told_not_to_download_and_npm_not_to_check_for_updates() {
     let repo = TestRepo::new();
     repo.file(
         "qa-checklist.yml",
-        "qa_checklist:\n  replace_builtin: true\n  funcionalidade:\n    - id: N1\n      criterio: npx never downloads\n      validacao: exit_code == 0\n      comando: \"echo npm_config_yes=$npm_config_yes\"\n",
+        "qa_checklist:\n  replace_builtin: true\n  funcionalidade:\n    - id: N1\n      criterio: npx never downloads\n      validacao: exit_code == 0\n      comando: \"echo npm_config_yes=$npm_config_yes update_notifier=$npm_config_update_notifier\"\n",
     );
     let (code, report) = qa_json(&repo, &[]);
     assert_eq!(code, 0, "{report:#}");
     let check = &report["checks"][0];
     assert_contains(
         check["output_tail"].as_str().expect("output"),
-        "npm_config_yes=false",
+        "npm_config_yes=false update_notifier=false",
     );
 }

@@ -22,7 +22,8 @@ pub enum EnvPolicy {
     /// behave as in CI (Jest and Vitest fail on a missing snapshot instead of writing one);
     /// `npm_config_yes=false`, so an `npx` anywhere in the command (a project's script included)
     /// never downloads a tool that is not installed, but fails at once as a missing tool (with
-    /// `CI=true` alone, npx would fetch it without asking). The
+    /// `CI=true` alone, npx would fetch it without asking), and `npm_config_update_notifier=false`,
+    /// so npm does not ask the registry for a newer npm on every run from the fresh home. The
     /// toolchains, package caches and git identity that live in the real home keep their real
     /// place, so a healthy project builds as it does for its developers.
     Measurement {
@@ -88,6 +89,7 @@ impl EnvPolicy {
                     .env("HOME", home)
                     .env("CI", "true")
                     .env("npm_config_yes", "false")
+                    .env("npm_config_update_notifier", "false")
                     .env("PYTHONNOUSERSITE", "1")
                     .env("PYTHONDONTWRITEBYTECODE", "1")
                     .env("PYTHONPYCACHEPREFIX", home.join(".pycache"));
