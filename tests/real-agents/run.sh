@@ -2,10 +2,10 @@
 # The end-to-end scenario with a real agent CLI, outside `cargo test`: prpd drives the real CLI,
 # pointed at the local mock model server (mock-model.mjs), through the whole loop on the `calc`
 # fixture (calc/), and this script checks what tests/it/real_claude.rs checks: SHIPPED, the
-# agent's own test runs were not refused, usage was read, no process the run started is left,
-# the repository's index is as it was. For Aider also: its `.aider*` files are in no commit nor
-# in the index, and the tokens and cost prpd read are the ones the mock reported, as Aider
-# prints them.
+# agent's own test runs were not refused, the tokens prpd read are the ones the mock reported,
+# no process the run started is left, the repository's index is as it was. For Aider the
+# tokens and cost are compared as Aider prints them (rounded), and its `.aider*` files must be
+# in no commit nor in the index.
 #
 #   tests/real-agents/run.sh claude|codex|aider
 #
@@ -233,6 +233,21 @@ if [ "$agent" = aider ]; then
     console.log(problems.join("; "));
   ' "$work/requests.jsonl" "$work/summary.json" "$here/aider.model.metadata.json" 2>&1 || echo "cannot compare the usage")"
   [ -z "$usage_problems" ] || failures+=("usage: $usage_problems")
+fi
+if [ "$agent" != aider ]; then
+  # Claude Code and Codex report the provider's usage exactly: what prpd read must be the sum of
+  # what the mock reported, request by request (the mock reports no cached input).
+  reported="$(node -e '
+    const fs = require("fs");
+    let sum = 0;
+    for (const line of fs.readFileSync(process.argv[1], "utf8").trim().split("\n").filter(Boolean)) {
+      const usage = JSON.parse(line).usage;
+      if (usage) sum += (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0);
+    }
+    console.log(sum);
+  ' "$work/requests.jsonl" 2>/dev/null || echo unknown)"
+  [ "$tokens" = "$reported" ] \
+    || failures+=("prpd read $tokens tokens, the mock reported $reported")
 fi
 [ "${#left[@]}" -eq 0 ] || failures+=("processes left running: ${left[*]}")
 
