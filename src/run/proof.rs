@@ -72,6 +72,21 @@ impl CasesRun {
         }
     }
 
+    /// Why this run shows nothing about the tests, when it does not: it was killed or timed
+    /// out, its command could not be executed or found (126, 127), or it printed no test
+    /// count and no test name prpd recognises. Such a run proves nothing either way.
+    pub fn could_not_run(&self) -> Option<String> {
+        match self.exit_code {
+            None => Some("was killed or timed out".to_owned()),
+            Some(126) => Some("could not execute its command (exit code 126)".to_owned()),
+            Some(127) => Some("did not find its command (exit code 127)".to_owned()),
+            Some(code) if self.counts.is_none() && self.cases.is_empty() => Some(format!(
+                "printed no test count and no test name prpd recognises (exit code {code})"
+            )),
+            Some(_) => None,
+        }
+    }
+
     fn passed(&self) -> u32 {
         self.counts.map_or(0, |[passed, _, _]| passed)
     }
@@ -99,6 +114,7 @@ impl CasesRun {
 
 /// The test command's run on the tree without the feature, kept in the run record and reused
 /// while the tree it ran on is the same (it changes only when the harness is frozen again).
+/// A run that [could not run](CasesRun::could_not_run) is never kept: it runs again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithoutFeature {
     /// The id of the tree it ran on: the base with the frozen harness laid over it.
@@ -163,8 +179,16 @@ fn list(names: &[String]) -> String {
 
 /// Judges the run `without` the feature (base commit plus the frozen harness) against the run
 /// `with` it (the tree being judged).
-pub fn judge(without: &CasesRun, with: &CasesRun) -> Proof {
+pub fn judge(without: &WithoutFeature, with: &CasesRun) -> Proof {
     let mut proof = Proof::default();
+    if let Some(why) = without.run.could_not_run() {
+        proof.problems.push(format!(
+            "could not prove the tests test the feature: the test run without the feature {why} (log: {})",
+            without.log.display()
+        ));
+        return proof;
+    }
+    let without = &without.run;
     if !without.failed_overall() {
         proof.problems.push(
             "the tests pass without the feature (on the run's base commit with the frozen tests), so they do not test it"
@@ -297,11 +321,21 @@ mod tests {
 
     use Outcome::{Failed, Passed, Skipped};
 
+    /// The proof for `without` as the run without the feature (its log `without.log`).
+    fn judged(without: &CasesRun, with: &CasesRun) -> Proof {
+        let without = WithoutFeature {
+            tree: "t".to_owned(),
+            run: without.clone(),
+            log: "without.log".into(),
+        };
+        judge(&without, with)
+    }
+
     #[test]
     fn honest_tests_fail_without_the_feature_and_pass_with_it() {
         let without = run(1, &[("add", Passed), ("mul", Failed)]);
         let with = run(0, &[("add", Passed), ("mul", Passed)]);
-        let proof = judge(&without, &with);
+        let proof = judged(&without, &with);
         assert!(proof.holds(), "{proof:?}");
         assert_eq!(proof.fail_to_pass, ["mul"]);
         assert_eq!(proof.pass_to_pass, 1);
@@ -315,7 +349,7 @@ mod tests {
     #[test]
     fn tests_that_pass_without_the_feature_prove_nothing() {
         let without = run(0, &[("add", Passed), ("mul", Passed)]);
-        let proof = judge(&without, &without);
+        let proof = judged(&without, &without);
         assert!(!proof.holds());
         assert!(proof.summary().contains("do not test it"));
     }
@@ -324,7 +358,7 @@ mod tests {
     fn a_skipped_or_expected_failure_test_is_not_a_pass_even_with_padding() {
         let without = run(1, &[("add", Passed), ("mul", Failed)]);
         let with = run(0, &[("add", Passed), ("mul", Skipped), ("padding", Passed)]);
-        let proof = judge(&without, &with);
+        let proof = judged(&without, &with);
         assert!(!proof.holds());
         assert!(
             proof
@@ -337,7 +371,7 @@ mod tests {
     fn a_test_that_passed_before_must_not_break() {
         let without = run(1, &[("add", Passed), ("mul", Failed)]);
         let with = run(0, &[("add", Skipped), ("mul", Passed)]);
-        let proof = judge(&without, &with);
+        let proof = judged(&without, &with);
         assert!(!proof.holds());
         assert!(
             proof
@@ -350,9 +384,9 @@ mod tests {
     fn an_import_failure_renamed_at_the_end_is_accepted_only_when_everything_passes() {
         let without = run(1, &[("add", Passed), ("loader.test_calc", Failed)]);
         let clean = run(0, &[("add", Passed), ("test_calc.mul", Passed)]);
-        assert!(judge(&without, &clean).holds());
+        assert!(judged(&without, &clean).holds());
         let skipping = run(0, &[("add", Passed), ("test_calc.mul", Skipped)]);
-        assert!(!judge(&without, &skipping).holds());
+        assert!(!judged(&without, &skipping).holds());
     }
 
     #[test]
@@ -362,12 +396,12 @@ mod tests {
             counts: Some([passed, failed, skipped]),
             cases: BTreeMap::new(),
         };
-        let proof = judge(&counts(1, 2, 1, 0), &counts(0, 3, 0, 0));
+        let proof = judged(&counts(1, 2, 1, 0), &counts(0, 3, 0, 0));
         assert!(proof.holds() && proof.by_counts, "{proof:?}");
         assert!(proof.summary().contains("judged by counts"));
-        let padded = judge(&counts(1, 2, 1, 0), &counts(0, 3, 0, 1));
+        let padded = judged(&counts(1, 2, 1, 0), &counts(0, 3, 0, 1));
         assert!(!padded.holds());
-        let fewer = judge(&counts(1, 2, 1, 0), &counts(0, 2, 0, 0));
+        let fewer = judged(&counts(1, 2, 1, 0), &counts(0, 2, 0, 0));
         assert!(!fewer.holds());
     }
 
@@ -377,7 +411,7 @@ mod tests {
             .relative_to(std::path::Path::new("/tmp/x"));
         let with = run(0, &[("/home/u/repo/test/a.test.js", Passed)])
             .relative_to(std::path::Path::new("/home/u/repo"));
-        let proof = judge(&without, &with);
+        let proof = judged(&without, &with);
         assert_eq!(proof.fail_to_pass, ["test/a.test.js"]);
     }
 
@@ -385,6 +419,45 @@ mod tests {
     fn a_failing_final_run_is_no_proof() {
         let without = run(1, &[("mul", Failed)]);
         let with = run(1, &[("mul", Failed)]);
-        assert!(!judge(&without, &with).holds());
+        assert!(!judged(&without, &with).holds());
+    }
+
+    #[test]
+    fn a_run_without_the_feature_that_could_not_run_proves_nothing() {
+        let passing = run(0, &[("add", Passed), ("mul", Passed)]);
+        let cases = [
+            (None, Some([0, 0, 0]), "was killed or timed out"),
+            (Some(126), Some([0, 1, 0]), "could not execute its command"),
+            (Some(127), None, "did not find its command"),
+            (Some(1), None, "printed no test count and no test name"),
+            (Some(2), None, "printed no test count and no test name"),
+        ];
+        for (exit_code, counts, why) in cases {
+            let without = CasesRun {
+                exit_code,
+                counts,
+                cases: BTreeMap::new(),
+            };
+            assert!(without.could_not_run().is_some(), "{exit_code:?}");
+            let proof = judged(&without, &passing);
+            assert!(!proof.holds(), "{exit_code:?}: {proof:?}");
+            let summary = proof.summary();
+            assert!(
+                summary.starts_with(
+                    "could not prove the tests test the feature: the test run without the feature"
+                ),
+                "{summary}"
+            );
+            assert!(summary.contains(why), "{summary}");
+            assert!(summary.contains("(log: without.log)"), "{summary}");
+        }
+        let ran = run(1, &[("add", Passed), ("mul", Failed)]);
+        assert_eq!(ran.could_not_run(), None);
+        let by_counts_only = CasesRun {
+            exit_code: Some(1),
+            counts: Some([1, 1, 0]),
+            cases: BTreeMap::new(),
+        };
+        assert_eq!(by_counts_only.could_not_run(), None);
     }
 }

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::run::{PRP, iterations_in, measured, run};
+use crate::run::{PRP, iterations_in, measured, read, run, run_dir};
 use crate::util::TestRepo;
 
 const AGENT: &str = concat!(
@@ -177,4 +177,63 @@ fn a_test_skipped_after_green_is_not_a_pass() {
         ),
         "{summary:#}"
     );
+}
+
+/// The run without the feature that could not run proves nothing: here the tests run through
+/// a script in a folder git ignores, so the checkout without the feature has no such script
+/// and `make test` prints no test at all. The honest agent's GREEN is not passed on that run:
+/// the gate says prpd could not prove, naming the log, and the run is never kept in the record,
+/// so each proof runs it again.
+#[test]
+fn a_run_without_the_feature_that_could_not_run_proves_nothing_and_is_not_kept() {
+    let repo = python_repo("honest");
+    repo.file(".gitignore", ".tools/\n")
+        .file(".tools/run-tests", "#!/bin/sh\nexec python3 run_tests.py\n")
+        .file(
+            "Makefile",
+            "test:\n\t.tools/run-tests\n\nlint:\n\tpython3 -m py_compile calc.py\n",
+        );
+    set_executable(&repo.join(".tools/run-tests"));
+    repo.commit("the tests run through a local script");
+
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let green = measured(repo.path(), &summary, "green");
+    let gate = green
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect::<String>();
+    assert!(
+        gate.contains(
+            "could not prove the tests test the feature: the test run without the feature printed no test count and no test name"
+        ),
+        "{gate}"
+    );
+    assert!(gate.contains("tests-without-feature.log"), "{gate}");
+    let record: serde_json::Value =
+        serde_json::from_str(&read(&repo.join(".prp-session/state.json"))).expect("the record");
+    assert!(
+        record["without_feature"].is_null(),
+        "a run that could not run is not kept: {}",
+        record["without_feature"]
+    );
+    let runs_without = std::fs::read_dir(run_dir(repo.path(), &summary).join("iterations"))
+        .expect("iterations")
+        .filter(|entry| {
+            entry
+                .as_ref()
+                .is_ok_and(|entry| entry.path().join("tests-without-feature.log").is_file())
+        })
+        .count();
+    assert!(
+        runs_without >= 2,
+        "each proof ran the run without the feature again: {runs_without}"
+    );
+}
+
+fn set_executable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }

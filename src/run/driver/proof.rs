@@ -49,6 +49,7 @@ impl Driver {
         let tree = snapshots.overlay(&base, &harness, &paths, "without-feature")?;
         if let Some(cached) = &self.record.without_feature
             && cached.tree == tree.tree
+            && cached.run.could_not_run().is_none()
         {
             return Ok(Some(cached.clone()));
         }
@@ -77,7 +78,13 @@ impl Driver {
             run: tests.cases,
             log: tests.log,
         };
-        self.record.without_feature = Some(without.clone());
+        // A run that could not run proves nothing, now or later: it is judged (and fails the
+        // proof, naming its log) but never kept, so the next proof runs it again.
+        if let Some(why) = without.run.could_not_run() {
+            tracing::warn!(%why, log = %without.log.display(), "the test run without the feature could not run");
+        } else {
+            self.record.without_feature = Some(without.clone());
+        }
         Ok(Some(without))
     }
 
@@ -92,7 +99,7 @@ impl Driver {
         let Some(without) = self.without_feature(detection, log_dir).await? else {
             return Ok(None);
         };
-        Ok(Some((proof::judge(&without.run, with), without.log)))
+        Ok(Some((proof::judge(&without, with), without.log)))
     }
 
     /// QA's `F2P` check: the proof for the tree the checklist just measured, judged on the
