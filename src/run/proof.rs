@@ -10,7 +10,13 @@
 //! same rules are judged by counts, and the verdict says so. This module only judges; the
 //! driver builds the tree and runs the command (`run/driver/proof.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+mod files;
+
+pub use files::TestFiles;
+use files::{Owner, Owners};
 
 use serde::{Deserialize, Serialize};
 
@@ -137,6 +143,11 @@ pub struct Proof {
     pub problems: Vec<String>,
     /// True when the runner named no test and the proof was judged by counts.
     pub by_counts: bool,
+    /// True when the runner's test names do not say their files, so RED's tests could not be
+    /// told from the others and every test that failed without the feature was held to the
+    /// rule.
+    #[serde(default)]
+    pub untied: bool,
 }
 
 impl Proof {
@@ -149,6 +160,8 @@ impl Proof {
     pub fn summary(&self) -> String {
         let how = if self.by_counts {
             " (judged by counts: the test output names no tests)"
+        } else if self.untied {
+            " (judged on every test: the test names do not say their files, so RED's tests could not be told apart)"
         } else {
             ""
         };
@@ -178,8 +191,8 @@ fn list(names: &[String]) -> String {
 }
 
 /// Judges the run `without` the feature (base commit plus the frozen harness) against the run
-/// `with` it (the tree being judged).
-pub fn judge(without: &WithoutFeature, with: &CasesRun) -> Proof {
+/// `with` it (the tree being judged); `files` are the harness's test files, RED's apart.
+pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Proof {
     let mut proof = Proof::default();
     if let Some(why) = without.run.could_not_run() {
         proof.problems.push(format!(
@@ -202,17 +215,180 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun) -> Proof {
             .push("the tests do not pass with the feature".to_owned());
         return proof;
     }
+    proof.by_counts = without.named(Outcome::Failed).next().is_none() || with.cases.is_empty();
+    if proof.by_counts {
+        judge_by_counts(without, with, &mut proof);
+        return proof;
+    }
+    let owners = Owners::new(files);
+    let names: BTreeSet<&str> = without
+        .cases
+        .keys()
+        .chain(with.cases.keys())
+        .map(String::as_str)
+        .collect();
+    let owned: Vec<(&str, Owner)> = names.iter().map(|name| (*name, owners.of(name))).collect();
+    let red: Vec<&str> = owned
+        .iter()
+        .filter(|(_, owner)| matches!(owner, Owner::Red(_)))
+        .map(|(name, _)| *name)
+        .collect();
+    if red.is_empty() {
+        if owned.iter().any(|(_, owner)| *owner != Owner::Unknown) {
+            proof.problems.push(format!(
+                "none of the tests in the files RED added or changed ({}) ran: each of RED's tests must be present by name",
+                paths(&files.red)
+            ));
+        } else {
+            proof.untied = true;
+            judge_every_test(without, with, &mut proof);
+        }
+        return proof;
+    }
+    // Names that say no file and did not run without the feature may be the tests of one of
+    // RED's files that could not load there (node names a file that failed to load by its
+    // path, and its tests by their titles).
+    let unplaced: Vec<&str> = owned
+        .iter()
+        .filter(|(name, owner)| *owner == Owner::Unknown && !without.cases.contains_key(*name))
+        .map(|(name, _)| *name)
+        .collect();
+    judge_red(without, with, &red, &unplaced, &mut proof);
+    let mut elsewhere = Vec::new();
+    for (name, owner) in &owned {
+        if matches!(owner, Owner::Red(_)) {
+            continue;
+        }
+        match (without.cases.get(*name), with.cases.get(*name)) {
+            (Some(Outcome::Failed), Some(Outcome::Passed)) => elsewhere.push(*name),
+            (Some(Outcome::Passed), Some(Outcome::Passed)) => proof.pass_to_pass += 1,
+            (Some(before @ (Outcome::Failed | Outcome::Passed)), Some(after))
+                if *after != Outcome::Passed =>
+            {
+                proof.problems.push(changed_outcome(name, *before, *after));
+            }
+            _ => {}
+        }
+    }
+    if proof.fail_to_pass.is_empty() {
+        let stand_ins = if elsewhere.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} do(es), but a test elsewhere cannot stand in for RED's",
+                elsewhere
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        proof.problems.push(format!(
+            "none of the tests in the files RED added or changed ({}) fails without the feature and passes with it{stand_ins}",
+            paths(&files.red)
+        ));
+    }
+    proof
+}
+
+/// RED's tests (those in the files RED added or changed): each must be in the final run and
+/// pass there. One that failed without the feature may be missing from the final run only
+/// when its file failed to load without the feature (its name there is the file's), and the
+/// tests that replace it — RED's, or `unplaced` names that say no file — all pass.
+fn judge_red(
+    without: &CasesRun,
+    with: &CasesRun,
+    red: &[&str],
+    unplaced: &[&str],
+    proof: &mut Proof,
+) {
+    let mut absent = Vec::new();
+    let mut stand_ins = 0;
+    for name in red {
+        match (without.cases.get(*name), with.cases.get(*name)) {
+            (Some(Outcome::Failed), Some(Outcome::Passed)) => {
+                proof.fail_to_pass.push((*name).to_owned());
+            }
+            (Some(Outcome::Passed), Some(Outcome::Passed)) => proof.pass_to_pass += 1,
+            (Some(Outcome::Skipped), Some(Outcome::Passed | Outcome::Skipped)) | (None, None) => {}
+            (Some(Outcome::Failed), None) => absent.push(*name),
+            (None, Some(Outcome::Passed)) => stand_ins += 1,
+            (Some(before), Some(after)) => {
+                proof.problems.push(changed_outcome(name, *before, *after));
+            }
+            (None, Some(after)) => proof.problems.push(format!(
+                "`{name}` is {} in the final run: each of RED's tests must pass",
+                after.as_str()
+            )),
+            (Some(_), None) => proof.problems.push(format!(
+                "`{name}` ran without the feature but is not in the final run: each of RED's tests must be present by name"
+            )),
+        }
+    }
+    if !absent.is_empty() {
+        for name in unplaced {
+            match with.cases.get(*name) {
+                Some(Outcome::Passed) => stand_ins += 1,
+                Some(outcome) => proof.problems.push(format!(
+                    "`{name}` did not run without the feature and is {} in the final run: it may be one of RED's tests, which must pass",
+                    outcome.as_str()
+                )),
+                None => {}
+            }
+        }
+    }
+    if stand_ins > 0 {
+        proof.fail_to_pass.extend(
+            absent
+                .iter()
+                .map(|name| format!("{name} (failed before its tests could run)")),
+        );
+    } else {
+        for name in absent {
+            proof.problems.push(format!(
+                "`{name}` fails without the feature and is not in the final run: each of RED's tests must be present by name"
+            ));
+        }
+    }
+}
+
+/// A test whose outcome changed for the worse between the two runs.
+fn changed_outcome(name: &str, before: Outcome, after: Outcome) -> String {
+    match before {
+        Outcome::Failed => format!(
+            "`{name}` fails without the feature but is {} with it; it must pass",
+            after.as_str()
+        ),
+        Outcome::Passed | Outcome::Skipped => format!(
+            "`{name}` {} without the feature but is {} with it",
+            before.as_str(),
+            after.as_str()
+        ),
+    }
+}
+
+/// Paths for a sentence: `a.py, b.py`, or `none` for an empty set.
+fn paths(files: &BTreeSet<PathBuf>) -> String {
+    if files.is_empty() {
+        return "none".to_owned();
+    }
+    files
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The rules on every named test, for runners whose names do not say their files (so RED's
+/// tests cannot be told from the others): every test that fails without the feature must pass
+/// with it, and at least one must.
+fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
     let failed_without: Vec<&str> = without.named(Outcome::Failed).collect();
     let skipped_before = |name: &str| without.cases.get(name) == Some(&Outcome::Skipped);
     let newly_skipped: Vec<&str> = with
         .named(Outcome::Skipped)
         .filter(|name| !skipped_before(name))
         .collect();
-    proof.by_counts = failed_without.is_empty() || with.cases.is_empty();
-    if proof.by_counts {
-        judge_by_counts(without, with, &mut proof);
-        return proof;
-    }
     let mut absent = Vec::new();
     for name in failed_without {
         match with.cases.get(name) {
@@ -264,7 +440,6 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun) -> Proof {
             .problems
             .push("no test fails without the feature and passes with it".to_owned());
     }
-    proof
 }
 
 /// The same rules by counts, for runners that print no test names: every test that ran
@@ -321,14 +496,28 @@ mod tests {
 
     use Outcome::{Failed, Passed, Skipped};
 
-    /// The proof for `without` as the run without the feature (its log `without.log`).
+    /// The proof for `without` as the run without the feature (its log `without.log`), with
+    /// test names that say no file.
     fn judged(without: &CasesRun, with: &CasesRun) -> Proof {
+        judged_with(&TestFiles::default(), without, with)
+    }
+
+    /// The same, with the harness's test files `files`.
+    fn judged_with(files: &TestFiles, without: &CasesRun, with: &CasesRun) -> Proof {
         let without = WithoutFeature {
             tree: "t".to_owned(),
             run: without.clone(),
             log: "without.log".into(),
         };
-        judge(&without, with)
+        judge(&without, with, files)
+    }
+
+    /// RED changed `red`; the harness's other test files are `other`.
+    fn files(red: &[&str], other: &[&str]) -> TestFiles {
+        TestFiles {
+            red: red.iter().map(PathBuf::from).collect(),
+            other: other.iter().map(PathBuf::from).collect(),
+        }
     }
 
     #[test]
@@ -459,5 +648,183 @@ mod tests {
             cases: BTreeMap::new(),
         };
         assert_eq!(by_counts_only.could_not_run(), None);
+    }
+
+    #[test]
+    fn a_test_elsewhere_that_flips_cannot_stand_in_for_reds() {
+        let files = files(&["tests/test_multiply.py"], &["tests/test_divide.py"]);
+        let without = run(
+            1,
+            &[
+                ("tests/test_multiply.py::test_ac_1", Passed),
+                ("tests/test_divide.py::test_divide", Failed),
+            ],
+        );
+        let with = run(
+            0,
+            &[
+                ("tests/test_multiply.py::test_ac_1", Passed),
+                ("tests/test_divide.py::test_divide", Passed),
+            ],
+        );
+        let proof = judged_with(&files, &without, &with);
+        assert!(!proof.holds(), "{proof:?}");
+        assert_eq!(
+            proof.summary(),
+            "none of the tests in the files RED added or changed (tests/test_multiply.py) fails \
+             without the feature and passes with it; `tests/test_divide.py::test_divide` do(es), \
+             but a test elsewhere cannot stand in for RED's"
+        );
+    }
+
+    #[test]
+    fn each_of_reds_tests_must_be_in_the_final_run_by_name() {
+        let files = files(&["tests/test_multiply.py"], &["tests/test_calc.py"]);
+        let without = run(
+            1,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_multiply.py::test_a", Failed),
+                ("tests/test_multiply.py::test_b", Failed),
+            ],
+        );
+        let with = run(
+            0,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_multiply.py::test_a", Passed),
+            ],
+        );
+        let proof = judged_with(&files, &without, &with);
+        assert!(
+            proof.summary().contains(
+                "`tests/test_multiply.py::test_b` fails without the feature and is not in the final run"
+            ),
+            "{proof:?}"
+        );
+
+        let not_collected = run(
+            1,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_calc.py::test_broken", Failed),
+            ],
+        );
+        let fixed = run(
+            0,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_calc.py::test_broken", Passed),
+            ],
+        );
+        let proof = judged_with(&files, &not_collected, &fixed);
+        assert!(
+            proof.summary().starts_with(
+                "none of the tests in the files RED added or changed (tests/test_multiply.py) ran"
+            ),
+            "{proof:?}"
+        );
+    }
+
+    #[test]
+    fn reds_tests_beside_older_ones_in_a_changed_file_hold() {
+        let files = files(&["tests/test_calc.py"], &["tests/test_other.py"]);
+        let without = run(
+            1,
+            &[
+                ("tests.test_calc.CalcTest.test_add", Passed),
+                ("tests.test_calc.CalcTest.test_mul", Failed),
+                ("tests.test_other.OtherTest.test_slow", Skipped),
+            ],
+        );
+        let with = run(
+            0,
+            &[
+                ("tests.test_calc.CalcTest.test_add", Passed),
+                ("tests.test_calc.CalcTest.test_mul", Passed),
+                ("tests.test_other.OtherTest.test_slow", Skipped),
+            ],
+        );
+        let proof = judged_with(&files, &without, &with);
+        assert!(proof.holds(), "{proof:?}");
+        assert_eq!(proof.fail_to_pass, ["tests.test_calc.CalcTest.test_mul"]);
+        assert_eq!(proof.pass_to_pass, 1);
+        assert!(!proof.untied);
+    }
+
+    #[test]
+    fn reds_module_that_could_not_load_without_the_feature_is_replaced_by_its_tests() {
+        let files = files(&["tests/test_multiply.py"], &["tests/test_calc.py"]);
+        let without = run(
+            1,
+            &[
+                ("tests.test_calc.AddTest.test_add", Passed),
+                ("unittest.loader._FailedTest.test_multiply", Failed),
+            ],
+        );
+        let with = run(
+            0,
+            &[
+                ("tests.test_calc.AddTest.test_add", Passed),
+                ("tests.test_multiply.MultiplyTest.test_ac_1", Passed),
+            ],
+        );
+        let proof = judged_with(&files, &without, &with);
+        assert!(proof.holds(), "{proof:?}");
+        assert_eq!(
+            proof.fail_to_pass,
+            ["unittest.loader._FailedTest.test_multiply (failed before its tests could run)"]
+        );
+        let skipped = run(
+            0,
+            &[
+                ("tests.test_calc.AddTest.test_add", Passed),
+                ("tests.test_multiply.MultiplyTest.test_ac_1", Skipped),
+            ],
+        );
+        let proof = judged_with(&files, &without, &skipped);
+        assert!(
+            proof.summary().contains(
+                "`tests.test_multiply.MultiplyTest.test_ac_1` is skipped in the final run: each of RED's tests must pass"
+            ),
+            "{proof:?}"
+        );
+    }
+
+    #[test]
+    fn names_that_say_no_file_are_judged_on_every_test_and_the_proof_says_so() {
+        let files = files(&["test/multiply.test.js"], &["test/calc.test.js"]);
+        let without = run(1, &[("adds", Passed), ("multiplies", Failed)]);
+        let with = run(0, &[("adds", Passed), ("multiplies", Passed)]);
+        let proof = judged_with(&files, &without, &with);
+        assert!(proof.holds() && proof.untied, "{proof:?}");
+        assert!(
+            proof
+                .summary()
+                .contains("RED's tests could not be told apart"),
+            "{}",
+            proof.summary()
+        );
+    }
+
+    #[test]
+    fn reds_file_that_failed_to_load_may_come_back_as_tests_that_say_no_file() {
+        let files = files(&["test/multiply.test.js"], &["test/calc.test.js"]);
+        let without = run(1, &[("adds", Passed), ("test/multiply.test.js", Failed)]);
+        let with = run(0, &[("adds", Passed), ("multiplies", Passed)]);
+        let proof = judged_with(&files, &without, &with);
+        assert!(proof.holds(), "{proof:?}");
+        assert_eq!(
+            proof.fail_to_pass,
+            ["test/multiply.test.js (failed before its tests could run)"]
+        );
+        let skipped = run(0, &[("adds", Passed), ("multiplies", Skipped)]);
+        let proof = judged_with(&files, &without, &skipped);
+        assert!(
+            proof
+                .summary()
+                .contains("`multiplies` did not run without the feature and is skipped"),
+            "{proof:?}"
+        );
     }
 }

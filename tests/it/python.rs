@@ -26,7 +26,7 @@ sys.exit(0 if result.wasSuccessful() else 1)\n";
 /// behaviour says otherwise), the honest agent the others.
 fn prpd_toml(cheat: &str) -> String {
     let cheats_in: &[&str] = match cheat {
-        "cheat-sabotage" => &["red", "green"],
+        "cheat-sabotage" | "cheat-stand-in" => &["red", "green"],
         "cheat-refactor-skip" => &["refactor"],
         _ => &["green"],
     };
@@ -158,6 +158,40 @@ fn tests_that_pass_without_the_feature_are_refused() {
             .expect("calc.py")
             .contains("def multiply"),
         "the feature was never written"
+    );
+}
+
+/// A test elsewhere cannot stand in for RED's: the repository has an older test of `divide`
+/// that fails at the base; RED writes a test under the feature's name that passes without
+/// the feature, GREEN mends `divide` and never writes `multiply`. Without the feature a test
+/// fails and with it every test passes, but none of RED's fails without it.
+#[test]
+fn a_test_elsewhere_that_flips_cannot_stand_in_for_reds() {
+    let repo = python_repo("cheat-stand-in");
+    repo.file(
+        "calc.py",
+        "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n\n\n\
+         def divide(a, b):\n    \"\"\"The quotient of two numbers.\"\"\"\n    return a * b  # divide\n",
+    )
+    .file(
+        "tests/test_divide.py",
+        "import unittest\n\nimport calc\n\n\nclass DivideTest(unittest.TestCase):\n    \
+         def test_divide(self):\n        self.assertEqual(calc.divide(6, 3), 2)\n",
+    )
+    .commit("divide, with its bug");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let gate = measured(repo.path(), &summary, "green")
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect::<String>();
+    assert!(
+        gate.contains(
+            "none of the tests in the files RED added or changed (tests/test_multiply.py) fails without the feature and passes with it; `tests.test_divide.DivideTest.test_divide` do(es), but a test elsewhere cannot stand in for RED's"
+        ),
+        "{gate}"
     );
 }
 

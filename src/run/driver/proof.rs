@@ -9,9 +9,9 @@ use crate::qa::checklist::Category;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::runner::{CheckResult, CheckStatus};
-use crate::run::frozen::Family;
+use crate::run::frozen::{self, Family, Frozen};
 use crate::run::measure::Probe;
-use crate::run::proof::{self, CasesRun, Proof, WithoutFeature};
+use crate::run::proof::{self, CasesRun, Proof, TestFiles, WithoutFeature};
 
 use super::{DriveError, Driver};
 
@@ -99,7 +99,32 @@ impl Driver {
         let Some(without) = self.without_feature(detection, log_dir).await? else {
             return Ok(None);
         };
-        Ok(Some((proof::judge(&without, with), without.log)))
+        let files = self.harness_test_files()?;
+        Ok(Some((proof::judge(&without, with, &files), without.log)))
+    }
+
+    /// The frozen harness's test files, split into those RED added or changed (they differ
+    /// from the run's base) and the others.
+    fn harness_test_files(&self) -> Result<TestFiles, DriveError> {
+        let mut files = TestFiles::default();
+        let Some(base) = &self.record.snapshots.base else {
+            return Ok(files);
+        };
+        let at_base = self.snapshots()?.files(base)?;
+        for (path, (family, frozen)) in &self.record.freeze.entries {
+            let Frozen::Whole { blob } = frozen else {
+                continue;
+            };
+            if *family != Family::Harness || !frozen::is_test_file(path) {
+                continue;
+            }
+            if at_base.get(path) == Some(blob) {
+                files.other.insert(path.clone());
+            } else {
+                files.red.insert(path.clone());
+            }
+        }
+        Ok(files)
     }
 
     /// QA's `F2P` check: the proof for the tree the checklist just measured, judged on the

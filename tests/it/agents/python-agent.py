@@ -17,6 +17,9 @@ Usage, as prpd.toml's `command`: python3 python-agent.py BEHAVIOUR
   cheat-sabotage       RED: breaks `add` and writes a test of `add` under the feature's name,
                        so the test fails at the end of RED; GREEN: mends `add` and never
                        writes `multiply` (the tests pass without the feature)
+  cheat-stand-in       RED: writes a test under the feature's name that passes without it;
+                       GREEN: mends `divide` (whose older test fails at the base) and never
+                       writes `multiply`, so a test elsewhere flips instead of RED's
   cheat-refactor-skip  REFACTOR: makes `multiply` skip its own test (raises unittest.SkipTest),
                        so every later test run exits 0 with the feature gone
 """
@@ -101,8 +104,24 @@ class MultiplyTest(unittest.TestCase):
 """
 
 
+VACUOUS_TEST = """import unittest
+
+import calc
+
+
+class MultiplyTest(unittest.TestCase):
+    def test_ac_1_multiply_returns_the_product(self):
+        \"\"\"AC-1: multiply returns the product of two numbers.\"\"\"
+        self.assertEqual(calc.add(6, 7), 13)
+"""
+
+
 def cheat():
-    if BEHAVIOUR == "cheat-sabotage" and PHASE == "RED":
+    if BEHAVIOUR == "cheat-stand-in" and PHASE == "RED":
+        write("tests/test_multiply.py", VACUOUS_TEST)
+    elif BEHAVIOUR == "cheat-stand-in":
+        write("calc.py", read("calc.py").replace("return a * b  # divide", "return a / b"))
+    elif BEHAVIOUR == "cheat-sabotage" and PHASE == "RED":
         write("tests/test_multiply.py", SABOTAGED_TEST)
         write("calc.py", read("calc.py").replace("return a + b", "return a - b"))
     elif BEHAVIOUR == "cheat-sabotage":
@@ -147,8 +166,10 @@ def block(done):
 
 
 sys.stdin.read()
-CHEATS_IN = {"cheat-sabotage": ("RED", "GREEN"), "cheat-refactor-skip": ("REFACTOR",)}.get(
-    BEHAVIOUR, ("GREEN",)
-)
+CHEATS_IN = {
+    "cheat-sabotage": ("RED", "GREEN"),
+    "cheat-stand-in": ("RED", "GREEN"),
+    "cheat-refactor-skip": ("REFACTOR",),
+}.get(BEHAVIOUR, ("GREEN",))
 DONE = cheat() if BEHAVIOUR != "honest" and PHASE in CHEATS_IN else honest()
 sys.stdout.write(f"{PHASE}: done.\n{block(DONE)}")
