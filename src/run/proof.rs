@@ -384,10 +384,16 @@ fn paths(files: &BTreeSet<PathBuf>) -> String {
 /// with it, and at least one must.
 fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
     let failed_without: Vec<&str> = without.named(Outcome::Failed).collect();
-    let skipped_before = |name: &str| without.cases.get(name) == Some(&Outcome::Skipped);
+    // Skips are compared only for tests that ran in both runs: a run without the feature that
+    // crashed early (a package that did not build) never shows the tests skipped before.
     let newly_skipped: Vec<&str> = with
         .named(Outcome::Skipped)
-        .filter(|name| !skipped_before(name))
+        .filter(|name| {
+            without
+                .cases
+                .get(*name)
+                .is_some_and(|before| *before != Outcome::Skipped)
+        })
         .collect();
     let mut absent = Vec::new();
     for name in failed_without {
@@ -401,21 +407,21 @@ fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
         }
     }
     // A test that failed without the feature may be named differently with it only when it
-    // failed before it could run (a module that did not import yet); then every test at the
-    // end must have passed, with nothing newly skipped.
+    // failed before it could run (a module that did not import yet); then nothing that ran in
+    // both runs may be newly skipped.
     if !absent.is_empty() {
-        if with.skipped() > without.skipped() || !newly_skipped.is_empty() {
-            proof.problems.push(format!(
-                "{} test(s) that fail without the feature are not in the final run ({}) while tests are skipped there: every test must run and pass",
-                absent.len(),
-                absent.join(", ")
-            ));
-        } else {
+        if newly_skipped.is_empty() {
             proof.fail_to_pass.extend(
                 absent
                     .iter()
                     .map(|name| format!("{name} (failed before its tests could run)")),
             );
+        } else {
+            proof.problems.push(format!(
+                "{} test(s) that fail without the feature are not in the final run ({}) while tests are skipped there: every test must run and pass",
+                absent.len(),
+                absent.join(", ")
+            ));
         }
     }
     for name in without.named(Outcome::Passed) {
@@ -426,13 +432,6 @@ fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
                 outcome.as_str()
             )),
             None => {}
-        }
-    }
-    for name in newly_skipped {
-        if !without.cases.contains_key(name) {
-            proof.problems.push(format!(
-                "`{name}` is skipped in the final run: a skipped test proves nothing"
-            ));
         }
     }
     if proof.fail_to_pass.is_empty() && proof.problems.is_empty() {
@@ -574,8 +573,43 @@ mod tests {
         let without = run(1, &[("add", Passed), ("loader.test_calc", Failed)]);
         let clean = run(0, &[("add", Passed), ("test_calc.mul", Passed)]);
         assert!(judged(&without, &clean).holds());
-        let skipping = run(0, &[("add", Passed), ("test_calc.mul", Skipped)]);
-        assert!(!judged(&without, &skipping).holds());
+        let add_skipped = run(0, &[("add", Skipped), ("test_calc.mul", Passed)]);
+        assert!(!judged(&without, &add_skipped).holds());
+    }
+
+    /// A run without the feature that crashed before some tests ran (a package that did not
+    /// build, a collection error) does not show the tests that were skipped before the run
+    /// began; their skips at the end are not new.
+    #[test]
+    fn skips_are_compared_only_for_tests_that_ran_in_both_runs() {
+        let without = run(2, &[("example.com/calc/calc", Failed)]);
+        let with = run(
+            0,
+            &[
+                ("TestAdd", Passed),
+                ("TestMultiply", Passed),
+                ("TestSlowNetwork", Skipped),
+            ],
+        );
+        let proof = judged(&without, &with);
+        assert!(proof.holds(), "{proof:?}");
+
+        let files = files(&["tests/test_multiply.py"], &["tests/test_calc.py"]);
+        let collection_error = run(2, &[("tests/test_multiply.py", Failed)]);
+        let with = run(
+            0,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_calc.py::test_slow", Skipped),
+                ("tests/test_multiply.py::test_ac_1", Passed),
+            ],
+        );
+        let proof = judged_with(&files, &collection_error, &with);
+        assert!(proof.holds(), "{proof:?}");
+        assert_eq!(
+            proof.fail_to_pass,
+            ["tests/test_multiply.py (failed before its tests could run)"]
+        );
     }
 
     #[test]
