@@ -267,6 +267,7 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
             {
                 proof.problems.push(changed_outcome(name, *before, *after));
             }
+            (Some(Outcome::Passed), None) => proof.problems.push(vanished(name)),
             _ => {}
         }
     }
@@ -352,6 +353,14 @@ fn judge_red(
     }
 }
 
+/// A test that passed without the feature and is missing from the final run: deleted, or
+/// renamed, outside the test files frozen since RED (a unit test in a source file).
+fn vanished(name: &str) -> String {
+    format!(
+        "`{name}` passed without the feature and is not in the final run: a test that passed before must still run (deleted or renamed?)"
+    )
+}
+
 /// A test whose outcome changed for the worse between the two runs.
 fn changed_outcome(name: &str, before: Outcome, after: Outcome) -> String {
     match before {
@@ -431,7 +440,7 @@ fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
                 "`{name}` passed without the feature but is {} with it",
                 outcome.as_str()
             )),
-            None => {}
+            None => proof.problems.push(vanished(name)),
         }
     }
     if proof.fail_to_pass.is_empty() && proof.problems.is_empty() {
@@ -859,6 +868,45 @@ mod tests {
                 .summary()
                 .contains("`multiplies` did not run without the feature and is skipped"),
             "{proof:?}"
+        );
+    }
+
+    #[test]
+    fn a_test_that_passed_before_and_is_gone_at_the_end_is_named() {
+        let without = run(1, &[("add", Passed), ("divide", Passed), ("mul", Failed)]);
+        let with = run(0, &[("add", Passed), ("mul", Passed)]);
+        let proof = judged(&without, &with);
+        assert!(!proof.holds(), "{proof:?}");
+        assert!(
+            proof
+                .summary()
+                .contains("`divide` passed without the feature and is not in the final run"),
+            "{}",
+            proof.summary()
+        );
+
+        let files = files(&["tests/test_multiply.py"], &["tests/test_calc.py"]);
+        let without = run(
+            1,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_calc.py::test_divide", Passed),
+                ("tests/test_multiply.py::test_ac_1", Failed),
+            ],
+        );
+        let with = run(
+            0,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_multiply.py::test_ac_1", Passed),
+            ],
+        );
+        let proof = judged_with(&files, &without, &with);
+        assert_eq!(
+            proof.problems,
+            [
+                "`tests/test_calc.py::test_divide` passed without the feature and is not in the final run: a test that passed before must still run (deleted or renamed?)"
+            ]
         );
     }
 }
