@@ -68,6 +68,9 @@ pub struct Probe<'a> {
     pub grace: Duration,
     /// `[qa] junit`: the JUnit report the test command writes, read instead of its console.
     pub junit: Option<&'a str>,
+    /// Variables set for every command on top of the measurement environment (the run without
+    /// the feature's `PYTHONPATH`).
+    pub env: Vec<(String, String)>,
 }
 
 /// One run of the test command, as the gates see it.
@@ -199,6 +202,7 @@ impl Probe<'_> {
         );
         spec.timeout = self.timeout;
         spec.grace = self.grace;
+        spec.env.extend(self.env.iter().cloned());
         let outcome = process::run(spec).await?;
         let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
         Ok((outcome, metrics))

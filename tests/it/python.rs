@@ -271,3 +271,74 @@ fn set_executable(path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
+
+/// An editable install (`pip install -e .`) in the project's `.venv` makes Python import the
+/// *working tree's* code wherever the tests run: the checkout without the feature links that
+/// `.venv`, so without care its tests import the feature and pass there, and an honest run is
+/// refused as "the tests pass without the feature". prpd puts the checkout's own folders
+/// first on `PYTHONPATH` (the ones the install points at), so the run without the feature
+/// imports the code without the feature, and the honest run ships.
+#[test]
+fn an_editable_install_does_not_lend_the_feature_to_the_run_without_it() {
+    let repo = python_repo("honest-src");
+    let calc = std::fs::read_to_string(repo.join("calc.py")).expect("calc.py");
+    std::fs::remove_file(repo.join("calc.py")).expect("move calc.py");
+    repo.file("src/calc.py", &calc)
+        .file(".gitignore", ".venv/\n")
+        .file(
+            "Makefile",
+            "test:\n\t.venv/bin/python run_tests.py\n\nlint:\n\tpython3 -m py_compile src/calc.py\n",
+        );
+    let venv = repo.join(".venv");
+    make_venv(&venv);
+    let site_packages = std::fs::read_dir(venv.join("lib"))
+        .expect("the venv's lib")
+        .map(|entry| entry.expect("dir entry").path().join("site-packages"))
+        .find(|path| path.is_dir())
+        .expect("the venv's site-packages");
+    // What `pip install -e .` leaves for a src layout: a path file naming the working tree.
+    std::fs::write(
+        site_packages.join("__editable__.calc-1.0.pth"),
+        format!("{}\n", repo.join("src").display()),
+    )
+    .expect("the editable install's .pth");
+    repo.commit("src layout, installed editable into .venv");
+
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    let run = run_dir(repo.path(), &summary);
+    let without = std::fs::read_dir(run.join("iterations"))
+        .expect("iterations")
+        .map(|entry| {
+            entry
+                .expect("dir entry")
+                .path()
+                .join("tests-without-feature.log")
+        })
+        .find(|log| log.is_file())
+        .expect("a run without the feature");
+    let log = read(&without);
+    assert!(
+        log.contains("0 passed, 1 failed") || log.contains("1 passed, 1 failed"),
+        "RED's test fails without the feature: {log}"
+    );
+}
+
+/// A virtual environment at `path`, without pip (no network).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the fixture's virtual environment is made with python3 directly, outside prpd"
+)]
+fn make_venv(path: &std::path::Path) {
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(path)
+        .status()
+        .expect("python3 -m venv");
+    assert!(
+        made.success(),
+        "python3 -m venv --without-pip {}",
+        path.display()
+    );
+}

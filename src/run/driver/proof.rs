@@ -14,11 +14,7 @@ use crate::run::frozen::{self, Family, Freeze, Frozen};
 use crate::run::measure::Probe;
 use crate::run::proof::{self, CasesRun, Proof, TestFiles, WithoutFeature};
 
-use super::{DriveError, Driver};
-
-/// Folders of installed dependencies that git ignores; the checkout without the feature links
-/// to the working tree's, so the tests can import what the project installed.
-const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
+use super::{DriveError, Driver, dependencies};
 
 /// The id of QA's built-in check.
 pub(super) const CHECK_ID: &str = "F2P";
@@ -55,7 +51,10 @@ impl Driver {
                 source,
             })?;
         snapshots.export(&tree, checkout.path())?;
-        link_dependencies(&self.context.repo, checkout.path());
+        let borrowed = dependencies::borrow(&self.context.repo, checkout.path());
+        for redirected in &borrowed.redirected {
+            tracing::info!(%redirected, "the checkout without the feature");
+        }
         let probe = Probe {
             repo: checkout.path(),
             detection,
@@ -63,6 +62,7 @@ impl Driver {
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
             junit: self.context.config.qa.junit.as_deref(),
+            env: borrowed.env,
         };
         let Some(tests) = probe.tests("tests-without-feature", None).await? else {
             return Ok(None);
@@ -196,19 +196,6 @@ fn harness_layout(
             .cloned(),
     );
     (paths, files)
-}
-
-/// Links each dependency folder of `repo` into `checkout`, where the checkout has none.
-/// Best effort: a project without them needs none, and a failed link shows up as the test
-/// run's own import error.
-fn link_dependencies(repo: &Path, checkout: &Path) {
-    for folder in DEPENDENCY_FOLDERS {
-        let source = repo.join(folder);
-        let target = checkout.join(folder);
-        if source.is_dir() && !target.exists() {
-            let _ = std::os::unix::fs::symlink(&source, &target);
-        }
-    }
 }
 
 #[cfg(test)]
