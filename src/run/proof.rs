@@ -3,12 +3,18 @@
 //! the tree without the feature — and its per-test results are compared, by name, with a run
 //! on the tree being judged.
 //!
-//! The rules, each closing a shortcut: the tests must fail without the feature (else they do
-//! not test it); every test that failed there must have *passed* at the end — a skipped test,
-//! an expected failure or a padding test cannot stand in for it; and no test that passed
-//! without the feature may fail or be skipped at the end. Where a runner names no tests, the
-//! same rules are judged by counts, and the verdict says so. This module only judges; the
-//! driver builds the tree and runs the command (`run/driver/proof.rs`).
+//! The rules, each closing a shortcut. A run without the feature that could not run (killed,
+//! a command not found, no test in its output) proves nothing, and the proof fails with why.
+//! The tests must fail without the feature (else they do not test it). RED's tests — those in
+//! the test files RED added or changed (`proof/files.rs` ties a name to its file) — must each
+//! be in the final run and have *passed* there, and one of them must fail without the
+//! feature: a skipped test, an expected failure, a padding test or a test elsewhere that
+//! happens to flip cannot stand in for them. No test that passed without the feature may
+//! fail, be skipped or be gone at the end; skips are compared only for tests that ran in both
+//! runs. Where the names do not say their files, every test that fails without the feature is
+//! held to the rule; where the run without the feature names no failing test or the final run
+//! names no test at all, the rules are judged by counts. The verdict says which. This module
+//! only judges; the driver builds the tree and runs the command (`run/driver/proof.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -141,7 +147,8 @@ pub struct Proof {
     pub pass_to_pass: usize,
     /// Why the proof does not hold, one sentence each.
     pub problems: Vec<String>,
-    /// True when the runner named no test and the proof was judged by counts.
+    /// True when the proof was judged by counts: the run without the feature named no failing
+    /// test, or the final run named no test.
     pub by_counts: bool,
     /// True when the runner's test names do not say their files, so RED's tests could not be
     /// told from the others and every test that failed without the feature was held to the
@@ -159,7 +166,7 @@ impl Proof {
     /// One line for a report or a gate's feedback.
     pub fn summary(&self) -> String {
         let how = if self.by_counts {
-            " (judged by counts: the test output names no tests)"
+            " (judged by counts: the test output does not name the tests it counts)"
         } else if self.untied {
             " (judged on every test: the test names do not say their files, so RED's tests could not be told apart)"
         } else {
@@ -450,8 +457,9 @@ fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
     }
 }
 
-/// The same rules by counts, for runners that print no test names: every test that ran
-/// without the feature passes with it, and no more tests are skipped.
+/// The same rules by counts, when names cannot decide (the run without the feature named no
+/// failing test, or the final run named none): every test that ran without the feature passes
+/// with it, and no more tests are skipped.
 fn judge_by_counts(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
     if with.counts.is_none() {
         proof
