@@ -483,14 +483,7 @@ async fn run_command(
         Some(_) => watch.reused(&outcome.log_path),
         None => watch.finish(&outcome.log_path),
     });
-    Ok(test_run::judge(
-        spec,
-        &resolved,
-        exit_code,
-        report,
-        &outcome.log_path,
-        result,
-    ))
+    Ok(test_run::judge(spec, &resolved, exit_code, report, result))
 }
 
 /// A failed check whose command discovery only guessed (a stack default of the tools mapping)

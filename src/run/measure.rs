@@ -15,9 +15,9 @@ use std::time::Duration;
 use crate::base::process::{self, ProcessError, Spec};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::failures::{self, FailingTests};
+use crate::qa::failures::FailingTests;
 use crate::qa::junit;
-use crate::qa::metrics::{self, MetricValue, Metrics};
+use crate::qa::metrics::{self, Metrics};
 use crate::qa::runner::EarlierRun;
 use crate::run::frozen;
 use crate::run::gate::TestCounts;
@@ -129,6 +129,7 @@ impl Probe<'_> {
             let report = watch.map(|watch| watch.finish(&outcome.log_path));
             (outcome, metrics, None, report)
         };
+        let from_console = FailingTests::named(metrics.test_cases());
         let report_problem = match report {
             Some(Ok(report)) => {
                 tracing::info!(note = %report.note, "test figures read from the JUnit report");
@@ -141,10 +142,7 @@ impl Probe<'_> {
             }
             None => None,
         };
-        let counts = match (
-            number(&metrics, "tests_passed"),
-            number(&metrics, "tests_failed"),
-        ) {
+        let counts = match (metrics.count("tests_passed"), metrics.count("tests_failed")) {
             (None, None) => None,
             (passing, failing) => Some(TestCounts {
                 passing: passing.unwrap_or(0),
@@ -155,9 +153,9 @@ impl Probe<'_> {
             command: command.to_owned(),
             reused,
             cases: CasesRun::from_metrics(outcome.exit_code(), &metrics).relative_to(self.repo),
-            failing: match (self.junit, &report_problem) {
-                (Some(_), None) => FailingTests::named(metrics.test_cases()),
-                (Some(_), Some(_)) | (None, _) => failures::parse_log(&outcome.log_path),
+            failing: match report_problem {
+                None => FailingTests::named(metrics.test_cases()),
+                Some(_) => from_console,
             },
             run: TestRun {
                 exit_code: outcome.exit_code(),
@@ -177,7 +175,7 @@ impl Probe<'_> {
         let (outcome, metrics) = self.run(command, "lint").await?;
         Ok(Lint::Ran {
             exit_code: outcome.exit_code(),
-            errors: number(&metrics, "lint_errors"),
+            errors: metrics.count("lint_errors"),
         })
     }
 
@@ -187,7 +185,7 @@ impl Probe<'_> {
             return Ok(None);
         };
         let (_, metrics) = self.run(command, "complexity").await?;
-        Ok(number(&metrics, "max_complexity"))
+        Ok(metrics.count("max_complexity"))
     }
 
     async fn run(
@@ -222,18 +220,6 @@ pub async fn head(repo: &Path, log_dir: &Path) -> Result<String, ProcessError> {
     } else {
         "none".to_owned()
     })
-}
-
-fn number(metrics: &Metrics, name: &str) -> Option<u32> {
-    match metrics.get(name)? {
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "counts parsed from output are small non-negative integers"
-        )]
-        MetricValue::Number(value) => Some(value.max(0.0) as u32),
-        MetricValue::Bool(_) => None,
-    }
 }
 
 #[cfg(test)]

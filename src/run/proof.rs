@@ -26,7 +26,7 @@ use files::{Owner, Owners};
 
 use serde::{Deserialize, Serialize};
 
-use crate::qa::metrics::{MetricValue, Metrics, Outcome};
+use crate::qa::metrics::{Metrics, Outcome};
 
 /// One run of the test command as the proof sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,15 +42,7 @@ pub struct CasesRun {
 impl CasesRun {
     /// The run of a command that exited with `exit_code` and printed what `metrics` holds.
     pub fn from_metrics(exit_code: Option<i32>, metrics: &Metrics) -> CasesRun {
-        let figure = |name| match metrics.get(name) {
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "test counts are sums of u32 counts"
-            )]
-            Some(MetricValue::Number(value)) => Some(value.max(0.0) as u32),
-            Some(MetricValue::Bool(_)) | None => None,
-        };
+        let figure = |name| metrics.count(name);
         let counts = figure("tests_total").map(|_| {
             [
                 figure("tests_passed").unwrap_or(0),
