@@ -37,6 +37,10 @@ pub struct CasesRun {
     pub counts: Option<[u32; 3]>,
     /// The tests the output named, with how each ended.
     pub cases: BTreeMap<String, Outcome>,
+    /// The line that says the tests did not build (compiled languages), when they did not:
+    /// then the run printed no test, but its tests failed all the same.
+    #[serde(default)]
+    pub did_not_build: Option<String>,
 }
 
 impl CasesRun {
@@ -58,6 +62,7 @@ impl CasesRun {
                 .iter()
                 .map(|(name, outcome)| (name.to_owned(), outcome))
                 .collect(),
+            did_not_build: None,
         }
     }
 
@@ -84,9 +89,15 @@ impl CasesRun {
             None => Some("was killed or timed out".to_owned()),
             Some(126) => Some("could not execute its command (exit code 126)".to_owned()),
             Some(127) => Some("did not find its command (exit code 127)".to_owned()),
-            Some(code) if self.counts.is_none() && self.cases.is_empty() => Some(format!(
-                "printed no test count and no test name prpd recognises (exit code {code})"
-            )),
+            Some(code)
+                if self.counts.is_none()
+                    && self.cases.is_empty()
+                    && self.did_not_build.is_none() =>
+            {
+                Some(format!(
+                    "printed no test count and no test name prpd recognises (exit code {code})"
+                ))
+            }
             Some(_) => None,
         }
     }
@@ -114,6 +125,18 @@ impl CasesRun {
             .filter(move |(_, ended)| **ended == outcome)
             .map(|(name, _)| name.as_str())
     }
+}
+
+/// The lines with which build tools say that the tests did not compile: cargo's for a test
+/// target (`(lib test)`, `(test "api")`; the base's own code builds, so a failure of a
+/// dependency or of the library alone is not the tests'), Maven's and Gradle's. go's
+/// `[build failed]` is a failed package in the figures already.
+pub fn build_failure(log: &str) -> Option<&str> {
+    log.lines().map(str::trim).find(|line| {
+        (line.starts_with("error: could not compile `") && line.contains(" test"))
+            || line.contains("[ERROR] COMPILATION ERROR")
+            || line.contains("Compilation failed; see the compiler error output")
+    })
 }
 
 /// The test command's run on the tree without the feature, kept in the run record and reused
@@ -147,6 +170,9 @@ pub struct Proof {
     /// rule.
     #[serde(default)]
     pub untied: bool,
+    /// The line that says the tests did not build without the feature, when they did not.
+    #[serde(default)]
+    pub did_not_build: Option<String>,
 }
 
 impl Proof {
@@ -157,12 +183,14 @@ impl Proof {
 
     /// One line for a report or a gate's feedback.
     pub fn summary(&self) -> String {
-        let how = if self.by_counts {
-            " (judged by counts: the test output does not name the tests it counts)"
+        let how = if let Some(line) = &self.did_not_build {
+            format!(" (without the feature the tests do not build: {line})")
+        } else if self.by_counts {
+            " (judged by counts: the test output does not name the tests it counts)".to_owned()
         } else if self.untied {
-            " (judged on every test: the test names do not say their files, so RED's tests could not be told apart)"
+            " (judged on every test: the test names do not say their files, so RED's tests could not be told apart)".to_owned()
         } else {
-            ""
+            String::new()
         };
         if self.holds() {
             format!(
@@ -212,6 +240,10 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
         proof
             .problems
             .push("the tests do not pass with the feature".to_owned());
+        return proof;
+    }
+    if let Some(line) = &without.did_not_build {
+        judge_unbuilt(line, with, files, &mut proof);
         return proof;
     }
     proof.by_counts = without.named(Outcome::Failed).next().is_none() || with.cases.is_empty();
@@ -289,6 +321,49 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
         ));
     }
     proof
+}
+
+/// Tests that do not even build without the feature (RED's tests call what the feature adds)
+/// fail there, every one of them: each test of the final run must have passed, RED's and
+/// the others alike, since none can be compared by name.
+fn judge_unbuilt(line: &str, with: &CasesRun, files: &TestFiles, proof: &mut Proof) {
+    proof.did_not_build = Some(line.to_owned());
+    let owners = Owners::new(files);
+    for (name, outcome) in &with.cases {
+        if *outcome != Outcome::Passed {
+            proof.problems.push(format!(
+                "`{name}` is {} in the final run: every test must pass",
+                outcome.as_str()
+            ));
+        }
+    }
+    if with.skipped() > 0 && with.cases.is_empty() {
+        proof.problems.push(format!(
+            "{} test(s) are skipped in the final run: every test must pass",
+            with.skipped()
+        ));
+    }
+    let red_ran = with
+        .cases
+        .keys()
+        .any(|name| matches!(owners.of(name), Owner::Red(_)));
+    let names_say_files = with
+        .cases
+        .keys()
+        .any(|name| owners.of(name) != Owner::Unknown);
+    if names_say_files && !red_ran {
+        proof.problems.push(format!(
+            "none of the tests in the files RED added or changed ({}) ran: each of RED's tests must be present by name",
+            paths(&files.red)
+        ));
+    }
+    if proof.problems.is_empty() {
+        proof.fail_to_pass = if with.cases.is_empty() {
+            vec![format!("{} test(s)", with.passed())]
+        } else {
+            with.named(Outcome::Passed).map(str::to_owned).collect()
+        };
+    }
 }
 
 /// RED's tests (those in the files RED added or changed): each must be in the final run and

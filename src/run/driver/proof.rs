@@ -67,9 +67,18 @@ impl Driver {
         let Some(tests) = probe.tests("tests-without-feature", None).await? else {
             return Ok(None);
         };
+        let mut run = tests.cases;
+        if run.counts.is_none()
+            && run.cases.is_empty()
+            && run.exit_code.is_some_and(|code| code != 0)
+        {
+            let text = std::fs::read(&tests.log).unwrap_or_default();
+            run.did_not_build =
+                proof::build_failure(&String::from_utf8_lossy(&text)).map(str::to_owned);
+        }
         let without = WithoutFeature {
             tree: tree.tree,
-            run: tests.cases,
+            run,
             log: tests.log,
         };
         // A run that could not run proves nothing, now or later: it is judged (and fails the

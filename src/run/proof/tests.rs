@@ -18,6 +18,7 @@ fn run(exit_code: i32, cases: &[(&str, Outcome)]) -> CasesRun {
             .iter()
             .map(|(name, outcome)| ((*name).to_owned(), *outcome))
             .collect(),
+        did_not_build: None,
     }
 }
 
@@ -146,6 +147,7 @@ fn without_names_the_counts_decide() {
         exit_code: Some(exit_code),
         counts: Some([passed, failed, skipped]),
         cases: BTreeMap::new(),
+        did_not_build: None,
     };
     let proof = judged(&counts(1, 2, 1, 0), &counts(0, 3, 0, 0));
     assert!(proof.holds() && proof.by_counts, "{proof:?}");
@@ -188,6 +190,7 @@ fn a_run_without_the_feature_that_could_not_run_proves_nothing() {
             exit_code,
             counts,
             cases: BTreeMap::new(),
+            did_not_build: None,
         };
         assert!(without.could_not_run().is_some(), "{exit_code:?}");
         let proof = judged(&without, &passing);
@@ -208,6 +211,7 @@ fn a_run_without_the_feature_that_could_not_run_proves_nothing() {
         exit_code: Some(1),
         counts: Some([1, 1, 0]),
         cases: BTreeMap::new(),
+        did_not_build: None,
     };
     assert_eq!(by_counts_only.could_not_run(), None);
 }
@@ -426,5 +430,53 @@ fn a_test_that_passed_before_and_is_gone_at_the_end_is_named() {
         [
             "`tests/test_calc.py::test_divide` passed without the feature and is not in the final run: a test that passed before must still run (deleted or renamed?)"
         ]
+    );
+}
+
+/// A compiled project: RED's tests call what the feature adds, so without the feature they do
+/// not build (cargo prints no test count then). That is the tests failing without the
+/// feature, not a run that could not run; every test must pass at the end.
+#[test]
+fn tests_that_do_not_build_without_the_feature_fail_there() {
+    let log = "   Compiling calc v0.1.0\nerror[E0425]: cannot find function `multiply` in this scope\n\
+               error: could not compile `calc` (lib test) due to 1 previous error\n";
+    let line = build_failure(log).expect("a build failure");
+    assert_eq!(
+        line,
+        "error: could not compile `calc` (lib test) due to 1 previous error"
+    );
+    assert_eq!(build_failure("Ran 3 tests\nFAILED (failures=1)\n"), None);
+    assert_eq!(
+        build_failure("error: could not compile `openssl-sys` (build script)\n"),
+        None,
+        "a dependency that does not build is not the tests failing"
+    );
+    let without = CasesRun {
+        exit_code: Some(101),
+        counts: None,
+        cases: BTreeMap::new(),
+        did_not_build: Some(line.to_owned()),
+    };
+    assert_eq!(without.could_not_run(), None);
+    let with = run(0, &[("tests::adds", Passed), ("tests::multiplies", Passed)]);
+    let proof = judged(&without, &with);
+    assert!(proof.holds(), "{proof:?}");
+    assert!(
+        proof
+            .summary()
+            .contains("without the feature the tests do not build"),
+        "{}",
+        proof.summary()
+    );
+    let skipping = run(
+        0,
+        &[("tests::adds", Passed), ("tests::multiplies", Skipped)],
+    );
+    let proof = judged(&without, &skipping);
+    assert!(
+        proof
+            .summary()
+            .contains("`tests::multiplies` is skipped in the final run"),
+        "{proof:?}"
     );
 }
