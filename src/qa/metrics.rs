@@ -134,20 +134,27 @@ impl Metrics {
         &self.cases
     }
 
+    /// The figure called `name` as a whole non-negative count (a fraction is cut off, a
+    /// negative figure is 0), if it was measured as a number. Test counts, lint counts and
+    /// complexities are all read through here.
+    pub fn count(&self, name: &str) -> Option<u32> {
+        match self.get(name)? {
+            #[expect(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "counts parsed from output are non-negative integers; `as` saturates beyond u32"
+            )]
+            MetricValue::Number(value) => Some(value.max(0.0) as u32),
+            MetricValue::Bool(_) => None,
+        }
+    }
+
     /// How many tests ran — passed plus failed; skipped tests ran nothing — if any test
     /// runner's summary was seen. `Some(0)` means a runner reported that it ran nothing (or
     /// skipped everything), which QA must not take as a pass.
     pub fn tests_ran(&self) -> Option<u64> {
         self.get("tests_total")?;
-        let count = |name| match self.get(name) {
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "test counts are sums of u32 counts"
-            )]
-            Some(MetricValue::Number(value)) => value.max(0.0) as u64,
-            Some(MetricValue::Bool(_)) | None => 0,
-        };
+        let count = |name| u64::from(self.count(name).unwrap_or(0));
         Some(count("tests_passed") + count("tests_failed"))
     }
 }

@@ -486,14 +486,7 @@ async fn run_command(
         Some(_) => watch.reused(&outcome.log_path),
         None => watch.finish(&outcome.log_path),
     });
-    Ok(test_run::judge(
-        spec,
-        &resolved,
-        exit_code,
-        report,
-        &outcome.log_path,
-        result,
-    ))
+    Ok(test_run::judge(spec, &resolved, exit_code, report, result))
 }
 
 /// The failure of a check whose discovered command now runs what QA may not run: the files

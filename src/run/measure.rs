@@ -20,9 +20,9 @@ use std::time::Duration;
 use crate::base::process::{self, ProcessError, Spec, Termination};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection};
-use crate::qa::failures::{self, FailingTests};
+use crate::qa::failures::FailingTests;
 use crate::qa::junit;
-use crate::qa::metrics::{self, MetricValue, Metrics};
+use crate::qa::metrics::{self, Metrics};
 use crate::qa::runner::EarlierRun;
 use crate::run::frozen;
 use crate::run::gate::TestCounts;
@@ -73,6 +73,9 @@ pub struct Probe<'a> {
     pub grace: Duration,
     /// `[qa] junit`: the JUnit report the test command writes, read instead of its console.
     pub junit: Option<&'a str>,
+    /// Variables set for every command on top of the measurement environment (the run without
+    /// the feature's `PYTHONPATH`).
+    pub env: Vec<(String, String)>,
 }
 
 /// One run of the test command, as the gates see it.
@@ -131,6 +134,7 @@ impl Probe<'_> {
             let report = watch.map(|watch| watch.finish(&outcome.log_path));
             (outcome, metrics, None, report)
         };
+        let from_console = FailingTests::named(metrics.test_cases());
         let report_problem = match report {
             Some(Ok(report)) => {
                 tracing::info!(note = %report.note, "test figures read from the JUnit report");
@@ -143,10 +147,7 @@ impl Probe<'_> {
             }
             None => None,
         };
-        let counts = match (
-            number(&metrics, "tests_passed"),
-            number(&metrics, "tests_failed"),
-        ) {
+        let counts = match (metrics.count("tests_passed"), metrics.count("tests_failed")) {
             (None, None) => None,
             (passing, failing) => Some(TestCounts {
                 passing: passing.unwrap_or(0),
@@ -157,9 +158,9 @@ impl Probe<'_> {
             command: command.to_owned(),
             reused,
             cases: CasesRun::from_metrics(outcome.exit_code(), &metrics).relative_to(self.repo),
-            failing: match (self.junit, &report_problem) {
-                (Some(_), None) => FailingTests::named(metrics.test_cases()),
-                (Some(_), Some(_)) | (None, _) => failures::parse_log(&outcome.log_path),
+            failing: match report_problem {
+                None => FailingTests::named(metrics.test_cases()),
+                Some(_) => from_console,
             },
             run: TestRun {
                 exit_code: outcome.exit_code(),
@@ -179,7 +180,7 @@ impl Probe<'_> {
         let (outcome, metrics) = self.run(CommandKind::Lint, command, "lint").await?;
         Ok(Lint::Ran {
             exit_code: outcome.exit_code(),
-            errors: number(&metrics, "lint_errors"),
+            errors: metrics.count("lint_errors"),
         })
     }
 
@@ -191,7 +192,7 @@ impl Probe<'_> {
         let (_, metrics) = self
             .run(CommandKind::Complexity, command, "complexity")
             .await?;
-        Ok(number(&metrics, "max_complexity"))
+        Ok(metrics.count("max_complexity"))
     }
 
     /// Runs `command`, the discovered command of `kind`, unless it is refused now.
@@ -208,6 +209,7 @@ impl Probe<'_> {
         let mut spec = Spec::measurement(command, self.repo, &log_path);
         spec.timeout = self.timeout;
         spec.grace = self.grace;
+        spec.env.extend(self.env.iter().cloned());
         let outcome = process::run(spec).await?;
         let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
         Ok((outcome, metrics))
@@ -269,18 +271,6 @@ pub async fn head(repo: &Path, log_dir: &Path) -> Result<String, ProcessError> {
     })
 }
 
-fn number(metrics: &Metrics, name: &str) -> Option<u32> {
-    match metrics.get(name)? {
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "counts parsed from output are small non-negative integers"
-        )]
-        MetricValue::Number(value) => Some(value.max(0.0) as u32),
-        MetricValue::Bool(_) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,6 +318,7 @@ mod tests {
             timeout: Duration::from_secs(30),
             grace: Duration::from_secs(1),
             junit: None,
+            env: Vec::new(),
         };
         assert_eq!(
             probe.lint().await.expect("runs"),

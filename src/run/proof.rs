@@ -3,18 +3,30 @@
 //! the tree without the feature — and its per-test results are compared, by name, with a run
 //! on the tree being judged.
 //!
-//! The rules, each closing a shortcut: the tests must fail without the feature (else they do
-//! not test it); every test that failed there must have *passed* at the end — a skipped test,
-//! an expected failure or a padding test cannot stand in for it; and no test that passed
-//! without the feature may fail or be skipped at the end. Where a runner names no tests, the
-//! same rules are judged by counts, and the verdict says so. This module only judges; the
-//! driver builds the tree and runs the command (`run/driver/proof.rs`).
+//! The rules, each closing a shortcut. A run without the feature that could not run (killed,
+//! a command not found, no test in its output) proves nothing, and the proof fails with why.
+//! The tests must fail without the feature (else they do not test it). RED's tests — those in
+//! the test files RED added or changed (`proof/files.rs` ties a name to its file) — must each
+//! be in the final run and have *passed* there, and one of them must fail without the
+//! feature: a skipped test, an expected failure, a padding test or a test elsewhere that
+//! happens to flip cannot stand in for them. No test that passed without the feature may
+//! fail, be skipped or be gone at the end; skips are compared only for tests that ran in both
+//! runs. Where the names do not say their files, every test that fails without the feature is
+//! held to the rule; where the run without the feature names no failing test or the final run
+//! names no test at all, the rules are judged by counts. The verdict says which. This module
+//! only judges; the driver builds the tree and runs the command (`run/driver/proof.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+mod files;
+
+pub use files::TestFiles;
+use files::{Owner, Owners};
 
 use serde::{Deserialize, Serialize};
 
-use crate::qa::metrics::{MetricValue, Metrics, Outcome};
+use crate::qa::metrics::{Metrics, Outcome};
 
 /// One run of the test command as the proof sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -25,20 +37,16 @@ pub struct CasesRun {
     pub counts: Option<[u32; 3]>,
     /// The tests the output named, with how each ended.
     pub cases: BTreeMap<String, Outcome>,
+    /// The line that says the tests did not build (compiled languages), when they did not:
+    /// then the run printed no test, but its tests failed all the same.
+    #[serde(default)]
+    pub did_not_build: Option<String>,
 }
 
 impl CasesRun {
     /// The run of a command that exited with `exit_code` and printed what `metrics` holds.
     pub fn from_metrics(exit_code: Option<i32>, metrics: &Metrics) -> CasesRun {
-        let figure = |name| match metrics.get(name) {
-            #[expect(
-                clippy::cast_possible_truncation,
-                clippy::cast_sign_loss,
-                reason = "test counts are sums of u32 counts"
-            )]
-            Some(MetricValue::Number(value)) => Some(value.max(0.0) as u32),
-            Some(MetricValue::Bool(_)) | None => None,
-        };
+        let figure = |name| metrics.count(name);
         let counts = figure("tests_total").map(|_| {
             [
                 figure("tests_passed").unwrap_or(0),
@@ -54,6 +62,7 @@ impl CasesRun {
                 .iter()
                 .map(|(name, outcome)| (name.to_owned(), outcome))
                 .collect(),
+            did_not_build: None,
         }
     }
 
@@ -69,6 +78,27 @@ impl CasesRun {
                 .map(|(name, outcome)| (name.replace(&prefix, ""), outcome))
                 .collect(),
             ..self
+        }
+    }
+
+    /// Why this run shows nothing about the tests, when it does not: it was killed or timed
+    /// out, its command could not be executed or found (126, 127), or it printed no test
+    /// count and no test name prpd recognises. Such a run proves nothing either way.
+    pub fn could_not_run(&self) -> Option<String> {
+        match self.exit_code {
+            None => Some("was killed or timed out".to_owned()),
+            Some(126) => Some("could not execute its command (exit code 126)".to_owned()),
+            Some(127) => Some("did not find its command (exit code 127)".to_owned()),
+            Some(code)
+                if self.counts.is_none()
+                    && self.cases.is_empty()
+                    && self.did_not_build.is_none() =>
+            {
+                Some(format!(
+                    "printed no test count and no test name prpd recognises (exit code {code})"
+                ))
+            }
+            Some(_) => None,
         }
     }
 
@@ -97,8 +127,21 @@ impl CasesRun {
     }
 }
 
+/// The lines with which build tools say that the tests did not compile: cargo's for a test
+/// target (`(lib test)`, `(test "api")`; the base's own code builds, so a failure of a
+/// dependency or of the library alone is not the tests'), Maven's and Gradle's. go's
+/// `[build failed]` is a failed package in the figures already.
+pub fn build_failure(log: &str) -> Option<&str> {
+    log.lines().map(str::trim).find(|line| {
+        (line.starts_with("error: could not compile `") && line.contains(" test"))
+            || line.contains("[ERROR] COMPILATION ERROR")
+            || line.contains("Compilation failed; see the compiler error output")
+    })
+}
+
 /// The test command's run on the tree without the feature, kept in the run record and reused
 /// while the tree it ran on is the same (it changes only when the harness is frozen again).
+/// A run that [could not run](CasesRun::could_not_run) is never kept: it runs again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithoutFeature {
     /// The id of the tree it ran on: the base with the frozen harness laid over it.
@@ -119,8 +162,17 @@ pub struct Proof {
     pub pass_to_pass: usize,
     /// Why the proof does not hold, one sentence each.
     pub problems: Vec<String>,
-    /// True when the runner named no test and the proof was judged by counts.
+    /// True when the proof was judged by counts: the run without the feature named no failing
+    /// test, or the final run named no test.
     pub by_counts: bool,
+    /// True when the runner's test names do not say their files, so RED's tests could not be
+    /// told from the others and every test that failed without the feature was held to the
+    /// rule.
+    #[serde(default)]
+    pub untied: bool,
+    /// The line that says the tests did not build without the feature, when they did not.
+    #[serde(default)]
+    pub did_not_build: Option<String>,
 }
 
 impl Proof {
@@ -131,10 +183,14 @@ impl Proof {
 
     /// One line for a report or a gate's feedback.
     pub fn summary(&self) -> String {
-        let how = if self.by_counts {
-            " (judged by counts: the test output names no tests)"
+        let how = if let Some(line) = &self.did_not_build {
+            format!(" (without the feature the tests do not build: {line})")
+        } else if self.by_counts {
+            " (judged by counts: the test output does not name the tests it counts)".to_owned()
+        } else if self.untied {
+            " (judged on every test: the test names do not say their files, so RED's tests could not be told apart)".to_owned()
         } else {
-            ""
+            String::new()
         };
         if self.holds() {
             format!(
@@ -162,9 +218,17 @@ fn list(names: &[String]) -> String {
 }
 
 /// Judges the run `without` the feature (base commit plus the frozen harness) against the run
-/// `with` it (the tree being judged).
-pub fn judge(without: &CasesRun, with: &CasesRun) -> Proof {
+/// `with` it (the tree being judged); `files` are the harness's test files, RED's apart.
+pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Proof {
     let mut proof = Proof::default();
+    if let Some(why) = without.run.could_not_run() {
+        proof.problems.push(format!(
+            "could not prove the tests test the feature: the test run without the feature {why} (log: {})",
+            without.log.display()
+        ));
+        return proof;
+    }
+    let without = &without.run;
     if !without.failed_overall() {
         proof.problems.push(
             "the tests pass without the feature (on the run's base commit with the frozen tests), so they do not test it"
@@ -178,17 +242,242 @@ pub fn judge(without: &CasesRun, with: &CasesRun) -> Proof {
             .push("the tests do not pass with the feature".to_owned());
         return proof;
     }
-    let failed_without: Vec<&str> = without.named(Outcome::Failed).collect();
-    let skipped_before = |name: &str| without.cases.get(name) == Some(&Outcome::Skipped);
-    let newly_skipped: Vec<&str> = with
-        .named(Outcome::Skipped)
-        .filter(|name| !skipped_before(name))
-        .collect();
-    proof.by_counts = failed_without.is_empty() || with.cases.is_empty();
+    if let Some(line) = &without.did_not_build {
+        judge_unbuilt(line, with, files, &mut proof);
+        return proof;
+    }
+    proof.by_counts = without.named(Outcome::Failed).next().is_none() || with.cases.is_empty();
     if proof.by_counts {
         judge_by_counts(without, with, &mut proof);
         return proof;
     }
+    let owners = Owners::new(files);
+    let names: BTreeSet<&str> = without
+        .cases
+        .keys()
+        .chain(with.cases.keys())
+        .map(String::as_str)
+        .collect();
+    let owned: Vec<(&str, Owner)> = names.iter().map(|name| (*name, owners.of(name))).collect();
+    let red: Vec<&str> = owned
+        .iter()
+        .filter(|(_, owner)| matches!(owner, Owner::Red(_)))
+        .map(|(name, _)| *name)
+        .collect();
+    if red.is_empty() {
+        if owned.iter().any(|(_, owner)| *owner != Owner::Unknown) {
+            proof.problems.push(format!(
+                "none of the tests in the files RED added or changed ({}) ran: each of RED's tests must be present by name",
+                paths(&files.red)
+            ));
+        } else {
+            proof.untied = true;
+            judge_every_test(without, with, &mut proof);
+        }
+        return proof;
+    }
+    // Names that say no file and did not run without the feature may be the tests of one of
+    // RED's files that could not load there (node names a file that failed to load by its
+    // path, and its tests by their titles).
+    let unplaced: Vec<&str> = owned
+        .iter()
+        .filter(|(name, owner)| *owner == Owner::Unknown && !without.cases.contains_key(*name))
+        .map(|(name, _)| *name)
+        .collect();
+    judge_red(without, with, &red, &unplaced, &mut proof);
+    let mut elsewhere = Vec::new();
+    for (name, owner) in &owned {
+        if matches!(owner, Owner::Red(_)) {
+            continue;
+        }
+        match (without.cases.get(*name), with.cases.get(*name)) {
+            (Some(Outcome::Failed), Some(Outcome::Passed)) => elsewhere.push(*name),
+            (Some(Outcome::Passed), Some(Outcome::Passed)) => proof.pass_to_pass += 1,
+            (Some(before @ (Outcome::Failed | Outcome::Passed)), Some(after))
+                if *after != Outcome::Passed =>
+            {
+                proof.problems.push(changed_outcome(name, *before, *after));
+            }
+            (Some(Outcome::Passed), None) => proof.problems.push(vanished(name)),
+            _ => {}
+        }
+    }
+    if proof.fail_to_pass.is_empty() {
+        let stand_ins = if elsewhere.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} do(es), but a test elsewhere cannot stand in for RED's",
+                elsewhere
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        proof.problems.push(format!(
+            "none of the tests in the files RED added or changed ({}) fails without the feature and passes with it{stand_ins}",
+            paths(&files.red)
+        ));
+    }
+    proof
+}
+
+/// Tests that do not even build without the feature (RED's tests call what the feature adds)
+/// fail there, every one of them: each test of the final run must have passed, RED's and
+/// the others alike, since none can be compared by name.
+fn judge_unbuilt(line: &str, with: &CasesRun, files: &TestFiles, proof: &mut Proof) {
+    proof.did_not_build = Some(line.to_owned());
+    let owners = Owners::new(files);
+    for (name, outcome) in &with.cases {
+        if *outcome != Outcome::Passed {
+            proof.problems.push(format!(
+                "`{name}` is {} in the final run: every test must pass",
+                outcome.as_str()
+            ));
+        }
+    }
+    if with.skipped() > 0 && with.cases.is_empty() {
+        proof.problems.push(format!(
+            "{} test(s) are skipped in the final run: every test must pass",
+            with.skipped()
+        ));
+    }
+    let red_ran = with
+        .cases
+        .keys()
+        .any(|name| matches!(owners.of(name), Owner::Red(_)));
+    let names_say_files = with
+        .cases
+        .keys()
+        .any(|name| owners.of(name) != Owner::Unknown);
+    if names_say_files && !red_ran {
+        proof.problems.push(format!(
+            "none of the tests in the files RED added or changed ({}) ran: each of RED's tests must be present by name",
+            paths(&files.red)
+        ));
+    }
+    if proof.problems.is_empty() {
+        proof.fail_to_pass = if with.cases.is_empty() {
+            vec![format!("{} test(s)", with.passed())]
+        } else {
+            with.named(Outcome::Passed).map(str::to_owned).collect()
+        };
+    }
+}
+
+/// RED's tests (those in the files RED added or changed): each must be in the final run and
+/// pass there. One that failed without the feature may be missing from the final run only
+/// when its file failed to load without the feature (its name there is the file's), and the
+/// tests that replace it — RED's, or `unplaced` names that say no file — all pass.
+fn judge_red(
+    without: &CasesRun,
+    with: &CasesRun,
+    red: &[&str],
+    unplaced: &[&str],
+    proof: &mut Proof,
+) {
+    let mut absent = Vec::new();
+    let mut stand_ins = 0;
+    for name in red {
+        match (without.cases.get(*name), with.cases.get(*name)) {
+            (Some(Outcome::Failed), Some(Outcome::Passed)) => {
+                proof.fail_to_pass.push((*name).to_owned());
+            }
+            (Some(Outcome::Passed), Some(Outcome::Passed)) => proof.pass_to_pass += 1,
+            (Some(Outcome::Skipped), Some(Outcome::Passed | Outcome::Skipped)) | (None, None) => {}
+            (Some(Outcome::Failed), None) => absent.push(*name),
+            (None, Some(Outcome::Passed)) => stand_ins += 1,
+            (Some(before), Some(after)) => {
+                proof.problems.push(changed_outcome(name, *before, *after));
+            }
+            (None, Some(after)) => proof.problems.push(format!(
+                "`{name}` is {} in the final run: each of RED's tests must pass",
+                after.as_str()
+            )),
+            (Some(_), None) => proof.problems.push(format!(
+                "`{name}` ran without the feature but is not in the final run: each of RED's tests must be present by name"
+            )),
+        }
+    }
+    if !absent.is_empty() {
+        for name in unplaced {
+            match with.cases.get(*name) {
+                Some(Outcome::Passed) => stand_ins += 1,
+                Some(outcome) => proof.problems.push(format!(
+                    "`{name}` did not run without the feature and is {} in the final run: it may be one of RED's tests, which must pass",
+                    outcome.as_str()
+                )),
+                None => {}
+            }
+        }
+    }
+    if stand_ins > 0 {
+        proof.fail_to_pass.extend(
+            absent
+                .iter()
+                .map(|name| format!("{name} (failed before its tests could run)")),
+        );
+    } else {
+        for name in absent {
+            proof.problems.push(format!(
+                "`{name}` fails without the feature and is not in the final run: each of RED's tests must be present by name"
+            ));
+        }
+    }
+}
+
+/// A test that passed without the feature and is missing from the final run: deleted, or
+/// renamed, outside the test files frozen since RED (a unit test in a source file).
+fn vanished(name: &str) -> String {
+    format!(
+        "`{name}` passed without the feature and is not in the final run: a test that passed before must still run (deleted or renamed?)"
+    )
+}
+
+/// A test whose outcome changed for the worse between the two runs.
+fn changed_outcome(name: &str, before: Outcome, after: Outcome) -> String {
+    match before {
+        Outcome::Failed => format!(
+            "`{name}` fails without the feature but is {} with it; it must pass",
+            after.as_str()
+        ),
+        Outcome::Passed | Outcome::Skipped => format!(
+            "`{name}` {} without the feature but is {} with it",
+            before.as_str(),
+            after.as_str()
+        ),
+    }
+}
+
+/// Paths for a sentence: `a.py, b.py`, or `none` for an empty set.
+fn paths(files: &BTreeSet<PathBuf>) -> String {
+    if files.is_empty() {
+        return "none".to_owned();
+    }
+    files
+        .iter()
+        .map(|path| path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The rules on every named test, for runners whose names do not say their files (so RED's
+/// tests cannot be told from the others): every test that fails without the feature must pass
+/// with it, and at least one must.
+fn judge_every_test(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
+    let failed_without: Vec<&str> = without.named(Outcome::Failed).collect();
+    // Skips are compared only for tests that ran in both runs: a run without the feature that
+    // crashed early (a package that did not build) never shows the tests skipped before.
+    let newly_skipped: Vec<&str> = with
+        .named(Outcome::Skipped)
+        .filter(|name| {
+            without
+                .cases
+                .get(*name)
+                .is_some_and(|before| *before != Outcome::Skipped)
+        })
+        .collect();
     let mut absent = Vec::new();
     for name in failed_without {
         match with.cases.get(name) {
@@ -201,21 +490,21 @@ pub fn judge(without: &CasesRun, with: &CasesRun) -> Proof {
         }
     }
     // A test that failed without the feature may be named differently with it only when it
-    // failed before it could run (a module that did not import yet); then every test at the
-    // end must have passed, with nothing newly skipped.
+    // failed before it could run (a module that did not import yet); then nothing that ran in
+    // both runs may be newly skipped.
     if !absent.is_empty() {
-        if with.skipped() > without.skipped() || !newly_skipped.is_empty() {
-            proof.problems.push(format!(
-                "{} test(s) that fail without the feature are not in the final run ({}) while tests are skipped there: every test must run and pass",
-                absent.len(),
-                absent.join(", ")
-            ));
-        } else {
+        if newly_skipped.is_empty() {
             proof.fail_to_pass.extend(
                 absent
                     .iter()
                     .map(|name| format!("{name} (failed before its tests could run)")),
             );
+        } else {
+            proof.problems.push(format!(
+                "{} test(s) that fail without the feature are not in the final run ({}) while tests are skipped there: every test must run and pass",
+                absent.len(),
+                absent.join(", ")
+            ));
         }
     }
     for name in without.named(Outcome::Passed) {
@@ -225,14 +514,7 @@ pub fn judge(without: &CasesRun, with: &CasesRun) -> Proof {
                 "`{name}` passed without the feature but is {} with it",
                 outcome.as_str()
             )),
-            None => {}
-        }
-    }
-    for name in newly_skipped {
-        if !without.cases.contains_key(name) {
-            proof.problems.push(format!(
-                "`{name}` is skipped in the final run: a skipped test proves nothing"
-            ));
+            None => proof.problems.push(vanished(name)),
         }
     }
     if proof.fail_to_pass.is_empty() && proof.problems.is_empty() {
@@ -240,11 +522,11 @@ pub fn judge(without: &CasesRun, with: &CasesRun) -> Proof {
             .problems
             .push("no test fails without the feature and passes with it".to_owned());
     }
-    proof
 }
 
-/// The same rules by counts, for runners that print no test names: every test that ran
-/// without the feature passes with it, and no more tests are skipped.
+/// The same rules by counts, when names cannot decide (the run without the feature named no
+/// failing test, or the final run named none): every test that ran without the feature passes
+/// with it, and no more tests are skipped.
 fn judge_by_counts(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
     if with.counts.is_none() {
         proof
@@ -273,118 +555,4 @@ fn judge_by_counts(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(exit_code: i32, cases: &[(&str, Outcome)]) -> CasesRun {
-        let count = |outcome| {
-            u32::try_from(cases.iter().filter(|(_, ended)| *ended == outcome).count())
-                .unwrap_or(u32::MAX)
-        };
-        CasesRun {
-            exit_code: Some(exit_code),
-            counts: Some([
-                count(Outcome::Passed),
-                count(Outcome::Failed),
-                count(Outcome::Skipped),
-            ]),
-            cases: cases
-                .iter()
-                .map(|(name, outcome)| ((*name).to_owned(), *outcome))
-                .collect(),
-        }
-    }
-
-    use Outcome::{Failed, Passed, Skipped};
-
-    #[test]
-    fn honest_tests_fail_without_the_feature_and_pass_with_it() {
-        let without = run(1, &[("add", Passed), ("mul", Failed)]);
-        let with = run(0, &[("add", Passed), ("mul", Passed)]);
-        let proof = judge(&without, &with);
-        assert!(proof.holds(), "{proof:?}");
-        assert_eq!(proof.fail_to_pass, ["mul"]);
-        assert_eq!(proof.pass_to_pass, 1);
-        assert!(
-            proof
-                .summary()
-                .contains("1 test(s) fail without the feature")
-        );
-    }
-
-    #[test]
-    fn tests_that_pass_without_the_feature_prove_nothing() {
-        let without = run(0, &[("add", Passed), ("mul", Passed)]);
-        let proof = judge(&without, &without);
-        assert!(!proof.holds());
-        assert!(proof.summary().contains("do not test it"));
-    }
-
-    #[test]
-    fn a_skipped_or_expected_failure_test_is_not_a_pass_even_with_padding() {
-        let without = run(1, &[("add", Passed), ("mul", Failed)]);
-        let with = run(0, &[("add", Passed), ("mul", Skipped), ("padding", Passed)]);
-        let proof = judge(&without, &with);
-        assert!(!proof.holds());
-        assert!(
-            proof
-                .summary()
-                .contains("`mul` fails without the feature but is skipped")
-        );
-    }
-
-    #[test]
-    fn a_test_that_passed_before_must_not_break() {
-        let without = run(1, &[("add", Passed), ("mul", Failed)]);
-        let with = run(0, &[("add", Skipped), ("mul", Passed)]);
-        let proof = judge(&without, &with);
-        assert!(!proof.holds());
-        assert!(
-            proof
-                .summary()
-                .contains("`add` passed without the feature but is skipped")
-        );
-    }
-
-    #[test]
-    fn an_import_failure_renamed_at_the_end_is_accepted_only_when_everything_passes() {
-        let without = run(1, &[("add", Passed), ("loader.test_calc", Failed)]);
-        let clean = run(0, &[("add", Passed), ("test_calc.mul", Passed)]);
-        assert!(judge(&without, &clean).holds());
-        let skipping = run(0, &[("add", Passed), ("test_calc.mul", Skipped)]);
-        assert!(!judge(&without, &skipping).holds());
-    }
-
-    #[test]
-    fn without_names_the_counts_decide() {
-        let counts = |exit_code, passed, failed, skipped| CasesRun {
-            exit_code: Some(exit_code),
-            counts: Some([passed, failed, skipped]),
-            cases: BTreeMap::new(),
-        };
-        let proof = judge(&counts(1, 2, 1, 0), &counts(0, 3, 0, 0));
-        assert!(proof.holds() && proof.by_counts, "{proof:?}");
-        assert!(proof.summary().contains("judged by counts"));
-        let padded = judge(&counts(1, 2, 1, 0), &counts(0, 3, 0, 1));
-        assert!(!padded.holds());
-        let fewer = judge(&counts(1, 2, 1, 0), &counts(0, 2, 0, 0));
-        assert!(!fewer.holds());
-    }
-
-    #[test]
-    fn names_are_compared_without_the_directory_they_ran_in() {
-        let without = run(1, &[("/tmp/x/test/a.test.js", Failed)])
-            .relative_to(std::path::Path::new("/tmp/x"));
-        let with = run(0, &[("/home/u/repo/test/a.test.js", Passed)])
-            .relative_to(std::path::Path::new("/home/u/repo"));
-        let proof = judge(&without, &with);
-        assert_eq!(proof.fail_to_pass, ["test/a.test.js"]);
-    }
-
-    #[test]
-    fn a_failing_final_run_is_no_proof() {
-        let without = run(1, &[("mul", Failed)]);
-        let with = run(1, &[("mul", Failed)]);
-        assert!(!judge(&without, &with).holds());
-    }
-}
+mod tests;

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::run::{PRP, iterations_in, measured, run};
+use crate::run::{PRP, iterations_in, measured, read, run, run_dir};
 use crate::util::TestRepo;
 
 const AGENT: &str = concat!(
@@ -26,7 +26,7 @@ sys.exit(0 if result.wasSuccessful() else 1)\n";
 /// behaviour says otherwise), the honest agent the others.
 fn prpd_toml(cheat: &str) -> String {
     let cheats_in: &[&str] = match cheat {
-        "cheat-sabotage" => &["red", "green"],
+        "cheat-sabotage" | "cheat-stand-in" => &["red", "green"],
         "cheat-refactor-skip" => &["refactor"],
         _ => &["green"],
     };
@@ -161,6 +161,40 @@ fn tests_that_pass_without_the_feature_are_refused() {
     );
 }
 
+/// A test elsewhere cannot stand in for RED's: the repository has an older test of `divide`
+/// that fails at the base; RED writes a test under the feature's name that passes without
+/// the feature, GREEN mends `divide` and never writes `multiply`. Without the feature a test
+/// fails and with it every test passes, but none of RED's fails without it.
+#[test]
+fn a_test_elsewhere_that_flips_cannot_stand_in_for_reds() {
+    let repo = python_repo("cheat-stand-in");
+    repo.file(
+        "calc.py",
+        "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n\n\n\
+         def divide(a, b):\n    \"\"\"The quotient of two numbers.\"\"\"\n    return a * b  # divide\n",
+    )
+    .file(
+        "tests/test_divide.py",
+        "import unittest\n\nimport calc\n\n\nclass DivideTest(unittest.TestCase):\n    \
+         def test_divide(self):\n        self.assertEqual(calc.divide(6, 3), 2)\n",
+    )
+    .commit("divide, with its bug");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let gate = measured(repo.path(), &summary, "green")
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect::<String>();
+    assert!(
+        gate.contains(
+            "none of the tests in the files RED added or changed (tests/test_multiply.py) fails without the feature and passes with it; `tests.test_divide.DivideTest.test_divide` do(es), but a test elsewhere cannot stand in for RED's"
+        ),
+        "{gate}"
+    );
+}
+
 /// A later phase cannot take the feature away by skipping its test: REFACTOR makes `multiply`
 /// raise `unittest.SkipTest`, so the suite exits 0 with one test skipped. QA's fail-to-pass
 /// check names the test and REJECTs; nothing ships.
@@ -176,5 +210,135 @@ fn a_test_skipped_after_green_is_not_a_pass() {
             "F2P: `tests.test_multiply.MultiplyTest.test_ac_1_multiply_returns_the_product` fails without the feature but is skipped with it"
         ),
         "{summary:#}"
+    );
+}
+
+/// The run without the feature that could not run proves nothing: here the tests run through
+/// a script in a folder git ignores, so the checkout without the feature has no such script
+/// and `make test` prints no test at all. The honest agent's GREEN is not passed on that run:
+/// the gate says prpd could not prove, naming the log, and the run is never kept in the record,
+/// so each proof runs it again.
+#[test]
+fn a_run_without_the_feature_that_could_not_run_proves_nothing_and_is_not_kept() {
+    let repo = python_repo("honest");
+    repo.file(".gitignore", ".tools/\n")
+        .file(".tools/run-tests", "#!/bin/sh\nexec python3 run_tests.py\n")
+        .file(
+            "Makefile",
+            "test:\n\t.tools/run-tests\n\nlint:\n\tpython3 -m py_compile calc.py\n",
+        );
+    set_executable(&repo.join(".tools/run-tests"));
+    repo.commit("the tests run through a local script");
+
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let green = measured(repo.path(), &summary, "green");
+    let gate = green
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect::<String>();
+    assert!(
+        gate.contains(
+            "could not prove the tests test the feature: the test run without the feature printed no test count and no test name"
+        ),
+        "{gate}"
+    );
+    assert!(gate.contains("tests-without-feature.log"), "{gate}");
+    let record: serde_json::Value =
+        serde_json::from_str(&read(&repo.join(".prp-session/state.json"))).expect("the record");
+    assert!(
+        record["without_feature"].is_null(),
+        "a run that could not run is not kept: {}",
+        record["without_feature"]
+    );
+    let runs_without = std::fs::read_dir(run_dir(repo.path(), &summary).join("iterations"))
+        .expect("iterations")
+        .filter(|entry| {
+            entry
+                .as_ref()
+                .is_ok_and(|entry| entry.path().join("tests-without-feature.log").is_file())
+        })
+        .count();
+    assert!(
+        runs_without >= 2,
+        "each proof ran the run without the feature again: {runs_without}"
+    );
+}
+
+fn set_executable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// An editable install (`pip install -e .`) in the project's `.venv` makes Python import the
+/// *working tree's* code wherever the tests run: the checkout without the feature links that
+/// `.venv`, so without care its tests import the feature and pass there, and an honest run is
+/// refused as "the tests pass without the feature". prpd puts the checkout's own folders
+/// first on `PYTHONPATH` (the ones the install points at), so the run without the feature
+/// imports the code without the feature, and the honest run ships.
+#[test]
+fn an_editable_install_does_not_lend_the_feature_to_the_run_without_it() {
+    let repo = python_repo("honest-src");
+    let calc = std::fs::read_to_string(repo.join("calc.py")).expect("calc.py");
+    std::fs::remove_file(repo.join("calc.py")).expect("move calc.py");
+    repo.file("src/calc.py", &calc)
+        .file(".gitignore", ".venv/\n")
+        .file(
+            "Makefile",
+            "test:\n\t.venv/bin/python run_tests.py\n\nlint:\n\tpython3 -m py_compile src/calc.py\n",
+        );
+    let venv = repo.join(".venv");
+    make_venv(&venv);
+    let site_packages = std::fs::read_dir(venv.join("lib"))
+        .expect("the venv's lib")
+        .map(|entry| entry.expect("dir entry").path().join("site-packages"))
+        .find(|path| path.is_dir())
+        .expect("the venv's site-packages");
+    // What `pip install -e .` leaves for a src layout: a path file naming the working tree.
+    std::fs::write(
+        site_packages.join("__editable__.calc-1.0.pth"),
+        format!("{}\n", repo.join("src").display()),
+    )
+    .expect("the editable install's .pth");
+    repo.commit("src layout, installed editable into .venv");
+
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    let run = run_dir(repo.path(), &summary);
+    let without = std::fs::read_dir(run.join("iterations"))
+        .expect("iterations")
+        .map(|entry| {
+            entry
+                .expect("dir entry")
+                .path()
+                .join("tests-without-feature.log")
+        })
+        .find(|log| log.is_file())
+        .expect("a run without the feature");
+    let log = read(&without);
+    assert!(
+        log.contains("0 passed, 1 failed") || log.contains("1 passed, 1 failed"),
+        "RED's test fails without the feature: {log}"
+    );
+}
+
+/// A virtual environment at `path`, without pip (no network).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the fixture's virtual environment is made with python3 directly, outside prpd"
+)]
+fn make_venv(path: &std::path::Path) {
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(path)
+        .status()
+        .expect("python3 -m venv");
+    assert!(
+        made.success(),
+        "python3 -m venv --without-pip {}",
+        path.display()
     );
 }

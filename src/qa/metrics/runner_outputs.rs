@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::qa::metrics::{JunitTests, MetricValue, Metrics, Outcome, parse_log};
+use crate::qa::metrics::{JunitTests, Metrics, Outcome, parse_log};
 
 /// What a person concluded from one captured output.
 #[derive(Debug, Deserialize)]
@@ -102,18 +102,6 @@ fn check_all(captures: &[PathBuf], read: impl Fn(&Path) -> Result<Metrics, Strin
     );
 }
 
-fn figure(metrics: &Metrics, name: &str) -> Option<u32> {
-    match metrics.get(name)? {
-        #[expect(
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss,
-            reason = "test counts are sums of u32 counts"
-        )]
-        MetricValue::Number(number) => Some(number as u32),
-        MetricValue::Bool(_) => None,
-    }
-}
-
 /// The mismatches between what prpd read from one capture and its truth.
 fn compare(metrics: &Metrics, truth: &Truth) -> Vec<String> {
     let mut wrong = Vec::new();
@@ -121,8 +109,8 @@ fn compare(metrics: &Metrics, truth: &Truth) -> Vec<String> {
         if metrics.get("tests_total").is_some() {
             wrong.push(format!(
                 "holds no test figure, but prpd read {} passed / {} failed",
-                figure(metrics, "tests_passed").unwrap_or(0),
-                figure(metrics, "tests_failed").unwrap_or(0)
+                metrics.count("tests_passed").unwrap_or(0),
+                metrics.count("tests_failed").unwrap_or(0)
             ));
         }
         return wrong;
@@ -132,7 +120,7 @@ fn compare(metrics: &Metrics, truth: &Truth) -> Vec<String> {
         ("tests_failed", truth.failed),
         ("tests_skipped", truth.skipped),
     ] {
-        let read = figure(metrics, name);
+        let read = metrics.count(name);
         if read != Some(expected) {
             wrong.push(format!("{name}: expected {expected}, read {read:?}"));
         }

@@ -1,8 +1,10 @@
-//! Test results prpd already has for the very tree it is about to judge. A run's QA and
-//! REFACTOR would otherwise run a slow suite again on a tree that was measured a moment ago
-//! (the QA agent changed nothing, REFACTOR had nothing to refactor); the result of a command
-//! depends only on the tree and the measurement environment, both fixed, so the log of the
-//! earlier run is read instead and the report says where it came from.
+//! Test results prpd already has for the very tree it is about to judge. In a run, RED,
+//! REFACTOR and QA's checklist would otherwise run a slow suite again on a tree that was
+//! measured a moment ago (a RED iteration that changed nothing, a REFACTOR with nothing to
+//! refactor, a QA agent that changed nothing); the result of a command depends only on the
+//! tree and the measurement environment, both fixed, so the log of the earlier run is read
+//! instead and the report says where it came from. GREEN's two runs never reuse one: a flaky
+//! pass is no pass.
 //!
 //! Only the caller knows whether the trees are the same (it compares snapshot tree ids); this
 //! module only turns an earlier run back into the outcome the command would have had.

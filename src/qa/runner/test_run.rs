@@ -4,23 +4,19 @@
 //! wrote (`qa/junit.rs`); a report that was not written, or cannot be read, fails the check and
 //! says so, whatever the console printed.
 
-use std::path::Path;
-
 use crate::qa::checklist::CheckSpec;
-use crate::qa::failures::{self, FailingTests};
+use crate::qa::failures::FailingTests;
 use crate::qa::junit::{ReportProblem, Reports};
 
 use super::{CheckResult, Finding, Resolved, evaluation_finding, one_line_tail};
 
-/// The finding of a command check that exited with `exit_code` (its output in `log`);
-/// `report` is what the run's JUnit report gave, when `[qa] junit` is set and the command
-/// runs the tests.
+/// The finding of a command check that exited with `exit_code`; `report` is what the run's
+/// JUnit report gave, when `[qa] junit` is set and the command runs the tests.
 pub(super) fn judge(
     spec: &CheckSpec,
     resolved: &Resolved,
     exit_code: i32,
     report: Option<Result<Reports, ReportProblem>>,
-    log: &Path,
     result: &mut CheckResult,
 ) -> Finding {
     let note = match report {
@@ -41,10 +37,7 @@ pub(super) fn judge(
     if !resolved.runs_tests {
         return evaluation_finding(spec, &result.metrics);
     }
-    let failing = match note {
-        Some(_) => FailingTests::named(result.metrics.test_cases()),
-        None => failures::parse_log(log),
-    };
+    let failing = FailingTests::named(result.metrics.test_cases());
     let finding = tests_finding(spec, &resolved.command, exit_code, &failing, result);
     match (note, finding) {
         (Some(note), Finding::Pass(detail)) => Finding::Pass(format!("{detail}; {note}")),

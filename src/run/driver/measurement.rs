@@ -236,6 +236,7 @@ impl Driver {
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
             junit: self.context.config.qa.junit.as_deref(),
+            env: Vec::new(),
         }
     }
 }

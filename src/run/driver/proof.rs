@@ -3,54 +3,45 @@
 //! into a temporary directory of its own, the test command run there once per such tree, and
 //! the proof as GREEN's gate and QA's `F2P` check see it.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::qa::checklist::Category;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::runner::{CheckResult, CheckStatus};
-use crate::run::frozen::Family;
+use crate::run::frozen::{self, Family, Freeze, Frozen};
 use crate::run::measure::Probe;
-use crate::run::proof::{self, CasesRun, Proof, WithoutFeature};
+use crate::run::proof::{self, CasesRun, Proof, TestFiles, WithoutFeature};
 
-use super::{DriveError, Driver};
-
-/// Folders of installed dependencies that git ignores; the checkout without the feature links
-/// to the working tree's, so the tests can import what the project installed.
-const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
+use super::{DriveError, Driver, dependencies};
 
 /// The id of QA's built-in check.
 pub(super) const CHECK_ID: &str = "F2P";
 
 impl Driver {
     /// The test command's run on the tree without the feature, from the record when that tree
-    /// was measured already. `None` before the harness is frozen (before the end of RED) or
-    /// when the project has no test command.
+    /// was measured already, with the harness's test files (RED's apart). `None` before the
+    /// harness is frozen (before the end of RED) or when the project has no test command.
     pub(super) async fn without_feature(
         &mut self,
         detection: &Detection,
         log_dir: &Path,
-    ) -> Result<Option<WithoutFeature>, DriveError> {
+    ) -> Result<Option<(WithoutFeature, TestFiles)>, DriveError> {
         let (Some(base), Some(harness)) = (
             self.record.snapshots.base.clone(),
             self.record.freeze.frozen_at.get(&Family::Harness).cloned(),
         ) else {
             return Ok(None);
         };
-        let paths: Vec<PathBuf> = self
-            .record
-            .freeze
-            .entries
-            .iter()
-            .filter(|(_, (family, _))| *family == Family::Harness)
-            .map(|(path, _)| path.clone())
-            .collect();
         let snapshots = self.snapshots()?;
+        let (paths, files) = harness_layout(&self.record.freeze, &snapshots.files(&base)?);
         let tree = snapshots.overlay(&base, &harness, &paths, "without-feature")?;
         if let Some(cached) = &self.record.without_feature
             && cached.tree == tree.tree
+            && cached.run.could_not_run().is_none()
         {
-            return Ok(Some(cached.clone()));
+            return Ok(Some((cached.clone(), files)));
         }
         let checkout = tempfile::Builder::new()
             .prefix("prpd-without-feature-")
@@ -60,7 +51,10 @@ impl Driver {
                 source,
             })?;
         snapshots.export(&tree, checkout.path())?;
-        link_dependencies(&self.context.repo, checkout.path());
+        let borrowed = dependencies::borrow(&self.context.repo, checkout.path());
+        for redirected in &borrowed.redirected {
+            tracing::info!(%redirected, "the checkout without the feature");
+        }
         let probe = Probe {
             repo: checkout.path(),
             detection,
@@ -68,17 +62,33 @@ impl Driver {
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
             junit: self.context.config.qa.junit.as_deref(),
+            env: borrowed.env,
         };
         let Some(tests) = probe.tests("tests-without-feature", None).await? else {
             return Ok(None);
         };
+        let mut run = tests.cases;
+        if run.counts.is_none()
+            && run.cases.is_empty()
+            && run.exit_code.is_some_and(|code| code != 0)
+        {
+            let text = std::fs::read(&tests.log).unwrap_or_default();
+            run.did_not_build =
+                proof::build_failure(&String::from_utf8_lossy(&text)).map(str::to_owned);
+        }
         let without = WithoutFeature {
             tree: tree.tree,
-            run: tests.cases,
+            run,
             log: tests.log,
         };
-        self.record.without_feature = Some(without.clone());
-        Ok(Some(without))
+        // A run that could not run proves nothing, now or later: it is judged (and fails the
+        // proof, naming its log) but never kept, so the next proof runs it again.
+        if let Some(why) = without.run.could_not_run() {
+            tracing::warn!(%why, log = %without.log.display(), "the test run without the feature could not run");
+        } else {
+            self.record.without_feature = Some(without.clone());
+        }
+        Ok(Some((without, files)))
     }
 
     /// The proof for the tree whose test run was `with`; `None` when there is nothing to
@@ -89,10 +99,10 @@ impl Driver {
         log_dir: &Path,
         with: &CasesRun,
     ) -> Result<Option<(Proof, PathBuf)>, DriveError> {
-        let Some(without) = self.without_feature(detection, log_dir).await? else {
+        let Some((without, files)) = self.without_feature(detection, log_dir).await? else {
             return Ok(None);
         };
-        Ok(Some((proof::judge(&without.run, with), without.log)))
+        Ok(Some((proof::judge(&without, with, &files), without.log)))
     }
 
     /// QA's `F2P` check: the proof for the tree the checklist just measured, judged on the
@@ -162,15 +172,86 @@ fn proof_result(proof: Option<(Proof, PathBuf)>) -> CheckResult {
     }
 }
 
-/// Links each dependency folder of `repo` into `checkout`, where the checkout has none.
-/// Best effort: a project without them needs none, and a failed link shows up as the test
-/// run's own import error.
-fn link_dependencies(repo: &Path, checkout: &Path) {
-    for folder in DEPENDENCY_FOLDERS {
-        let source = repo.join(folder);
-        let target = checkout.join(folder);
-        if source.is_dir() && !target.exists() {
-            let _ = std::os::unix::fs::symlink(&source, &target);
+/// What the tree without the feature takes from the frozen harness, given the files of the
+/// run's base: every harness file (and every harness file of the base that the harness no
+/// longer has, so that a test file RED deleted or renamed is gone there too), and the harness's
+/// test files, split into those RED added or changed (they differ from the base) and the
+/// others.
+fn harness_layout(
+    freeze: &Freeze,
+    at_base: &BTreeMap<PathBuf, String>,
+) -> (Vec<PathBuf>, TestFiles) {
+    let mut paths = Vec::new();
+    let mut files = TestFiles::default();
+    for (path, (family, frozen)) in &freeze.entries {
+        if *family != Family::Harness {
+            continue;
         }
+        paths.push(path.clone());
+        if let Frozen::Whole { blob } = frozen
+            && frozen::is_test_file(path)
+        {
+            if at_base.get(path) == Some(blob) {
+                files.other.insert(path.clone());
+            } else {
+                files.red.insert(path.clone());
+            }
+        }
+    }
+    paths.extend(
+        at_base
+            .keys()
+            .filter(|path| frozen::is_harness_file(path) && !freeze.entries.contains_key(*path))
+            .cloned(),
+    );
+    (paths, files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::snapshot::Snapshot;
+
+    #[test]
+    fn the_tree_without_the_feature_loses_the_test_files_red_deleted() {
+        let blobs = |entries: &[(&str, &str)]| -> BTreeMap<PathBuf, String> {
+            entries
+                .iter()
+                .map(|(path, blob)| (PathBuf::from(path), (*blob).to_owned()))
+                .collect()
+        };
+        let at_base = blobs(&[
+            ("calc.py", "c0"),
+            ("tests/test_calc.py", "t0"),
+            ("tests/test_old.py", "o0"),
+        ]);
+        let at_red_end = blobs(&[
+            ("calc.py", "c0"),
+            ("tests/test_calc.py", "t0"),
+            ("tests/test_multiply.py", "m1"),
+            ("tests/test_renamed.py", "o0"),
+        ]);
+        let mut freeze = Freeze::default();
+        let snapshot = Snapshot {
+            commit: "c".to_owned(),
+            tree: "t".to_owned(),
+        };
+        freeze.harness(&snapshot, &at_red_end, None, |_| None);
+        let (paths, files) = harness_layout(&freeze, &at_base);
+        assert!(
+            paths.contains(&PathBuf::from("tests/test_old.py")),
+            "a test file RED renamed is taken out of the tree without the feature: {paths:?}"
+        );
+        assert!(!paths.contains(&PathBuf::from("calc.py")), "{paths:?}");
+        let names = |set: &std::collections::BTreeSet<PathBuf>| {
+            set.iter()
+                .map(|path| path.display().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(&files.red),
+            ["tests/test_multiply.py", "tests/test_renamed.py"]
+        );
+        assert_eq!(names(&files.other), ["tests/test_calc.py"]);
     }
 }
