@@ -167,6 +167,7 @@ impl Driver {
     /// Carries out pending effects until none is left. Between effects it honours an abort
     /// requested through `.prp-session/abort-requested`.
     pub async fn drive(&mut self) -> Result<(), DriveError> {
+        self.drop_stale_caches();
         self.save()?;
         while let Some(effect) = self.record.pending.first().cloned() {
             if self.take_abort_request() {

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::qa::metrics::{MetricValue, Metrics, Outcome};
+use crate::run::cache::CacheKey;
 
 /// One run of the test command as the proof sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,11 +99,12 @@ impl CasesRun {
 }
 
 /// The test command's run on the tree without the feature, kept in the run record and reused
-/// while the tree it ran on is the same (it changes only when the harness is frozen again).
+/// while it measured the same thing: the same tree (it changes only when the harness is frozen
+/// again), the same command and the same measurement settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithoutFeature {
-    /// The id of the tree it ran on: the base with the frozen harness laid over it.
-    pub tree: String,
+    /// What it measured; the tree is the base with the frozen harness laid over it.
+    pub key: CacheKey,
     /// What the run showed.
     pub run: CasesRun,
     /// Its log.

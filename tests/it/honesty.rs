@@ -234,3 +234,45 @@ fn green_may_add_tests_only_when_prpd_toml_allows_it() {
     assert_eq!(code, 0);
     assert!(allowed.join("test/multiply-signs.test.js").is_file());
 }
+
+/// Every cached measurement measured one command on one tree. A REFACTOR agent deletes the
+/// feature, points `[commands] test` at a recording of GREEN's passing output and kills prpd;
+/// a careless human resumes with `--reload-config`. Had the run without the feature (measured
+/// with the old command) been reused, the fail-to-pass proof would compare the recording with
+/// the base's real failures and ship without the feature. Dropped on the reload, the tree
+/// without the feature is measured again with the new command, where the "tests" pass too: the
+/// proof fails and the run never ships. The honest reload of the test above still ships.
+#[test]
+fn a_test_command_changed_by_a_reload_measures_the_tree_without_the_feature_again() {
+    let config = crate::run::prpd_toml("plain", &[("refactor", "cheat-command")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    assert!(
+        read(&repo.join("prpd.toml")).contains("| base64 -d"),
+        "the agent changed the test command before it killed prpd"
+    );
+    let (code, summary) = prpd_json(repo.path(), &["resume", "--reload-config", "--json"]);
+    assert_ne!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 3, "{summary:#}");
+    let first = &summary["verdicts"][0];
+    assert_eq!(first["verdict"], "REJECT", "{summary:#}");
+    assert!(
+        first["blocking"].to_string().contains("F2P"),
+        "QA's proof failed: {summary:#}"
+    );
+    let without_feature_logs =
+        std::fs::read_dir(crate::run::run_dir(repo.path(), &summary).join("iterations"))
+            .expect("iterations")
+            .flatten()
+            .filter(|entry| entry.path().join("tests-without-feature.log").is_file())
+            .count();
+    assert!(
+        without_feature_logs >= 2,
+        "the tree without the feature was measured again after the reload"
+    );
+}

@@ -148,6 +148,23 @@ pub fn passed_secret_values(patterns: &[String]) -> Vec<String> {
     values
 }
 
+/// prpd's variables that a measurement inherits ([`EnvPolicy::Measurement`]: all but the
+/// secret-named ones), sorted by name. A test run's result depends on them besides the tree and
+/// the command, so a cached result is reused only where they are the same (`run/cache.rs`).
+pub fn inherited_by_measurements() -> Vec<(String, String)> {
+    let mut variables: Vec<(String, String)> = std::env::vars_os()
+        .map(|(name, value)| {
+            (
+                name.to_string_lossy().into_owned(),
+                value.to_string_lossy().into_owned(),
+            )
+        })
+        .filter(|(name, _)| !is_secret_name(name))
+        .collect();
+    variables.sort();
+    variables
+}
+
 /// Words that mark an environment variable as a secret (matched in its upper-cased name).
 const SECRET_WORDS: &[&str] = &[
     "TOKEN",

@@ -45,10 +45,14 @@ impl Driver {
             .filter(|(_, (family, _))| *family == Family::Harness)
             .map(|(path, _)| path.clone())
             .collect();
+        let Some(command) = detection.command(CommandKind::Test) else {
+            return Ok(None);
+        };
         let snapshots = self.snapshots()?;
         let tree = snapshots.overlay(&base, &harness, &paths, "without-feature")?;
+        let key = self.cache_key(&tree.tree, command);
         if let Some(cached) = &self.record.without_feature
-            && cached.tree == tree.tree
+            && cached.key == key
         {
             return Ok(Some(cached.clone()));
         }
@@ -73,7 +77,7 @@ impl Driver {
             return Ok(None);
         };
         let without = WithoutFeature {
-            tree: tree.tree,
+            key,
             run: tests.cases,
             log: tests.log,
         };

@@ -285,6 +285,9 @@ impl Driver {
                     &self.context.config.gate,
                 )?);
                 self.record.config_reloads.push(changed.join(", "));
+                // Every cached result was measured under the inputs a human just replaced.
+                self.record.last_test_run = None;
+                self.record.without_feature = None;
                 self.accept(number, &snapshot);
                 Ok(())
             }
