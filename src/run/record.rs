@@ -483,6 +483,7 @@ mod tests {
                 exit_code: 0,
                 log: PathBuf::from("tests.log"),
                 measured_in: "GREEN iteration 1".to_owned(),
+                fingerprint: "f".to_owned(),
             },
         };
         assert!(cached.measured(&key).is_some());

@@ -276,3 +276,36 @@ fn a_test_command_changed_by_a_reload_measures_the_tree_without_the_feature_agai
         "the tree without the feature was measured again after the reload"
     );
 }
+
+/// A reused test result is read back only as prpd wrote it. A REFACTOR agent rewrites GREEN's
+/// last test log (to count 9 passing tests) and leaves the tree as GREEN left it: the same tree
+/// is "not run again", so without a check REFACTOR's figures would be the ones the agent wrote.
+/// The log's fingerprint in the sealed record no longer matches, so prpd runs the tests again,
+/// says why, and measures the 2 tests there are; the run still ships (the honest runs of
+/// `cache.rs` still reuse their logs).
+#[test]
+fn a_rewritten_test_log_is_not_reused() {
+    let config = crate::run::prpd_toml("plain", &[("refactor", "cheat-log")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let output = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("stdout is not JSON ({error}); stderr:\n{stderr}"));
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    let refactor = measured(repo.path(), &summary, "refactor");
+    assert_eq!(refactor.len(), 1, "{summary:#}");
+    assert_eq!(
+        refactor[0]["observation"]["tests"]["passing"], 2,
+        "REFACTOR's figures are prpd's, not the rewritten log's: {:#}",
+        refactor[0]
+    );
+    assert!(
+        stderr.contains("changed since prpd wrote it"),
+        "prpd says why it ran the tests again: {stderr}"
+    );
+}

@@ -10,8 +10,8 @@ use crate::base::phase::Phase;
 use crate::qa::checklist::Category;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::runner::EarlierRun;
 use crate::qa::runner::{CheckStatus, QaOutcome};
+use crate::qa::runner::{EarlierRun, log_fingerprint};
 use crate::run::breaker::{self, Observation};
 use crate::run::cache::{self, CacheKey};
 use crate::run::frozen::Violation;
@@ -250,6 +250,11 @@ impl Driver {
         exit_code: i32,
         log: &Path,
     ) {
+        // A run whose log cannot be read back cannot be reused; it is simply not kept.
+        let Some(fingerprint) = log_fingerprint(log) else {
+            self.record.last_test_run = None;
+            return;
+        };
         self.record.last_test_run = Some(CachedTestRun {
             key: self.cache_key(tree, command),
             run: EarlierRun {
@@ -257,6 +262,7 @@ impl Driver {
                 exit_code,
                 log: log.to_path_buf(),
                 measured_in: format!("{phase} iteration {}", self.record.iteration + 1),
+                fingerprint,
             },
         });
     }
