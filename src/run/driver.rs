@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::base::config::Config;
+use crate::base::config::{Config, SnapshotRetention};
 use crate::base::files;
 use crate::base::paths::SessionPaths;
 use crate::base::phase::Phase;
@@ -192,10 +192,12 @@ impl Driver {
         self.record.usage.active_seconds = self.active_base + elapsed;
         let path = self.context.session.state();
         let json = self.record.to_json(&path)?;
-        // Sealed before it is written (see run/snapshot/seal.rs); a finished run is never
-        // resumed, and its refs are gone.
+        // Sealed before it is written (see run/snapshot/seal.rs). A finished run's refs are
+        // gone unless the config keeps them; kept, its last record is sealed alone.
         if !self.record.is_finished() {
             self.snapshots()?.seal_record(json.as_bytes())?;
+        } else if self.context.config.snapshots == SnapshotRetention::Keep {
+            self.snapshots()?.seal_final_record(json.as_bytes())?;
         }
         RunRecord::write(&path, &json)?;
         Ok(())

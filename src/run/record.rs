@@ -23,7 +23,9 @@ use crate::run::proof::WithoutFeature;
 use crate::run::snapshot::SnapshotLog;
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
-pub const RECORD_VERSION: u32 = 2;
+/// From version 3 an unfinished run's record is always sealed (`run/snapshot/seal.rs`), and
+/// `prpd resume` refuses one without its seal.
+pub const RECORD_VERSION: u32 = 3;
 
 /// One run of one PRP.
 #[derive(Debug, Clone, Serialize, Deserialize)]

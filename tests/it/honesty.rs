@@ -201,6 +201,68 @@ fn a_run_record_edited_before_a_kill_is_not_resumed() {
     );
 }
 
+/// The seal cannot be bypassed by deleting it: an agent that deletes the record's seal refs,
+/// edits the run record and kills prpd is refused on `prpd resume` (exit 2), naming the file and
+/// the way out; `prpd abort` still ends the run. An honest kill -9 resumes (see the kill -9 test
+/// of tests/it/run.rs).
+#[test]
+fn a_run_record_edited_with_its_seal_deleted_is_not_resumed() {
+    let config = crate::run::prpd_toml("plain", &[("green", "cheat-unseal")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    assert!(
+        read(&repo.join(".prp-session/state.json")).contains("\"tests_at_red_end\": 0"),
+        "the agent edited the record before it killed prpd"
+    );
+    let seals = repo.git(&["for-each-ref", "--format=%(refname)", "refs/prpd/"]);
+    assert!(
+        !seals.contains("/record"),
+        "the agent deleted the seal: {seals}"
+    );
+    let stderr = prpd_fails(&repo, &["resume", "--json"], 2);
+    assert!(stderr.contains("state.json has no seal"), "{stderr}");
+    assert!(stderr.contains("prpd abort"), "{stderr}");
+    let aborted = repo.prpd().arg("abort").output().expect("run prpd abort");
+    assert!(
+        aborted.status.success(),
+        "abort ends the run whatever its record says: {aborted:?}"
+    );
+}
+
+/// `prpd abort` seals the record it writes too: with the snapshots kept, the unfinished record
+/// from before the abort, put back, is not a record prpd vouches for, so an aborted run cannot
+/// be resumed by restoring a copy.
+#[test]
+fn an_aborted_runs_earlier_record_put_back_is_not_resumed() {
+    let config = crate::run::prpd_toml(
+        "plain",
+        &[("green", "cheat-kill")],
+        "[run]\nkeep_snapshots = true\n",
+    );
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    let state = repo.join(".prp-session/state.json");
+    let before_abort = read(&state);
+    let aborted = repo.prpd().arg("abort").output().expect("run prpd abort");
+    assert!(aborted.status.success(), "{aborted:?}");
+    std::fs::write(&state, &before_abort).expect("put the unfinished record back");
+    let stderr = prpd_fails(&repo, &["resume", "--reload-config", "--json"], 2);
+    assert!(
+        stderr.contains("state.json was changed since prpd last wrote it"),
+        "{stderr}"
+    );
+}
+
 /// A GREEN that adds a test of its own for the feature: refused by default (the harness is
 /// frozen from the end of RED), accepted when prpd.toml's `[run] green_may_add_tests = true`
 /// says GREEN may, and then frozen with the rest of the harness.

@@ -26,6 +26,8 @@
 //                 prpd with SIGKILL; called again, it does the honest work
 //   cheat-state   edits the run record (.prp-session/state.json): forgets how many tests RED
 //                 ended with (so fewer passing would do), then kills prpd with SIGKILL
+//   cheat-unseal  as cheat-state, and first deletes the record's seal (the refs
+//                 refs/prpd/<run>/record and record-previous) with git
 //   malformed     does the phase's work but prints no status block
 //   hang          starts a `sleep 600` child, records both pids, and never ends
 //   escape        does the phase's work; in GREEN it also starts a detached `setsid` shell (out
@@ -37,7 +39,7 @@
 // appended to `$PRPD_RUN_DIR/agent-calls.jsonl` (what prpd handed over), so the tests can check
 // the agent contract: working directory, prompt on stdin, PRPD_* variables.
 
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -275,6 +277,18 @@ switch (behaviour) {
       answer(`${phase}: did the work.\n${block(work())}`);
     }
     break;
+  case "cheat-unseal": {
+    for (const name of ["record", "record-previous"]) {
+      execFileSync("git", ["update-ref", "-d", `refs/prpd/${process.env.PRPD_RUN_ID}/${name}`]);
+    }
+    const state = join(".prp-session", "state.json");
+    const record = JSON.parse(readFileSync(state, "utf8"));
+    record.baseline.tests_at_red_end = 0;
+    writeFileSync(state, JSON.stringify(record, null, 2));
+    process.kill(process.ppid, "SIGKILL");
+    setTimeout(() => {}, 1_000);
+    break;
+  }
   case "cheat-kill":
     appendFileSync("prpd.toml", "\n# tuned by the agent\n");
     process.kill(process.ppid, "SIGKILL");
