@@ -31,6 +31,24 @@ pub enum EnvPolicy {
     },
 }
 
+/// The variable that marks a process as started by one of prpd's measurements, with
+/// [`measurement_mark`] as its value: a process a test run leaves behind inherits it, so the
+/// warning that stops it blames the measurement, not the agent (`descendants.rs`).
+pub(super) const MEASUREMENT_MARK: &str = "PRPD_MEASUREMENT";
+
+/// The value of [`MEASUREMENT_MARK`] in this prpd's measurements: its pid and start time, which
+/// no agent sees (no agent runs while a measurement does).
+pub(super) fn measurement_mark() -> &'static str {
+    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        format!("{}-{started}", std::process::id())
+    })
+}
+
 /// Tool homes that default to a place under `HOME`: `(variable, default relative to HOME)`.
 /// A measurement sets each one that is unset to its real place, since its `HOME` is fresh.
 const TOOL_HOMES: &[(&str, &str)] = &[
@@ -86,6 +104,7 @@ impl EnvPolicy {
                 }
                 command
                     .env("HOME", home)
+                    .env(MEASUREMENT_MARK, measurement_mark())
                     .env("CI", "true")
                     .env("npm_config_yes", "false")
                     .env("PYTHONNOUSERSITE", "1")
