@@ -1,5 +1,6 @@
 //! Writing prpd's own files: whole files atomically (a reader sees the old file or the new one,
-//! never a mix), logs by appending. One place, so every artifact is written the same way.
+//! never a mix), logs by appending, and the content hash that recognises a file prpd wrote. One
+//! place, so every artifact is written the same way.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -14,6 +15,16 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     file.as_file().sync_all()?;
     file.persist(path).map_err(|persist| persist.error)?;
     Ok(())
+}
+
+/// The git blob id of `bytes`: a content hash that needs no repository, for what prpd keeps in
+/// its sealed record to recognise a file it wrote (a log an agent may have rewritten).
+pub fn content_hash(bytes: &[u8]) -> String {
+    // Hashing a buffer in memory touches no repository and cannot fail; the zero id (which no
+    // content has) stands in should libgit2 ever refuse, and then simply matches nothing.
+    git2::Oid::hash_object(git2::ObjectType::Blob, bytes)
+        .unwrap_or(git2::Oid::ZERO_SHA1)
+        .to_string()
 }
 
 /// Appends `text` to `path`, creating the file when missing.
@@ -34,6 +45,15 @@ pub fn last_lines(text: &str, count: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_hashes_are_git_blob_ids() {
+        assert_eq!(
+            content_hash(b""),
+            "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+        );
+        assert_ne!(content_hash(b"a"), content_hash(b"b"));
+    }
 
     #[test]
     fn atomic_write_replaces_and_append_extends() {

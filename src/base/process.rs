@@ -36,8 +36,10 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 use tokio::task::AbortHandle;
 
-pub use descendants::{Leftover, become_subreaper, stop_leftovers, stop_marked};
-pub use env::{EnvPolicy, is_secret_name, passed_secret_values};
+pub use descendants::{
+    Leftover, StartedBy, become_subreaper, by_starter, stop_leftovers, stop_marked,
+};
+pub use env::{EnvPolicy, inherited_by_measurements, is_secret_name, passed_secret_values};
 pub use group::stop_orphaned_group;
 pub use program::{Missing, find_program};
 

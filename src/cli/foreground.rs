@@ -39,13 +39,10 @@ pub(super) fn drive(
         }
     });
     // However the run ended (a dropped run killed the agent's group), nothing that escaped an
-    // agent's group may outlive prpd.
+    // agent's or a measurement's group may outlive prpd.
     let leftovers = runtime.block_on(process::stop_leftovers());
-    if !leftovers.is_empty() {
-        tracing::warn!(
-            stopped = %leftovers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
-            "stopped processes the agent left running"
-        );
+    for (started_by, stopped) in process::by_starter(&leftovers) {
+        tracing::warn!(%stopped, "{}", started_by.stopped_message());
     }
     let record = record?;
     if record.is_none() {

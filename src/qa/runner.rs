@@ -34,7 +34,7 @@ use crate::qa::junit;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
 
-pub use earlier::EarlierRun;
+pub use earlier::{EarlierRun, log_fingerprint};
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;

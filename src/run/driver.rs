@@ -25,7 +25,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::base::config::Config;
+use crate::base::config::{Config, SnapshotRetention};
 use crate::base::files;
 use crate::base::paths::SessionPaths;
 use crate::base::phase::Phase;
@@ -168,6 +168,7 @@ impl Driver {
     /// Carries out pending effects until none is left. Between effects it honours an abort
     /// requested through `.prp-session/abort-requested`.
     pub async fn drive(&mut self) -> Result<(), DriveError> {
+        self.drop_stale_caches();
         self.save()?;
         while let Some(effect) = self.record.pending.first().cloned() {
             if self.take_abort_request() {
@@ -192,10 +193,12 @@ impl Driver {
         self.record.usage.active_seconds = self.active_base + elapsed;
         let path = self.context.session.state();
         let json = self.record.to_json(&path)?;
-        // Sealed before it is written (see run/snapshot/seal.rs); a finished run is never
-        // resumed, and its refs are gone.
+        // Sealed before it is written (see run/snapshot/seal.rs). A finished run's refs are
+        // gone unless the config keeps them; kept, its last record is sealed alone.
         if !self.record.is_finished() {
             self.snapshots()?.seal_record(json.as_bytes())?;
+        } else if self.context.config.snapshots == SnapshotRetention::Keep {
+            self.snapshots()?.seal_final_record(json.as_bytes())?;
         }
         RunRecord::write(&path, &json)?;
         Ok(())

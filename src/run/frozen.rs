@@ -15,6 +15,7 @@
 //! restores it from the last accepted snapshot and fails the iteration's gate with it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -268,6 +269,18 @@ pub fn is_harness_file(path: &Path) -> bool {
 }
 
 impl Freeze {
+    /// prpd's frozen inputs as one text, a line per file (its path and what froze): what a
+    /// cached measurement's settings hold of them (`run/cache.rs`).
+    pub fn prpd_inputs_text(&self) -> String {
+        let mut text = String::new();
+        for (path, (family, frozen)) in &self.entries {
+            if *family == Family::PrpdInputs {
+                let _ = writeln!(text, "{}: {frozen:?}", path.display());
+            }
+        }
+        text
+    }
+
     /// Adds prpd's own inputs as they are in `files`, the files of `snapshot` (the run's base).
     pub fn prpd_inputs(&mut self, snapshot: &Snapshot, files: &BTreeMap<PathBuf, String>) {
         self.families.insert(Family::PrpdInputs);
@@ -437,6 +450,20 @@ mod tests {
             commit: format!("{name}-commit"),
             tree: format!("{name}-tree"),
         }
+    }
+
+    #[test]
+    fn the_text_of_prpds_inputs_leaves_the_harness_out() {
+        let mut freeze = Freeze::default();
+        let base = files(&[("prpd.toml", "p1"), ("test/a.test.js", "t1")]);
+        freeze.prpd_inputs(&snapshot("base"), &base);
+        let before = freeze.prpd_inputs_text();
+        assert!(
+            before.contains("prpd.toml") && before.contains("p1"),
+            "{before}"
+        );
+        freeze.harness(&snapshot("red"), &base, Some("npm test"), no_text);
+        assert_eq!(freeze.prpd_inputs_text(), before);
     }
 
     #[test]

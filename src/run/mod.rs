@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod breaker;
+pub mod cache;
 pub mod driver;
 pub mod escalation;
 pub mod frozen;

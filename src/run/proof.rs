@@ -27,6 +27,7 @@ use files::{Owner, Owners};
 use serde::{Deserialize, Serialize};
 
 use crate::qa::metrics::{Metrics, Outcome};
+use crate::run::cache::CacheKey;
 
 /// One run of the test command as the proof sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,12 +141,13 @@ pub fn build_failure(log: &str) -> Option<&str> {
 }
 
 /// The test command's run on the tree without the feature, kept in the run record and reused
-/// while the tree it ran on is the same (it changes only when the harness is frozen again).
-/// A run that [could not run](CasesRun::could_not_run) is never kept: it runs again.
+/// while it measured the same thing: the same tree (it changes only when the harness is frozen
+/// again), the same command and the same measurement settings. A run that
+/// [could not run](CasesRun::could_not_run) is never kept: it runs again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WithoutFeature {
-    /// The id of the tree it ran on: the base with the frozen harness laid over it.
-    pub tree: String,
+    /// What it measured; the tree is the base with the frozen harness laid over it.
+    pub key: CacheKey,
     /// What the run showed.
     pub run: CasesRun,
     /// Its log.

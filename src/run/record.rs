@@ -16,13 +16,16 @@ use crate::base::phase::Phase;
 use crate::qa::discover::Detection;
 use crate::qa::runner::EarlierRun;
 use crate::run::breaker::{Breaker, Observation};
+use crate::run::cache::CacheKey;
 use crate::run::frozen::Freeze;
 use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
 use crate::run::proof::WithoutFeature;
 use crate::run::snapshot::SnapshotLog;
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
-pub const RECORD_VERSION: u32 = 2;
+/// From version 3 an unfinished run's record is always sealed (`run/snapshot/seal.rs`), and
+/// `prpd resume` refuses one without its seal.
+pub const RECORD_VERSION: u32 = 3;
 
 /// One run of one PRP.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -79,10 +82,10 @@ pub struct RunRecord {
     /// records written before the proof existed).
     #[serde(default)]
     pub without_feature: Option<WithoutFeature>,
-    /// The last test run prpd made and the tree it ran on: the same command on the same tree is
-    /// not run again (GREEN's two runs excepted).
+    /// The last test run prpd made and what it measured: the same command on the same tree,
+    /// with the same measurement settings, is not run again (GREEN's two runs excepted).
     #[serde(default)]
-    pub last_test_run: Option<MeasuredTree>,
+    pub last_test_run: Option<CachedTestRun>,
     /// What the last agent said stood in its way: the tool calls its CLI refused and the
     /// `BLOCKERS` of its status block, for the next iteration's feedback and the escalation
     /// report (absent in older records).
@@ -122,18 +125,18 @@ impl AgentObstacles {
     }
 }
 
-/// A test run and the id of the tree it ran on.
+/// A test run and what it measured.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MeasuredTree {
-    /// The snapshot tree id the command ran on.
-    pub tree: String,
+pub struct CachedTestRun {
+    /// The tree, the command and the measurement settings of the run.
+    pub key: CacheKey,
     pub run: EarlierRun,
 }
 
-impl MeasuredTree {
-    /// The run, when it was made on `tree`.
-    pub fn on(&self, tree: &str) -> Option<&EarlierRun> {
-        (self.tree == tree).then_some(&self.run)
+impl CachedTestRun {
+    /// The run, when it measured what `key` names.
+    pub fn measured(&self, key: &CacheKey) -> Option<&EarlierRun> {
+        (self.key == *key).then_some(&self.run)
     }
 }
 
@@ -466,6 +469,42 @@ mod tests {
         record.pending.remove(0);
         record.iteration = 0;
         assert_eq!(record.next_iteration(), Some((Phase::Green, 1)));
+    }
+
+    #[test]
+    fn a_cached_test_run_stands_only_for_the_same_tree_command_and_settings() {
+        let key = CacheKey {
+            tree: "t1".to_owned(),
+            command: "npm test".to_owned(),
+            settings: "s1".to_owned(),
+        };
+        let cached = CachedTestRun {
+            key: key.clone(),
+            run: EarlierRun {
+                command: "npm test".to_owned(),
+                exit_code: 0,
+                log: PathBuf::from("tests.log"),
+                measured_in: "GREEN iteration 1".to_owned(),
+                fingerprint: "f".to_owned(),
+            },
+        };
+        assert!(cached.measured(&key).is_some());
+        for other in [
+            CacheKey {
+                tree: "t2".to_owned(),
+                ..key.clone()
+            },
+            CacheKey {
+                command: "npm test -- --grep add".to_owned(),
+                ..key.clone()
+            },
+            CacheKey {
+                settings: "s2".to_owned(),
+                ..key.clone()
+            },
+        ] {
+            assert!(cached.measured(&other).is_none(), "{other:?}");
+        }
     }
 
     #[test]

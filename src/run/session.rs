@@ -51,6 +51,14 @@ pub enum SessionError {
         path.display()
     )]
     RecordChanged { run_id: String, path: PathBuf },
+    #[error(
+        "{} has no seal: prpd seals every record of an unfinished run on \
+         refs/prpd/{run_id}/record, and that ref is gone (an agent may have deleted it along with \
+         editing the file); run {run_id} does not continue from a record prpd cannot vouch for; \
+         end the run with `prpd abort`",
+        path.display()
+    )]
+    RecordUnsealed { run_id: String, path: PathBuf },
     #[error("the current run is {current}, not {asked}")]
     OtherRun { current: String, asked: String },
     #[error("run {run_id} is {state}: there is nothing to {action}")]
@@ -279,6 +287,7 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
     if !effects.is_empty() {
         // The abort's only effect is the summary, written here; nothing is left to carry out.
         record.pending.clear();
+        seal_final(options, &session, &record)?;
         record.save(&session.state())?;
         crate::run::driver::write_summary(&session, &record)?;
         release_snapshots(options, &session, &record);
@@ -287,6 +296,30 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
     Ok(Aborted::Now {
         run_id: record.run_id,
     })
+}
+
+/// Seals the aborted run's record before it is written, like every record prpd writes (see
+/// `run/snapshot/seal.rs`), so that the unfinished record before it cannot be put back and
+/// resumed where the refs are kept. An abort must work with a broken repository, so a seal that
+/// cannot be written is only logged: the record is finished either way, and a resume of an
+/// edited copy finds no seal that vouches for it.
+fn seal_final(
+    options: &Options,
+    session: &SessionPaths,
+    record: &RunRecord,
+) -> Result<(), SessionFailure> {
+    let path = session.state();
+    let json = record.to_json(&path)?;
+    let sealed = Snapshots::open(
+        &options.repo,
+        &record.run_id,
+        &session.run_dir(&record.run_id).join("snapshot.index"),
+    )
+    .and_then(|snapshots| snapshots.seal_final_record(json.as_bytes()));
+    if let Err(error) = sealed {
+        tracing::warn!(%error, "could not seal the aborted run's record");
+    }
+    Ok(())
 }
 
 /// Removes an aborted run's snapshot refs unless the config keeps them. An abort must work with
@@ -357,28 +390,35 @@ fn stop_orphaned_agent(session: &SessionPaths) {
 }
 
 /// Refuses to continue from a record someone else wrote: the file must be the content prpd
-/// sealed when it last wrote it (see `run/snapshot/seal.rs`).
+/// sealed when it last wrote it (see `run/snapshot/seal.rs`). Every unfinished record of this
+/// version is sealed, so a record without a seal is refused too.
 fn refuse_a_record_prpd_did_not_write(
     session: &SessionPaths,
     repo: &Path,
     record: &RunRecord,
-) -> Result<(), SessionError> {
+) -> Result<(), SessionFailure> {
     let path = session.state();
-    let Ok(content) = std::fs::read(&path) else {
-        return Ok(());
-    };
-    let sealed = Snapshots::open(
+    let content = std::fs::read(&path).map_err(|source| SessionFailure::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let snapshots = Snapshots::open(
         repo,
         &record.run_id,
         &session.run_dir(&record.run_id).join("snapshot.index"),
-    )
-    .and_then(|snapshots| snapshots.is_sealed_record(&content));
-    match sealed {
-        Ok(Some(false)) => Err(SessionError::RecordChanged {
+    )?;
+    match snapshots.is_sealed_record(&content)? {
+        Some(true) => Ok(()),
+        Some(false) => Err(SessionError::RecordChanged {
             run_id: record.run_id.clone(),
             path,
-        }),
-        Ok(Some(true) | None) | Err(_) => Ok(()),
+        }
+        .into()),
+        None => Err(SessionError::RecordUnsealed {
+            run_id: record.run_id.clone(),
+            path,
+        }
+        .into()),
     }
 }
 

@@ -201,6 +201,68 @@ fn a_run_record_edited_before_a_kill_is_not_resumed() {
     );
 }
 
+/// The seal cannot be bypassed by deleting it: an agent that deletes the record's seal refs,
+/// edits the run record and kills prpd is refused on `prpd resume` (exit 2), naming the file and
+/// the way out; `prpd abort` still ends the run. An honest kill -9 resumes (see the kill -9 test
+/// of tests/it/run.rs).
+#[test]
+fn a_run_record_edited_with_its_seal_deleted_is_not_resumed() {
+    let config = crate::run::prpd_toml("plain", &[("green", "cheat-unseal")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    assert!(
+        read(&repo.join(".prp-session/state.json")).contains("\"tests_at_red_end\": 0"),
+        "the agent edited the record before it killed prpd"
+    );
+    let seals = repo.git(&["for-each-ref", "--format=%(refname)", "refs/prpd/"]);
+    assert!(
+        !seals.contains("/record"),
+        "the agent deleted the seal: {seals}"
+    );
+    let stderr = prpd_fails(&repo, &["resume", "--json"], 2);
+    assert!(stderr.contains("state.json has no seal"), "{stderr}");
+    assert!(stderr.contains("prpd abort"), "{stderr}");
+    let aborted = repo.prpd().arg("abort").output().expect("run prpd abort");
+    assert!(
+        aborted.status.success(),
+        "abort ends the run whatever its record says: {aborted:?}"
+    );
+}
+
+/// `prpd abort` seals the record it writes too: with the snapshots kept, the unfinished record
+/// from before the abort, put back, is not a record prpd vouches for, so an aborted run cannot
+/// be resumed by restoring a copy.
+#[test]
+fn an_aborted_runs_earlier_record_put_back_is_not_resumed() {
+    let config = crate::run::prpd_toml(
+        "plain",
+        &[("green", "cheat-kill")],
+        "[run]\nkeep_snapshots = true\n",
+    );
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    let state = repo.join(".prp-session/state.json");
+    let before_abort = read(&state);
+    let aborted = repo.prpd().arg("abort").output().expect("run prpd abort");
+    assert!(aborted.status.success(), "{aborted:?}");
+    std::fs::write(&state, &before_abort).expect("put the unfinished record back");
+    let stderr = prpd_fails(&repo, &["resume", "--reload-config", "--json"], 2);
+    assert!(
+        stderr.contains("state.json was changed since prpd last wrote it"),
+        "{stderr}"
+    );
+}
+
 /// A GREEN that adds a test of its own for the feature: refused by default (the harness is
 /// frozen from the end of RED), accepted when prpd.toml's `[run] green_may_add_tests = true`
 /// says GREEN may, and then frozen with the rest of the harness.
@@ -233,4 +295,79 @@ fn green_may_add_tests_only_when_prpd_toml_allows_it() {
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
     assert_eq!(code, 0);
     assert!(allowed.join("test/multiply-signs.test.js").is_file());
+}
+
+/// Every cached measurement measured one command on one tree. A REFACTOR agent deletes the
+/// feature, points `[commands] test` at a recording of GREEN's passing output and kills prpd;
+/// a careless human resumes with `--reload-config`. Had the run without the feature (measured
+/// with the old command) been reused, the fail-to-pass proof would compare the recording with
+/// the base's real failures and ship without the feature. Dropped on the reload, the tree
+/// without the feature is measured again with the new command, where the "tests" pass too: the
+/// proof fails and the run never ships. The honest reload of the test above still ships.
+#[test]
+fn a_test_command_changed_by_a_reload_measures_the_tree_without_the_feature_again() {
+    let config = crate::run::prpd_toml("plain", &[("refactor", "cheat-command")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let _ = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    assert!(
+        read(&repo.join("prpd.toml")).contains("| base64 -d"),
+        "the agent changed the test command before it killed prpd"
+    );
+    let (code, summary) = prpd_json(repo.path(), &["resume", "--reload-config", "--json"]);
+    assert_ne!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 3, "{summary:#}");
+    let first = &summary["verdicts"][0];
+    assert_eq!(first["verdict"], "REJECT", "{summary:#}");
+    assert!(
+        first["blocking"].to_string().contains("F2P"),
+        "QA's proof failed: {summary:#}"
+    );
+    let without_feature_logs =
+        std::fs::read_dir(crate::run::run_dir(repo.path(), &summary).join("iterations"))
+            .expect("iterations")
+            .flatten()
+            .filter(|entry| entry.path().join("tests-without-feature.log").is_file())
+            .count();
+    assert!(
+        without_feature_logs >= 2,
+        "the tree without the feature was measured again after the reload"
+    );
+}
+
+/// A reused test result is read back only as prpd wrote it. A REFACTOR agent rewrites GREEN's
+/// last test log (to count 9 passing tests) and leaves the tree as GREEN left it: the same tree
+/// is "not run again", so without a check REFACTOR's figures would be the ones the agent wrote.
+/// The log's fingerprint in the sealed record no longer matches, so prpd runs the tests again,
+/// says why, and measures the 2 tests there are; the run still ships (the honest runs of
+/// `cache.rs` still reuse their logs).
+#[test]
+fn a_rewritten_test_log_is_not_reused() {
+    let config = crate::run::prpd_toml("plain", &[("refactor", "cheat-log")], "");
+    let repo = calc_repo(&prp(""), &config);
+    let output = repo
+        .prpd()
+        .args(["run", PRP, "--json"])
+        .timeout(std::time::Duration::from_secs(240))
+        .output()
+        .expect("run prpd");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let summary: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("stdout is not JSON ({error}); stderr:\n{stderr}"));
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    let refactor = measured(repo.path(), &summary, "refactor");
+    assert_eq!(refactor.len(), 1, "{summary:#}");
+    assert_eq!(
+        refactor[0]["observation"]["tests"]["passing"], 2,
+        "REFACTOR's figures are prpd's, not the rewritten log's: {:#}",
+        refactor[0]
+    );
+    assert!(
+        stderr.contains("changed since prpd wrote it"),
+        "prpd says why it ran the tests again: {stderr}"
+    );
 }

@@ -14,6 +14,12 @@
 //! [`GRACE`] to exit (new ones found while waiting get SIGTERM too), then SIGKILL until none is
 //! left. Zombies re-parented to prpd are reaped by pid, never with `waitpid(-1)`, which would
 //! steal the exit status of a child tokio is waiting for.
+//!
+//! A leftover is not always an agent's: a project's test command may start a server and leave
+//! it running. Each leftover is told by who started it ([`StartedBy`]): a process that carries
+//! this prpd's measurement mark in its environment (set by [`super::EnvPolicy::Measurement`],
+//! inherited by everything a measurement starts) is a measurement's, anything else an agent's,
+//! so the warning blames the right one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -23,6 +29,8 @@ use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitPidFlag, waitpid};
 use nix::unistd::Pid;
+
+use super::env::{MEASUREMENT_MARK, measurement_mark};
 
 /// How long leftovers have between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_secs(1);
@@ -55,6 +63,48 @@ pub struct Leftover {
     /// Its command line (`/proc/<pid>/cmdline`, arguments joined with spaces), or `[name]`
     /// when it has none.
     pub command: String,
+    /// Who started it, for the warning that names it.
+    pub started_by: StartedBy,
+}
+
+/// Who started a leftover process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum StartedBy {
+    /// One of prpd's own measurements (a test run, a QA check: it carries this prpd's
+    /// measurement mark): the project's command started it, say a test suite that starts a
+    /// server and leaves it running.
+    Measurement,
+    /// An agent: prpd starts nothing else that outlives its call.
+    Agent,
+}
+
+impl StartedBy {
+    /// The warning's sentence for processes this starter left running.
+    pub fn stopped_message(self) -> &'static str {
+        match self {
+            StartedBy::Measurement => {
+                "stopped processes a measurement left running (the project's test or check \
+                 command started them, not the agent)"
+            }
+            StartedBy::Agent => "stopped processes the agent left running",
+        }
+    }
+}
+
+/// The stopped `leftovers` by who started them, each group as one line of the leftovers as
+/// they display (pid and command line), comma-separated; measurements first.
+pub fn by_starter(leftovers: &[Leftover]) -> Vec<(StartedBy, String)> {
+    let mut groups: BTreeMap<StartedBy, Vec<String>> = BTreeMap::new();
+    for leftover in leftovers {
+        groups
+            .entry(leftover.started_by)
+            .or_default()
+            .push(leftover.to_string());
+    }
+    groups
+        .into_iter()
+        .map(|(started_by, stopped)| (started_by, stopped.join(", ")))
+        .collect()
 }
 
 impl fmt::Display for Leftover {
@@ -257,11 +307,17 @@ impl Stopper {
         for target in targets {
             let new = !self.stopped.contains_key(&(target.pid, target.start));
             if new {
+                let mark = format!("{MEASUREMENT_MARK}={}", measurement_mark());
                 self.stopped.insert(
                     (target.pid, target.start),
                     Leftover {
                         pid: target.pid,
                         command: command_line(target),
+                        started_by: if carries(target.pid, &mark) {
+                            StartedBy::Measurement
+                        } else {
+                            StartedBy::Agent
+                        },
                     },
                 );
             }
@@ -487,6 +543,63 @@ mod tests {
         assert_eq!(reported.get(&escaped[0]), Some(&"sleep 30"), "{stopped:?}");
         assert_eq!(reported.get(&escaped[1]), Some(&"sleep 31"), "{stopped:?}");
         assert!(stop_leftovers().await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_measurements_leftover_is_told_from_an_agents() {
+        in_a_process_of_its_own("measurement_and_agent_leftovers_alone").await;
+    }
+
+    #[tokio::test]
+    #[ignore = "run alone by a_measurements_leftover_is_told_from_an_agents"]
+    async fn measurement_and_agent_leftovers_alone() {
+        if !alone() {
+            return;
+        }
+        become_subreaper().expect("subreaper");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let leave = |file: &str| {
+            format!(
+                "setsid sleep 30 >/dev/null 2>&1 < /dev/null & echo $! > '{}'; sleep 0.3; exit 0",
+                dir.path().join(file).display()
+            )
+        };
+        let measured = run(Spec::measurement(
+            &leave("measured"),
+            dir.path(),
+            &dir.path().join("tests.log"),
+        ))
+        .await
+        .expect("runs");
+        assert_eq!(measured.termination, Termination::Exited(0));
+        agent(&leave("agent"), dir.path()).await;
+        let (from_measurement, from_agent) = (
+            pids(&dir.path().join("measured"))[0],
+            pids(&dir.path().join("agent"))[0],
+        );
+
+        let stopped = stop_leftovers().await;
+        let starters: BTreeMap<i32, StartedBy> = stopped
+            .iter()
+            .map(|leftover| (leftover.pid, leftover.started_by))
+            .collect();
+        assert_eq!(
+            starters,
+            BTreeMap::from([
+                (from_measurement, StartedBy::Measurement),
+                (from_agent, StartedBy::Agent)
+            ]),
+            "{stopped:?}"
+        );
+        let lines = by_starter(&stopped);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0].0, StartedBy::Measurement);
+        assert!(
+            lines[0]
+                .1
+                .starts_with(&format!("{from_measurement} `sleep 30`"))
+        );
+        assert!(!alive(from_measurement) && !alive(from_agent));
     }
 
     #[tokio::test]

@@ -32,6 +32,24 @@ pub enum EnvPolicy {
     },
 }
 
+/// The variable that marks a process as started by one of prpd's measurements, with
+/// [`measurement_mark`] as its value: a process a test run leaves behind inherits it, so the
+/// warning that stops it blames the measurement, not the agent (`descendants.rs`).
+pub(super) const MEASUREMENT_MARK: &str = "PRPD_MEASUREMENT";
+
+/// The value of [`MEASUREMENT_MARK`] in this prpd's measurements: its pid and start time, which
+/// no agent sees (no agent runs while a measurement does).
+pub(super) fn measurement_mark() -> &'static str {
+    static MARK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| {
+        let started = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        format!("{}-{started}", std::process::id())
+    })
+}
+
 /// Tool homes that default to a place under `HOME`: `(variable, default relative to HOME)`.
 /// A measurement sets each one that is unset to its real place, since its `HOME` is fresh.
 const TOOL_HOMES: &[(&str, &str)] = &[
@@ -87,6 +105,7 @@ impl EnvPolicy {
                 }
                 command
                     .env("HOME", home)
+                    .env(MEASUREMENT_MARK, measurement_mark())
                     .env("CI", "true")
                     .env("npm_config_yes", "false")
                     .env("npm_config_update_notifier", "false")
@@ -148,6 +167,23 @@ pub fn passed_secret_values(patterns: &[String]) -> Vec<String> {
     values.sort_by_key(|value| std::cmp::Reverse(value.len()));
     values.dedup();
     values
+}
+
+/// prpd's variables that a measurement inherits ([`EnvPolicy::Measurement`]: all but the
+/// secret-named ones), sorted by name. A test run's result depends on them besides the tree and
+/// the command, so a cached result is reused only where they are the same (`run/cache.rs`).
+pub fn inherited_by_measurements() -> Vec<(String, String)> {
+    let mut variables: Vec<(String, String)> = std::env::vars_os()
+        .map(|(name, value)| {
+            (
+                name.to_string_lossy().into_owned(),
+                value.to_string_lossy().into_owned(),
+            )
+        })
+        .filter(|(name, _)| !is_secret_name(name))
+        .collect();
+    variables.sort();
+    variables
 }
 
 /// Words that mark an environment variable as a secret (matched in its upper-cased name).

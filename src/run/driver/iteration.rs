@@ -112,6 +112,8 @@ impl Driver {
             )
             .await?;
         measurement.refused = violations;
+        // Nothing a measurement started outlives the iteration that measured.
+        stop_leftovers(phase).await;
         let event = self.conclude(
             phase,
             number,
@@ -359,14 +361,13 @@ impl Driver {
             group_file: Some(&group_file),
             commands: &agent::Commands::discovered(detection),
         };
+        // What a measurement left running (a test suite's server) is stopped before the agent
+        // starts, so that everything alive after the agent's call is the agent's.
+        stop_leftovers(phase).await;
         let invoked = agent::invoke(&invocation).await;
         // No agent process survives its call: what escaped its process group is stopped here,
         // however the agent ended, before prpd measures anything (and before a quota wait).
-        let leftovers = process::stop_leftovers().await;
-        if !leftovers.is_empty() {
-            let stopped: Vec<String> = leftovers.iter().map(ToString::to_string).collect();
-            tracing::warn!(%phase, stopped = %stopped.join(", "), "stopped processes the agent left running");
-        }
+        stop_leftovers(phase).await;
         let report = invoked?;
         if let Some(usage) = &report.usage {
             self.record.usage.tokens += usage.billed_tokens();
@@ -396,6 +397,17 @@ impl Driver {
             tokio::time::sleep(wait).await;
         }
         Ok(report)
+    }
+}
+
+/// Stops every process that outlived the call that started it (prpd is a child subreaper, see
+/// `process::stop_leftovers`) and warns, naming them, who left them: an agent, or one of
+/// prpd's own measurements (the project's test command starting a daemon is not the agent's
+/// doing).
+async fn stop_leftovers(phase: Phase) {
+    let leftovers = process::stop_leftovers().await;
+    for (started_by, stopped) in process::by_starter(&leftovers) {
+        tracing::warn!(%phase, %stopped, "{}", started_by.stopped_message());
     }
 }
 

@@ -8,14 +8,16 @@ use std::path::Path;
 use crate::base::files;
 use crate::base::phase::Phase;
 use crate::qa::checklist::Category;
+use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
-use crate::qa::runner::EarlierRun;
 use crate::qa::runner::{CheckStatus, QaOutcome};
+use crate::qa::runner::{EarlierRun, log_fingerprint};
 use crate::run::breaker::{self, Observation};
+use crate::run::cache::{self, CacheKey};
 use crate::run::frozen::Violation;
 use crate::run::gate::{self, Measured};
 use crate::run::measure::{self, Probe};
-use crate::run::record::MeasuredTree;
+use crate::run::record::CachedTestRun;
 
 use super::{DriveError, Driver};
 
@@ -164,8 +166,8 @@ impl Driver {
         Ok(Measured::Document { failed })
     }
 
-    /// One test run on `tree`, read from the last one when that ran on the same tree, and kept
-    /// for the next measurement.
+    /// One test run on `tree`, read from the last one when that measured the same thing, and
+    /// kept for the next measurement.
     async fn measured_tests(
         &mut self,
         phase: Phase,
@@ -173,7 +175,7 @@ impl Driver {
         iteration_dir: &Path,
         tree: &str,
     ) -> Result<Option<measure::TestMeasurement>, DriveError> {
-        let earlier = self.earlier_run_on(tree);
+        let earlier = self.earlier_run(tree, detection);
         let tests = self
             .probe(detection, iteration_dir)
             .tests("tests", earlier.as_ref())
@@ -182,13 +184,45 @@ impl Driver {
         Ok(tests)
     }
 
-    /// The last test run, when it ran on `tree`.
-    pub(super) fn earlier_run_on(&self, tree: &str) -> Option<EarlierRun> {
+    /// What a run of `command` on `tree` would measure now.
+    pub(super) fn cache_key(&self, tree: &str, command: &str) -> CacheKey {
+        CacheKey {
+            tree: tree.to_owned(),
+            command: command.to_owned(),
+            settings: cache::settings(&self.context.config, &self.record.freeze.prpd_inputs_text()),
+        }
+    }
+
+    /// The last test run, when it ran the test command on `tree` with the current settings.
+    pub(super) fn earlier_run(&self, tree: &str, detection: &Detection) -> Option<EarlierRun> {
+        let key = self.cache_key(tree, detection.command(CommandKind::Test)?);
         self.record
             .last_test_run
             .as_ref()
-            .and_then(|measured| measured.on(tree))
+            .and_then(|cached| cached.measured(&key))
             .cloned()
+    }
+
+    /// Drops every cached result that was measured with other settings than the current ones
+    /// (another configuration, environment or reloaded inputs): it would not stand for a run
+    /// made now.
+    pub(super) fn drop_stale_caches(&mut self) {
+        let settings =
+            cache::settings(&self.context.config, &self.record.freeze.prpd_inputs_text());
+        if let Some(cached) = &self.record.last_test_run
+            && cached.key.settings != settings
+        {
+            tracing::info!("the last test run was measured with other settings; it is not reused");
+            self.record.last_test_run = None;
+        }
+        if let Some(without) = &self.record.without_feature
+            && without.key.settings != settings
+        {
+            tracing::info!(
+                "the run without the feature was measured with other settings; it is measured again"
+            );
+            self.record.without_feature = None;
+        }
     }
 
     /// Keeps a test run prpd just made on `tree` (not one read back from an earlier run, and
@@ -216,13 +250,19 @@ impl Driver {
         exit_code: i32,
         log: &Path,
     ) {
-        self.record.last_test_run = Some(MeasuredTree {
-            tree: tree.to_owned(),
+        // A run whose log cannot be read back cannot be reused; it is simply not kept.
+        let Some(fingerprint) = log_fingerprint(log) else {
+            self.record.last_test_run = None;
+            return;
+        };
+        self.record.last_test_run = Some(CachedTestRun {
+            key: self.cache_key(tree, command),
             run: EarlierRun {
                 command: command.to_owned(),
                 exit_code,
                 log: log.to_path_buf(),
                 measured_in: format!("{phase} iteration {}", self.record.iteration + 1),
+                fingerprint,
             },
         });
     }

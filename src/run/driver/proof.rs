@@ -34,11 +34,15 @@ impl Driver {
         ) else {
             return Ok(None);
         };
+        let Some(command) = detection.command(CommandKind::Test) else {
+            return Ok(None);
+        };
         let snapshots = self.snapshots()?;
         let (paths, files) = harness_layout(&self.record.freeze, &snapshots.files(&base)?);
         let tree = snapshots.overlay(&base, &harness, &paths, "without-feature")?;
+        let key = self.cache_key(&tree.tree, command);
         if let Some(cached) = &self.record.without_feature
-            && cached.tree == tree.tree
+            && cached.key == key
             && cached.run.could_not_run().is_none()
         {
             return Ok(Some((cached.clone(), files)));
@@ -77,7 +81,7 @@ impl Driver {
                 proof::build_failure(&String::from_utf8_lossy(&text)).map(str::to_owned);
         }
         let without = WithoutFeature {
-            tree: tree.tree,
+            key,
             run,
             log: tests.log,
         };

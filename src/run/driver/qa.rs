@@ -44,7 +44,7 @@ impl Driver {
     ) -> Result<QaOutcome, DriveError> {
         // The tree the checklist judges; a test run prpd already made on it is not repeated.
         let tree = self.record_tree("before the QA checklist")?;
-        let earlier: Vec<EarlierRun> = self.earlier_run_on(&tree).into_iter().collect();
+        let earlier: Vec<EarlierRun> = self.earlier_run(&tree, detection).into_iter().collect();
         let mut outcome = self
             .checklist_run(detection, &self.context.checklist, iteration_dir, earlier)
             .await?;

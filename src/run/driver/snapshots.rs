@@ -285,6 +285,9 @@ impl Driver {
                     &self.context.config.gate,
                 )?);
                 self.record.config_reloads.push(changed.join(", "));
+                // Every cached result was measured under the inputs a human just replaced.
+                self.record.last_test_run = None;
+                self.record.without_feature = None;
                 self.accept(number, &snapshot);
                 Ok(())
             }
@@ -304,8 +307,9 @@ impl Driver {
             .collect();
         Ok(Some(Event::ShipFailed {
             message: format!(
-                "frozen files changed after QA measured the tree (prpd restored them): {}; \
-                 stop any process the agents left running; `prpd resume` checks the tree again",
+                "frozen files changed after QA measured the tree (prpd restored them): {}; a \
+                 process that outlived an agent or a measurement (the project's test or check \
+                 command) may have changed them: stop it; `prpd resume` checks the tree again",
                 files.join(", ")
             ),
         }))

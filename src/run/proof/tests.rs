@@ -33,7 +33,11 @@ fn judged(without: &CasesRun, with: &CasesRun) -> Proof {
 /// The same, with the harness's test files `files`.
 fn judged_with(files: &TestFiles, without: &CasesRun, with: &CasesRun) -> Proof {
     let without = WithoutFeature {
-        tree: "t".to_owned(),
+        key: CacheKey {
+            tree: "t".to_owned(),
+            command: "make test".to_owned(),
+            settings: "s".to_owned(),
+        },
         run: without.clone(),
         log: "without.log".into(),
     };

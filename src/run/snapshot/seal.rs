@@ -4,9 +4,13 @@
 //! an agent that edited the file (to skip QA, say) and killed prpd is refused, by name.
 //!
 //! Sealing before the write means a kill between the two leaves the previous content in the
-//! file, which the previous seal still vouches for. The seal is tamper evidence against an
-//! agent editing a file, not a lock: a process of the same user that also rewrites prpd's
-//! private refs is not stopped, which the README says.
+//! file, which the previous seal still vouches for. A record of the current version is always
+//! sealed while its run is unfinished, so a missing seal is refused like a wrong one: an agent
+//! that deletes the refs along with editing the file gains nothing. When a run ends (and its
+//! refs are kept), the final record is sealed alone ([`Snapshots::seal_final_record`]), so the
+//! unfinished record before it cannot be put back and resumed. The seal is tamper evidence
+//! against an agent editing files, not a lock: a process of the same user that rewrites prpd's
+//! private refs to match an edited record is not stopped, which the README says.
 
 use git2::{ObjectType, Oid};
 
@@ -40,8 +44,19 @@ impl Snapshots {
         Ok(())
     }
 
+    /// Seals `content` as the last record of a run that has ended (SHIPPED or ABORTED): the one
+    /// before it is no longer vouched for, so an unfinished record put back is refused.
+    pub fn seal_final_record(&self, content: &[u8]) -> Result<(), SnapshotError> {
+        self.seal_record(content)?;
+        if let Ok(mut previous) = self.repo.find_reference(&self.seal_ref("record-previous")) {
+            self.git("drop the previous record's seal", previous.delete())?;
+        }
+        Ok(())
+    }
+
     /// Whether `content` is a record prpd wrote: the sealed one or the one before it. `None`
-    /// when the run has no seal (a record written before seals existed).
+    /// when the run has no seal (its refs are gone), which for a record of this version means
+    /// one prpd cannot vouch for.
     pub fn is_sealed_record(&self, content: &[u8]) -> Result<Option<bool>, SnapshotError> {
         let id = self.git(
             "hash the record",
@@ -89,6 +104,21 @@ mod tests {
                 .expect("check"),
             Some(false)
         );
-        assert_eq!(snapshots.remove_refs().expect("remove"), 2);
+        snapshots.seal_final_record(b"{\"n\":4}").expect("seal");
+        assert_eq!(
+            snapshots.is_sealed_record(b"{\"n\":4}").expect("check"),
+            Some(true)
+        );
+        assert_eq!(
+            snapshots.is_sealed_record(b"{\"n\":3}").expect("check"),
+            Some(false),
+            "the unfinished record before the final one is not vouched for"
+        );
+        assert_eq!(snapshots.remove_refs().expect("remove"), 1);
+        assert_eq!(
+            snapshots.is_sealed_record(b"{\"n\":4}").expect("check"),
+            None,
+            "no seal at all once the refs are gone"
+        );
     }
 }
