@@ -84,22 +84,32 @@ fn grandchild_holding_the_pipe_after_the_child_exits_is_stopped() {
 #[test]
 fn output_flood_is_drained_and_its_log_capped() {
     let repo = TestRepo::new();
-    // 300 MB of output: more than the log cap, far more than any in-memory buffer may hold.
+    // 120 MB of output: nearly twice the log cap, far more than any in-memory buffer may hold.
+    // (Sized to finish well inside the timeout on a loaded 2-core CI machine.)
     repo.file(
         "qa-checklist.yml",
-        &checklist_with("yes 'flood line of output' | head -c 300000000", "5m"),
+        &checklist_with("yes 'flood line of output' | head -c 120000000", "8m"),
     );
     let output = repo
         .prpd()
         .args(["qa", "--json"])
-        .timeout(std::time::Duration::from_secs(240))
+        .timeout(std::time::Duration::from_secs(540))
         .output()
         .expect("run prpd");
-    let report: Value = serde_json::from_slice(&output.stdout).expect("json");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "no JSON report ({error}); status {:?}, stderr:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
     let check = &report["checks"][0];
     assert_eq!(check["status"], "pass", "{check:#}");
     assert!(check["output_tail"].as_str().expect("tail").len() < 64 * 1024);
     let log = std::path::PathBuf::from(check["log"].as_str().expect("log path"));
     let log_size = std::fs::metadata(&log).expect("log exists").len();
-    assert!(log_size <= 65 * 1024 * 1024, "log is {log_size} bytes");
+    assert!(
+        (32 * 1024 * 1024..=65 * 1024 * 1024).contains(&log_size),
+        "log is {log_size} bytes: capped near 64 MiB, not lost"
+    );
 }
