@@ -532,4 +532,29 @@ mod tests {
             assert!(!formats_in_check_mode(text), "{text}");
         }
     }
+
+    #[test]
+    fn segments_keep_the_words_as_written_and_what_ended_the_segment_before() {
+        let found: Vec<(Option<char>, Vec<String>)> =
+            segments("(cd web; npm run \"lint\") \\\n && make")
+                .into_iter()
+                .map(|segment| (segment.after, segment.raw))
+                .collect();
+        let words = |list: &[&str]| list.iter().map(|word| (*word).to_owned()).collect();
+        assert_eq!(
+            found,
+            [
+                (None, words(&[])),
+                (Some('('), words(&["cd", "web"])),
+                (Some(';'), words(&["npm", "run", "\"lint\""])),
+                (Some(')'), words(&[])),
+                (Some('&'), words(&[])),
+                (Some('&'), words(&["make"])),
+            ]
+        );
+        assert_eq!(
+            segments("npm run \"lint\"")[0].words(),
+            ["npm", "run", "lint"]
+        );
+    }
 }

@@ -4,8 +4,10 @@
 use std::path::Path;
 
 use super::{Follower, MAX_CALLS, MAX_DEPTH};
-use crate::qa::discover::Origin;
+use crate::qa::command::CommandKind;
+use crate::qa::discover::{Discovered, Origin, detect, judge_now};
 use crate::qa::safety::Unsafe;
+use crate::qa::tools_mapping::ToolsMapping;
 
 /// A temporary repository holding `files`.
 fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -254,5 +256,50 @@ fn each_folder_judges_under_its_own_tools_and_files_are_read_once() {
         Follower::new(dir.path())
             .follow(Path::new("."), "npm test", "npm test", Origin::Declared)
             .is_err()
+    );
+}
+
+#[test]
+fn a_command_is_judged_again_down_its_chain_right_before_it_runs() {
+    let dir = repository(&[
+        ("Makefile", "test:\n\tcd web && npm test\n"),
+        (
+            "web/package.json",
+            r#"{"scripts": {"test": "node --test"}}"#,
+        ),
+        ("web/Makefile", "lint:\n\teslint .\n"),
+    ]);
+    let repo = dir.path();
+    let detection = detect(repo, &ToolsMapping::builtin()).expect("detects");
+    let test = detection.commands[&CommandKind::Test]
+        .clone()
+        .expect("make test");
+    let lint = Discovered {
+        command: "make -C web lint".to_owned(),
+        source: ".github/workflows/ci.yml step \"Lint\"".to_owned(),
+        fallback: false,
+        configured: false,
+    };
+    assert_eq!(test.command, "make test");
+    assert_eq!(judge_now(repo, &test), Ok(()));
+    assert_eq!(judge_now(repo, &lint), Ok(()));
+
+    std::fs::write(
+        repo.join("web/package.json"),
+        r#"{"scripts": {"test": "node --test", "posttest": "prettier --write ."}}"#,
+    )
+    .expect("an agent rewrites the script behind the recipe");
+    std::fs::write(repo.join("web/Makefile"), "lint:\n\teslint --fix .\n")
+        .expect("and the sub-make");
+    assert_eq!(
+        judge_now(repo, &test),
+        Err(Unsafe("runs `cd web && npm test` (web/package.json scripts.test), which rewrites files (`--write`)".to_owned()))
+    );
+    assert_eq!(
+        judge_now(repo, &lint),
+        Err(Unsafe(
+            "runs `make -C web lint` (web/Makefile target lint), which rewrites files (`--fix`)"
+                .to_owned()
+        ))
     );
 }
