@@ -26,8 +26,11 @@
 //! own, discovered the same way from its folder alone ([`detect_in`], `prpd qa --path`).
 //!
 //! Every candidate goes through [`is_safe`] (the one rule for what QA may run) after its
-//! script or recipe is expanded to what it really runs (nested scripts, Makefile variables and
-//! sub-makes), and through the tools' own configuration ([`tool_config`]: ruff's `fix = true`).
+//! script or recipe is expanded to what it really runs (nested scripts, Makefile variables,
+//! justfile `{{…}}`), and through the tools' own configuration ([`tool_config`]: ruff's `fix =
+//! true`); then every task runner it calls (`make`, `npm`, `pnpm`, `yarn`, `bun`, `just`) is
+//! followed into the file and folder it names and judged the same way ([`follow`]), so a
+//! recipe that runs a script that rewrites files is refused, and so is a call prpd cannot read.
 //! A command prpd writes itself (a CI line, a default) is made safe where it can be (`ruff
 //! check --no-fix`, a formatter's check mode); anything else that would rewrite the tree,
 //! publish, push, run docker or watch is skipped, the skip is kept in [`Detection::skipped`],
@@ -459,8 +462,10 @@ fn offered(
 /// whatever the Makefile or `package.json` says when it runs, and an agent can write those
 /// files in between (a run freezes the commands, not every file they run through). So the
 /// script, recipe or tox environment behind the command is read again and judged by the same
-/// rule ([`is_safe`], the tools' configuration); a command that runs through no file (a CI
-/// line, a default) is judged as written, under the tools' configuration as it is now. A
+/// rule ([`is_safe`], the tools' configuration), with every task runner it calls followed down
+/// the chain ([`follow`]); a command that runs through no file of its source (a CI line, a
+/// default) is judged as written, under the tools' configuration as it is now, and the task
+/// runners it calls are followed too. A
 /// command the user configured runs as written: it is the user's, and prpd's inputs are
 /// frozen for a run.
 pub fn judge_now(repo: &Path, discovered: &Discovered) -> Result<(), Unsafe> {

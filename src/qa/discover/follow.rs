@@ -6,7 +6,7 @@
 //! recipe with its dependencies. But a Makefile `test: ; npm run check` hides the `check`
 //! script, a script `"test": "make check"` hides the recipe, and so on down a chain. So every
 //! command discovery would pick, and the text judged behind it, is searched here for calls of
-//! `make`, `npm`, `pnpm`, `yarn`, `bun` and `just` ([`calls`]), segment by segment as
+//! `make`, `npm`, `pnpm`, `yarn`, `bun` and `just` (`follow/call.rs`), segment by segment as
 //! [`crate::qa::safety`] splits commands, with the folder each call runs in (`make -C sub`,
 //! `npm --prefix sub`, `yarn --cwd sub`, `just -d sub`, `cd sub && …`, `(cd sub; …)`). Each
 //! call is read through the readers of the sources themselves ([`make::load`],
@@ -131,7 +131,7 @@ impl<'repo> Follower<'repo> {
         origin: Origin,
     ) -> Result<String, Unsafe> {
         let folder = call::join(Path::new("."), &folder.display().to_string())
-            .unwrap_or_else(|_| PathBuf::from("."));
+            .map_err(|reason| Unsafe(format!("could not be judged: {reason}")))?;
         let mut walk = Walk {
             origin,
             chain: Vec::new(),
