@@ -26,8 +26,11 @@
 //! own, discovered the same way from its folder alone ([`detect_in`], `prpd qa --path`).
 //!
 //! Every candidate goes through [`is_safe`] (the one rule for what QA may run) after its
-//! script or recipe is expanded to what it really runs (nested scripts, Makefile variables and
-//! sub-makes), and through the tools' own configuration ([`tool_config`]: ruff's `fix = true`).
+//! script or recipe is expanded to what it really runs (nested scripts, Makefile variables,
+//! justfile `{{…}}`), and through the tools' own configuration ([`tool_config`]: ruff's `fix =
+//! true`); then every task runner it calls (`make`, `npm`, `pnpm`, `yarn`, `bun`, `just`) is
+//! followed into the file and folder it names and judged the same way ([`follow`]), so a
+//! recipe that runs a script that rewrites files is refused, and so is a call prpd cannot read.
 //! A command prpd writes itself (a CI line, a default) is made safe where it can be (`ruff
 //! check --no-fix`, a formatter's check mode); anything else that would rewrite the tree,
 //! publish, push, run docker or watch is skipped, the skip is kept in [`Detection::skipped`],
@@ -41,6 +44,7 @@
 
 mod ci;
 mod directory;
+mod follow;
 mod just;
 mod make;
 mod package_json;
@@ -57,11 +61,12 @@ pub use package_json::PackageManager;
 
 pub(crate) use directory::in_directory;
 use directory::{Directory, logical_lines, split_directory};
+use follow::Follower;
 use tool_config::ToolConfig;
 
 use crate::base::config_file::ConfigError;
 use crate::qa::command::CommandKind;
-use crate::qa::safety::{Unsafe, check_mode, is_safe};
+use crate::qa::safety::{Unsafe, check_mode, formats_in_check_mode, is_safe};
 use crate::qa::stack::{Stack, detect_stacks};
 use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
 
@@ -161,16 +166,28 @@ enum Origin {
     Fallback,
 }
 
+/// Whether a candidate stands for its kind whatever it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CheckMode {
+    /// It does.
+    NotNeeded,
+    /// Only when what it runs, calls followed, runs a formatter in its check mode: a Makefile
+    /// target or justfile recipe called `fmt` or `format` usually rewrites files.
+    Required,
+}
+
 /// One command a source offers for one kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Candidate {
     kind: CommandKind,
     /// What would run, relative to the directory of the source.
     command: String,
-    /// The text [`is_safe`] judges: the script or recipe behind `command`, expanded.
+    /// The text [`is_safe`] judges: the script or recipe behind `command`, expanded. The
+    /// task-runner calls in it are followed ([`follow`]) and judged too.
     judged: String,
     source: String,
     origin: Origin,
+    check_mode: CheckMode,
     /// Refused before any judging: the source could not say in full what it runs.
     refused: Option<Unsafe>,
 }
@@ -183,6 +200,7 @@ impl Candidate {
             judged,
             source,
             origin: Origin::Declared,
+            check_mode: CheckMode::NotNeeded,
             refused: None,
         }
     }
@@ -215,19 +233,29 @@ struct Found {
 }
 
 impl Found {
-    fn offer_all(&mut self, directory: &Path, tools: &ToolConfig, candidates: Vec<Candidate>) {
+    fn offer_all(
+        &mut self,
+        directory: &Path,
+        tools: &ToolConfig,
+        follower: &mut Follower<'_>,
+        candidates: Vec<Candidate>,
+    ) {
         for candidate in candidates {
-            self.offer(directory, tools, candidate);
+            self.offer(directory, tools, follower, candidate);
         }
     }
 
-    fn offer(&mut self, directory: &Path, tools: &ToolConfig, candidate: Candidate) {
+    fn offer(
+        &mut self,
+        directory: &Path,
+        tools: &ToolConfig,
+        follower: &mut Follower<'_>,
+        candidate: Candidate,
+    ) {
         if self.commands.contains_key(&candidate.kind) {
             return;
         }
-        let (command, verdict) = if let Some(reason) = &candidate.refused {
-            (candidate.command.clone(), Err(reason.clone()))
-        } else if candidate.is_plain() {
+        let (command, verdict) = if candidate.is_plain() {
             let adjusted = tools.adjust(&candidate.command);
             match is_safe(&adjusted) {
                 Ok(()) => (adjusted, Ok(())),
@@ -237,12 +265,18 @@ impl Found {
                 },
             }
         } else {
-            let verdict = is_safe(&candidate.judged).and_then(|()| tools.judge(&candidate.judged));
-            (candidate.command.clone(), verdict)
+            (candidate.command.clone(), Ok(()))
         };
+        let judged = if candidate.is_plain() {
+            command.as_str()
+        } else {
+            candidate.judged.as_str()
+        };
+        let verdict =
+            verdict.and_then(|()| judge(directory, tools, follower, &command, judged, &candidate));
         let command = in_directory(directory, &command);
         match verdict {
-            Ok(()) => {
+            Ok(Stands::Yes) => {
                 self.commands.insert(
                     candidate.kind,
                     Discovered {
@@ -253,6 +287,7 @@ impl Found {
                     },
                 );
             }
+            Ok(Stands::NotAFormatCheck) => {}
             Err(reason) => {
                 tracing::info!(
                     kind = candidate.kind.name(),
@@ -272,11 +307,44 @@ impl Found {
     }
 }
 
+/// Whether a safe candidate stands for its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stands {
+    Yes,
+    /// A `fmt` target or recipe that runs no formatter in its check mode: not offered.
+    NotAFormatCheck,
+}
+
+/// Judges what `command` (as it will run from `directory`) runs: `judged`, the text its
+/// source read behind it, then the task-runner calls in both, followed down every chain.
+fn judge(
+    directory: &Path,
+    tools: &ToolConfig,
+    follower: &mut Follower<'_>,
+    command: &str,
+    judged: &str,
+    candidate: &Candidate,
+) -> Result<Stands, Unsafe> {
+    if let Some(reason) = &candidate.refused {
+        return Err(reason.clone());
+    }
+    is_safe(judged)?;
+    tools.judge(judged)?;
+    let reached = follower.follow(directory, command, judged, candidate.origin)?;
+    let formats_in_check_mode = || formats_in_check_mode(judged) || formats_in_check_mode(&reached);
+    Ok(match candidate.check_mode {
+        CheckMode::Required if !formats_in_check_mode() => Stands::NotAFormatCheck,
+        CheckMode::Required | CheckMode::NotNeeded => Stands::Yes,
+    })
+}
+
 /// One discovery pass over a folder of the repository (the root, or a sub-project's folder).
 struct Scan<'a> {
     repo: &'a Path,
     mapping: &'a ToolsMapping,
     found: Found,
+    /// Follows the task-runner calls of every candidate, each file read once for the pass.
+    follower: Follower<'a>,
     /// The package manager of each directory read that has a `package.json`.
     managers: Vec<(PathBuf, PackageManager)>,
     scanned: Vec<PathBuf>,
@@ -288,6 +356,7 @@ impl<'a> Scan<'a> {
             repo,
             mapping,
             found: Found::default(),
+            follower: Follower::new(repo),
             managers: Vec::new(),
             scanned: Vec::new(),
         }
@@ -306,7 +375,8 @@ impl<'a> Scan<'a> {
         if let Some(manager) = manager {
             self.managers.push((relative.to_path_buf(), manager));
         }
-        self.found.offer_all(relative, &tools, candidates);
+        self.found
+            .offer_all(relative, &tools, &mut self.follower, candidates);
         Ok(())
     }
 
@@ -323,7 +393,8 @@ impl<'a> Scan<'a> {
                 let mut candidate =
                     Candidate::plain(kind, &manager.rewrite(command), source.clone());
                 candidate.origin = Origin::Fallback;
-                self.found.offer(&stack.path, &tools, candidate);
+                self.found
+                    .offer(&stack.path, &tools, &mut self.follower, candidate);
             }
         }
         Ok(())
@@ -391,8 +462,10 @@ fn offered(
 /// whatever the Makefile or `package.json` says when it runs, and an agent can write those
 /// files in between (a run freezes the commands, not every file they run through). So the
 /// script, recipe or tox environment behind the command is read again and judged by the same
-/// rule ([`is_safe`], the tools' configuration); a command that runs through no file (a CI
-/// line, a default) is judged as written, under the tools' configuration as it is now. A
+/// rule ([`is_safe`], the tools' configuration), with every task runner it calls followed down
+/// the chain ([`follow`]); a command that runs through no file of its source (a CI line, a
+/// default) is judged as written, under the tools' configuration as it is now, and the task
+/// runners it calls are followed too. A
 /// command the user configured runs as written: it is the user's, and prpd's inputs are
 /// frozen for a run.
 pub fn judge_now(repo: &Path, discovered: &Discovered) -> Result<(), Unsafe> {
@@ -405,16 +478,27 @@ pub fn judge_now(repo: &Path, discovered: &Discovered) -> Result<(), Unsafe> {
     let tools = ToolConfig::read(&directory).map_err(unreadable)?;
     let (_, candidates) = offered(&directory).map_err(unreadable)?;
     let behind = candidates
-        .iter()
+        .into_iter()
         .find(|candidate| !candidate.is_plain() && candidate.command == command);
-    match behind {
-        Some(Candidate {
-            refused: Some(reason),
-            ..
-        }) => Err(reason.clone()),
-        Some(candidate) => is_safe(&candidate.judged).and_then(|()| tools.judge(&candidate.judged)),
-        None => is_safe(command).and_then(|()| tools.judge(command)),
-    }
+    let origin = if discovered.fallback {
+        Origin::Fallback
+    } else {
+        Origin::Declared
+    };
+    let candidate = behind.unwrap_or_else(|| Candidate {
+        origin,
+        ..Candidate::plain(CommandKind::Test, command, discovered.source.clone())
+    });
+    let mut follower = Follower::new(repo);
+    judge(
+        &folder,
+        &tools,
+        &mut follower,
+        command,
+        &candidate.judged,
+        &candidate,
+    )
+    .map(|_| ())
 }
 
 /// Detects the stacks of `repo` and discovers its commands (see the module docs for the order),

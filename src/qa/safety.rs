@@ -131,15 +131,59 @@ const PUBLISHERS: &[&str] = &["semantic-release", "release-it"];
 /// the network).
 const CONTAINER_ENGINES: &[&str] = &["docker", "docker-compose", "podman", "nerdctl"];
 
+/// The characters that end a shell segment: a new line, `;`, a pipe or `||`, `&` or `&&`,
+/// a subshell's parentheses and command substitution's backticks.
+const SEGMENT_ENDS: [char; 7] = ['\n', ';', '|', '&', '(', ')', '`'];
+
+/// One simple command of a shell line, as the rule reads it: the words between two
+/// [`SEGMENT_ENDS`], and the character that ended the segment before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// The words as written, quotes included (`"npm`, `run`, `lint"`).
+    pub raw: Vec<String>,
+    /// The character that ended the previous segment; `None` for the first one.
+    pub after: Option<char>,
+}
+
+impl Segment {
+    /// The words with their surrounding quotes trimmed: what the rule compares.
+    pub fn words(&self) -> Vec<&str> {
+        self.raw.iter().map(|word| unquoted(word)).collect()
+    }
+}
+
+/// `word` without the quotes around it (`"npm` → `npm`).
+pub fn unquoted(word: &str) -> &str {
+    word.trim_matches(['"', '\''])
+}
+
+/// The segments of `command`, continuation lines joined. Every rule that reads command text
+/// (this one, the tools' configuration, discovery following task runners) splits it here, so
+/// that they all see the same commands.
+pub fn segments(command: &str) -> Vec<Segment> {
+    let joined = command.replace("\\\n", " ");
+    let mut found = Vec::new();
+    let mut after = None;
+    let mut rest = joined.as_str();
+    loop {
+        let end = rest.find(SEGMENT_ENDS);
+        let text = end.map_or(rest, |end| &rest[..end]);
+        found.push(Segment {
+            raw: text.split_whitespace().map(str::to_owned).collect(),
+            after,
+        });
+        let Some(end) = end else {
+            return found;
+        };
+        after = rest[end..].chars().next();
+        rest = &rest[end + 1..];
+    }
+}
+
 /// `Ok` when QA may run `command`; otherwise the reason it may not.
 pub fn is_safe(command: &str) -> Result<(), Unsafe> {
-    let joined = command.replace("\\\n", " ");
-    for segment in joined.split(['\n', ';', '|', '&', '(', ')', '`']) {
-        let words: Vec<&str> = segment
-            .split_whitespace()
-            .map(|word| word.trim_matches(['"', '\'']))
-            .collect();
-        judge_segment(&words)?;
+    for segment in segments(command) {
+        judge_segment(&segment.words())?;
     }
     Ok(())
 }
@@ -149,7 +193,7 @@ pub fn is_safe(command: &str) -> Result<(), Unsafe> {
 /// does not make it safe. Only a single command is rewritten: in a chain (`black . && git
 /// diff`) the formatter's place is not prpd's to change.
 pub fn check_mode(command: &str) -> Option<String> {
-    if command.contains(['\n', ';', '|', '&', '(', ')', '`', '$']) {
+    if command.contains(SEGMENT_ENDS) || command.contains('$') {
         return None;
     }
     let mut words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
@@ -180,26 +224,22 @@ pub fn check_mode(command: &str) -> Option<String> {
 /// Whether `text` runs a formatter in its check mode (`cargo fmt --check`, `prettier -c .`,
 /// `gofmt -l .`): what makes a task called `fmt` a format check rather than a formatter.
 pub fn formats_in_check_mode(text: &str) -> bool {
-    text.split(['\n', ';', '|', '&', '(', ')', '`'])
-        .any(|segment| {
-            let words: Vec<&str> = segment
-                .split_whitespace()
-                .map(|word| word.trim_matches(['"', '\'']))
-                .collect();
-            let listing = [
-                ("gofmt", "-l"),
-                ("gofmt", "-d"),
-                ("shfmt", "-d"),
-                ("shfmt", "-l"),
-            ]
-            .iter()
-            .any(|(tool, flag)| contains_sequence(&words, &[tool]) && words.contains(flag));
-            listing
-                || FORMATTERS.iter().any(|(formatter, check_flags)| {
-                    contains_sequence(&words, formatter)
-                        && check_flags.iter().any(|flag| words.contains(flag))
-                })
-        })
+    segments(text).iter().any(|segment| {
+        let words = segment.words();
+        let listing = [
+            ("gofmt", "-l"),
+            ("gofmt", "-d"),
+            ("shfmt", "-d"),
+            ("shfmt", "-l"),
+        ]
+        .iter()
+        .any(|(tool, flag)| contains_sequence(&words, &[tool]) && words.contains(flag));
+        listing
+            || FORMATTERS.iter().any(|(formatter, check_flags)| {
+                contains_sequence(&words, formatter)
+                    && check_flags.iter().any(|flag| words.contains(flag))
+            })
+    })
 }
 
 /// The last path component of a word: `./node_modules/.bin/prettier` → `prettier`.
@@ -491,5 +531,30 @@ mod tests {
         ] {
             assert!(!formats_in_check_mode(text), "{text}");
         }
+    }
+
+    #[test]
+    fn segments_keep_the_words_as_written_and_what_ended_the_segment_before() {
+        let found: Vec<(Option<char>, Vec<String>)> =
+            segments("(cd web; npm run \"lint\") \\\n && make")
+                .into_iter()
+                .map(|segment| (segment.after, segment.raw))
+                .collect();
+        let words = |list: &[&str]| list.iter().map(|word| (*word).to_owned()).collect();
+        assert_eq!(
+            found,
+            [
+                (None, words(&[])),
+                (Some('('), words(&["cd", "web"])),
+                (Some(';'), words(&["npm", "run", "\"lint\""])),
+                (Some(')'), words(&[])),
+                (Some('&'), words(&[])),
+                (Some('&'), words(&["make"])),
+            ]
+        );
+        assert_eq!(
+            segments("npm run \"lint\"")[0].words(),
+            ["npm", "run", "lint"]
+        );
     }
 }

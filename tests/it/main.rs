@@ -20,4 +20,5 @@ mod qa;
 mod real_claude;
 mod run;
 mod snapshots;
+mod task_runners;
 mod util;

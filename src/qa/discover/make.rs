@@ -6,10 +6,11 @@
 //! conditional are read, so whatever `make` would choose is judged). It keeps variable
 //! assignments (`=`, `:=`, `::=`, `?=`, `+=`, `!=`, `define` blocks) and follows `include`d
 //! files, because a recipe is judged by what it really runs: [`super::is_safe`] sees the recipe
-//! with its variables expanded (`${DOCKER_RUN} go build` is `docker run … go build`), the
-//! recipes of prerequisite targets (`make lint` runs them too), and the recipes of the targets
-//! a recipe runs through a sub-make (`$(MAKE) fmt`, `make -C sub test`). A variable assigned
-//! in several branches expands to every value, each judged. This is `make -n` done by reading
+//! with its variables expanded (`${DOCKER_RUN} go build` is `docker run … go build`) and the
+//! recipes of prerequisite targets (`make lint` runs them too). A sub-make a recipe runs
+//! (`$(MAKE) fmt`, `make -C sub test`) is followed by `follow.rs`, like every task runner a
+//! recipe calls, through [`load`] and [`Makefile::goal_text`]. A variable assigned in several
+//! branches expands to every value, each judged. This is `make -n` done by reading
 //! rather than running: `make -n` would evaluate `$(shell …)` and run `+` lines, that is, run
 //! the project's code while only deciding what to run, and cost a process per target.
 //! Expansion does bounded work ([`expand`]): each variable is expanded once, and a Makefile
@@ -18,17 +19,19 @@
 //!
 //! Conventional targets stand in for a kind ([`CommandKind::make_task_names`]): `check` for
 //! the tests when there is no `test` (GNU's convention), `all` for the build (never for the
-//! tests), `fmt`/`format` for the format check only when the recipe is a check.
+//! tests), `fmt`/`format` for the format check only when what it runs is a check
+//! ([`CheckMode::Required`], decided once the calls are followed).
 
 mod expand;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use expand::{Expander, Unexpandable};
+use expand::Expander;
 
-use super::{Candidate, CommandKind, DetectError, Directory, logical_lines};
-use crate::qa::safety::{Unsafe, formats_in_check_mode};
+pub(super) use expand::Unexpandable;
+
+use super::{Candidate, CheckMode, CommandKind, DetectError, Directory, logical_lines};
+use crate::qa::safety::Unsafe;
 
 /// GNU make's file names, in the order make itself looks for them.
 const FILE_NAMES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
@@ -51,6 +54,36 @@ const MAX_INCLUDES: usize = 64;
 
 /// What a recipe runs, expanded, or why it could not be.
 type Expansion = Result<String, Unexpandable>;
+
+/// A variable set on make's command line (`RUFF_ARGS=--fix`, `FLAGS+=-v`): it wins over the
+/// Makefile's own assignments, or adds to them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Override {
+    name: String,
+    value: String,
+    appends: bool,
+}
+
+impl Override {
+    /// The override a make argument sets, or `None` when the word sets no variable.
+    pub(super) fn parse(word: &str) -> Option<Override> {
+        let (head, value) = word.split_once('=')?;
+        let (name, appends) = match head.strip_suffix('+') {
+            Some(name) => (name, true),
+            None => (head.trim_end_matches([':', '?', '!']), false),
+        };
+        let plain = !name.is_empty()
+            && !name.starts_with('-')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+        plain.then(|| Override {
+            name: name.to_owned(),
+            value: value.to_owned(),
+            appends,
+        })
+    }
+}
 
 /// One target and what running it involves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +111,6 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
     };
     let file = directory.display(name);
     let mut variables = Expander::new(&makefile);
-    let mut subs = SubMakes::new(directory);
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
         for target in kind.make_task_names() {
@@ -86,11 +118,7 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
             let source = format!("{file} target {target}");
             let expansion = match &makefile.incomplete {
                 Some(reason) if makefile.target(target).is_some() => Err(reason.clone()),
-                Some(_) | None => {
-                    makefile.recipe_text(target, &mut variables, &mut |sub, name| {
-                        subs.recipe(sub, name)
-                    })?
-                }
+                Some(_) | None => makefile.recipe_text(target, &mut variables),
             };
             let judged = match expansion {
                 Ok(judged) => judged,
@@ -104,69 +132,66 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
                     continue;
                 }
             };
-            if judged.trim().is_empty()
-                || (kind.needs_check_mode(target) && !formats_in_check_mode(&judged))
-            {
+            if judged.trim().is_empty() {
                 continue;
             }
-            candidates.push(Candidate::new(kind, command, judged, source));
+            let mut candidate = Candidate::new(kind, command, judged, source);
+            if kind.needs_check_mode(target) {
+                candidate.check_mode = CheckMode::Required;
+            }
+            candidates.push(candidate);
         }
     }
     Ok(candidates)
 }
 
-/// The Makefiles of the folders recipes run `make -C <folder>` in, each read and each target
-/// expanded once.
-struct SubMakes<'a> {
-    directory: &'a Directory<'a>,
-    makefiles: HashMap<String, Option<Makefile>>,
-    recipes: HashMap<(String, String), Expansion>,
-}
-
-impl<'a> SubMakes<'a> {
-    fn new(directory: &'a Directory<'a>) -> SubMakes<'a> {
-        SubMakes {
-            directory,
-            makefiles: HashMap::new(),
-            recipes: HashMap::new(),
-        }
-    }
-
-    /// What `make -C sub target` runs (its own sub-makes are not followed further); empty
-    /// when `sub` has no Makefile.
-    fn recipe(&mut self, sub: &str, target: &str) -> Result<Expansion, DetectError> {
-        let key = (sub.to_owned(), target.to_owned());
-        if let Some(known) = self.recipes.get(&key) {
-            return Ok(known.clone());
-        }
-        if !self.makefiles.contains_key(sub) {
-            let loaded = load_sub(self.directory, sub)?;
-            self.makefiles.insert(sub.to_owned(), loaded);
-        }
-        let expansion = match &self.makefiles[sub] {
-            None => Ok(String::new()),
-            Some(nested) => match &nested.incomplete {
-                Some(reason) => Err(reason.clone()),
-                None => nested.recipe_text(target, &mut Expander::new(nested), &mut |_, _| {
-                    Ok(Ok(String::new()))
-                })?,
-            },
-        };
-        self.recipes.insert(key, expansion.clone());
-        Ok(expansion)
-    }
-}
-
-/// The Makefile of `directory` (the first of [`FILE_NAMES`]) with its includes, or `None`.
-fn load(directory: &Directory<'_>) -> Result<Option<(&'static str, Makefile)>, DetectError> {
+/// The Makefile of `directory` (the first of [`FILE_NAMES`]) with its includes, and the name
+/// it has, or `None`.
+pub(super) fn load(
+    directory: &Directory<'_>,
+) -> Result<Option<(&'static str, Makefile)>, DetectError> {
     for name in FILE_NAMES {
-        if let Some(text) = directory.read(name)? {
-            let mut makefile = parse(&text);
-            makefile.incomplete = read_includes(directory, &mut makefile)?.err();
+        if let Some(makefile) = load_named(directory, name)? {
             return Ok(Some((name, makefile)));
         }
     }
     Ok(None)
+}
+
+/// The Makefile called `name` in `directory` (what `make -f name` reads) with its includes,
+/// or `None` when there is no such file or `name` leaves the directory.
+pub(super) fn load_named(
+    directory: &Directory<'_>,
+    name: &str,
+) -> Result<Option<Makefile>, DetectError> {
+    if !is_inside(name) {
+        return Ok(None);
+    }
+    let Some(text) = directory.read(name)? else {
+        return Ok(None);
+    };
+    let mut makefile = parse(&text);
+    makefile.incomplete = read_includes(directory, &mut makefile)?.err();
+    Ok(Some(makefile))
+}
+
+/// Whether `make <goal>` can build `goal` with no rule of the Makefile, through make's
+/// built-in and pattern rules or because it is a file already there (`make calc.o`, `make
+/// calc` beside `calc.c`): such a goal runs no recipe prpd could read, and is let through as
+/// it was before sub-makes were followed.
+pub(super) fn is_implicit_goal(directory: &Directory<'_>, goal: &str) -> bool {
+    if goal.contains(['.', '/']) || directory.path(goal).exists() {
+        return true;
+    }
+    let prefix = format!("{goal}.");
+    std::fs::read_dir(directory.absolute()).is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|name| name.starts_with(&prefix))
+        })
+    })
 }
 
 /// Merges the files `makefile` includes, and theirs, into it; `Err` when they go on past
@@ -208,16 +233,6 @@ fn read_includes(
     Ok(Err(Unexpandable::Includes))
 }
 
-/// The Makefile of `sub`, a folder a recipe runs `make -C sub` in.
-fn load_sub(directory: &Directory<'_>, sub: &str) -> Result<Option<Makefile>, DetectError> {
-    if !is_inside(sub) {
-        return Ok(None);
-    }
-    let relative: PathBuf = directory.relative().join(sub);
-    let nested = Directory::new(directory.repo(), &relative);
-    Ok(load(&nested)?.map(|(_, makefile)| makefile))
-}
-
 /// Whether `path` is a plain relative path that stays below its directory.
 fn is_inside(path: &str) -> bool {
     !path.is_empty()
@@ -228,15 +243,12 @@ fn is_inside(path: &str) -> bool {
 }
 
 impl Makefile {
-    /// What `make <name>` runs, expanded: the target's recipe and its prerequisites', and
-    /// the recipes of the targets its sub-makes run (`sub_recipe(folder, target)` for a
-    /// `make -C folder`), recursively. Empty when there is no such target or it runs nothing.
-    fn recipe_text(
-        &self,
-        name: &str,
-        variables: &mut Expander<'_>,
-        sub_recipe: &mut dyn FnMut(&str, &str) -> Result<Expansion, DetectError>,
-    ) -> Result<Expansion, DetectError> {
+    /// What `make <name>` runs, expanded: the target's recipe and its prerequisites',
+    /// recursively (`""` names the default goal, the first target). Empty when there is no
+    /// such target or it runs nothing. A sub-make in a recipe (`$(MAKE) fmt`, `make -C docs
+    /// check`) stays in the text, expanded: discovery follows it as it follows every task
+    /// runner a recipe calls (`follow.rs`).
+    pub(super) fn recipe_text(&self, name: &str, variables: &mut Expander<'_>) -> Expansion {
         let mut lines = Vec::new();
         let mut size = 0;
         let mut pending = vec![name.to_owned()];
@@ -253,44 +265,66 @@ impl Makefile {
             };
             if let Some(target) = self.target(wanted) {
                 for line in &target.recipe {
-                    let expanded = match variables.expand(line) {
-                        Ok(expanded) => expanded,
-                        Err(reason) => return Ok(Err(reason)),
-                    };
-                    for invocation in sub_makes(&expanded) {
-                        match invocation.directory {
-                            None => pending.extend(invocation.targets),
-                            Some(sub) => {
-                                for nested_target in &invocation.targets {
-                                    match sub_recipe(&sub, nested_target)? {
-                                        Ok(nested) => {
-                                            size += nested.len();
-                                            lines.push(nested);
-                                        }
-                                        Err(reason) => return Ok(Err(reason)),
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    let expanded = variables.expand(line)?;
                     size += expanded.len();
                     lines.push(expanded);
                 }
                 for prerequisite in &target.prerequisites {
-                    match variables.expand(prerequisite) {
-                        Ok(expanded) => {
-                            pending.extend(expanded.split_whitespace().map(str::to_owned));
-                        }
-                        Err(reason) => return Ok(Err(reason)),
-                    }
+                    let expanded = variables.expand(prerequisite)?;
+                    pending.extend(expanded.split_whitespace().map(str::to_owned));
                 }
                 if size > expand::MAX_EXPANDED {
-                    return Ok(Err(Unexpandable::Size));
+                    return Err(Unexpandable::Size);
                 }
             }
             visited.push(current);
         }
-        Ok(Ok(lines.join("\n")))
+        Ok(lines.join("\n"))
+    }
+
+    /// What `make <goal> NAME=value…` runs: [`Makefile::recipe_text`] with the command line's
+    /// variables in place of the Makefile's own (make lets them win), or `None` when the
+    /// Makefile has no such target (nor any target, for the default goal `""`).
+    pub(super) fn goal_text(&self, goal: &str, overrides: &[Override]) -> Option<Expansion> {
+        let known = if goal.is_empty() {
+            !self.targets.is_empty()
+        } else {
+            self.target(goal).is_some()
+        };
+        if !known {
+            return None;
+        }
+        if let Some(reason) = &self.incomplete {
+            return Some(Err(reason.clone()));
+        }
+        if overrides.is_empty() {
+            return Some(self.recipe_text(goal, &mut Expander::new(self)));
+        }
+        let mut overridden = self.clone();
+        for Override {
+            name,
+            value,
+            appends,
+        } in overrides
+        {
+            let known = overridden
+                .variables
+                .iter_mut()
+                .find(|(known, _)| known == name);
+            match known {
+                Some((_, values)) if *appends => {
+                    for known_value in values.iter_mut() {
+                        known_value.push(' ');
+                        known_value.push_str(value);
+                    }
+                }
+                Some((_, values)) => *values = vec![value.clone()],
+                None => overridden
+                    .variables
+                    .push((name.clone(), vec![value.clone()])),
+            }
+        }
+        Some(overridden.recipe_text(goal, &mut Expander::new(&overridden)))
     }
 
     /// The target called `name`.
@@ -350,46 +384,6 @@ impl Makefile {
         }
         self.includes.extend(other.includes);
     }
-}
-
-/// A `make` a recipe line runs: the folder it runs in (`-C dir`) and the targets it names.
-#[derive(Debug, PartialEq, Eq)]
-struct SubMake {
-    directory: Option<String>,
-    targets: Vec<String>,
-}
-
-/// The sub-makes of an expanded recipe line (`make fmt`, `make -C docs check`).
-fn sub_makes(line: &str) -> Vec<SubMake> {
-    let mut found = Vec::new();
-    for segment in line.split(['\n', ';', '|', '&', '(', ')', '`']) {
-        let words: Vec<&str> = segment.split_whitespace().collect();
-        let Some(start) = words
-            .iter()
-            .position(|word| matches!(word.rsplit('/').next(), Some("make" | "gmake")))
-        else {
-            continue;
-        };
-        let mut directory = None;
-        let mut targets = Vec::new();
-        let mut rest = words[start + 1..].iter();
-        while let Some(word) = rest.next() {
-            if *word == "-C" {
-                directory = rest.next().map(|dir| (*dir).to_owned());
-            } else if let Some(dir) = word.strip_prefix("--directory=") {
-                directory = Some(dir.to_owned());
-            } else if matches!(*word, "-f" | "--file" | "-I" | "-j" | "-o" | "-W") {
-                rest.next();
-            } else if !word.starts_with('-') && !word.contains('=') {
-                targets.push((*word).to_owned());
-            }
-        }
-        if targets.is_empty() {
-            targets.push(String::new());
-        }
-        found.push(SubMake { directory, targets });
-    }
-    found
 }
 
 /// The targets, variables and includes of one Makefile's text.
@@ -583,10 +577,7 @@ empty:
 
     fn recipe(makefile: &Makefile, name: &str) -> String {
         makefile
-            .recipe_text(name, &mut Expander::new(makefile), &mut |_, _| {
-                Ok(Ok(String::new()))
-            })
-            .expect("no sub-make to load")
+            .recipe_text(name, &mut Expander::new(makefile))
             .expect("expands")
     }
 
@@ -657,25 +648,31 @@ empty:
     }
 
     #[test]
-    fn sub_makes_are_followed_into_their_targets() {
-        let makefile = parse("test:\n\t$(MAKE) unit\n\t$(MAKE) -C docs check\nunit:\n\tpytest\n");
-        let text = makefile
-            .recipe_text("test", &mut Expander::new(&makefile), &mut |sub, target| {
-                assert_eq!((sub, target), ("docs", "check"));
-                Ok(Ok("sphinx-build -W docs out".to_owned()))
-            })
-            .expect("loads")
-            .expect("expands");
+    fn sub_makes_stay_in_the_text_and_command_line_variables_win() {
+        let makefile = parse(
+            "ARGS = --check\ntest:\n\t$(MAKE) unit\n\t$(MAKE) -C docs check\nunit:\n\tblack $(ARGS) .\n",
+        );
+        assert_eq!(recipe(&makefile, "test"), "make unit\nmake -C docs check");
+        let overrides = [Override::parse("ARGS=--quiet").expect("an override")];
         assert_eq!(
-            text,
-            "make unit\nsphinx-build -W docs out\nmake -C docs check\npytest"
+            makefile.goal_text("unit", &overrides),
+            Some(Ok("black --quiet .".to_owned()))
+        );
+        let appended = [Override::parse("ARGS+=--fix").expect("an override")];
+        assert_eq!(
+            makefile.goal_text("unit", &appended),
+            Some(Ok("black --check --fix .".to_owned()))
+        );
+        assert_eq!(Override::parse("--jobs=2"), None);
+        assert_eq!(
+            makefile.goal_text("unit", &[]),
+            Some(Ok("black --check .".to_owned()))
         );
         assert_eq!(
-            sub_makes("cd x && make -s -j4 lint test V=1"),
-            [SubMake {
-                directory: None,
-                targets: vec!["lint".to_owned(), "test".to_owned()],
-            }]
+            makefile.goal_text("", &[]),
+            Some(Ok("make unit\nmake -C docs check".to_owned()))
         );
+        assert_eq!(makefile.goal_text("missing", &[]), None);
+        assert_eq!(parse("X = 1\n").goal_text("", &[]), None);
     }
 }

@@ -8,8 +8,11 @@
 //! (`npx --no`, `pnpm exec`, `yarn run`, `bunx --no-install`).
 //!
 //! A script is judged by what it really runs: its own text, its `pre`/`post` scripts (npm
-//! runs those around it), and every script it runs in turn (`npm run lint:js`, `run-s
-//! lint:*`), recursively. So `"lint": "npm run lint:fix"` is refused like `eslint --fix`.
+//! runs those around it: `npm test` runs `pretest` and `posttest` too), and every script it
+//! runs in turn through a script runner (`run-s lint:*`), recursively; a package manager's
+//! own call (`npm run lint:js`, `yarn fix`, `npm --prefix web test`) is followed by
+//! `follow.rs`, into this `package.json` or another folder's. So `"lint": "npm run lint:fix"`
+//! is refused like `eslint --fix`.
 //! Script names have synonyms ([`CommandKind::task_names`]): `check:lint`, `lint:check`,
 //! `check:types`, `test:types`, `format:check`, `testformat`, …
 
@@ -20,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Candidate, CommandKind, DetectError, Directory};
 use crate::base::config_file::ConfigError;
+use crate::qa::safety::segments;
 
 /// A JavaScript package manager.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -175,6 +179,15 @@ struct PackageJson {
     package_manager: Option<String>,
 }
 
+/// A directory's `package.json`, as discovery and the task-runner follower read it.
+#[derive(Debug)]
+pub(super) struct Package {
+    /// Every script by name.
+    pub(super) scripts: BTreeMap<String, String>,
+    /// The manager that runs its scripts: the `packageManager` field's, else the lockfile's.
+    pub(super) manager: PackageManager,
+}
+
 /// What a directory's `package.json` offers.
 #[derive(Debug)]
 pub(super) struct Scripts {
@@ -182,8 +195,9 @@ pub(super) struct Scripts {
     pub(super) candidates: Vec<Candidate>,
 }
 
-/// The scripts of `directory`'s `package.json`, or `None` when it has none.
-pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, DetectError> {
+/// The `package.json` of `directory`, or `None` when it has none; malformed JSON is an error
+/// naming file and line.
+pub(super) fn read(directory: &Directory<'_>) -> Result<Option<Package>, DetectError> {
     let Some(text) = directory.read("package.json")? else {
         return Ok(None);
     };
@@ -195,11 +209,22 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
             message: format!("malformed package.json: {}", without_location(&error)),
         })
     })?;
-    let package_manager = package
+    let manager = package
         .package_manager
         .as_deref()
         .and_then(PackageManager::from_field)
         .unwrap_or_else(|| PackageManager::of_directory(directory));
+    Ok(Some(Package {
+        scripts: package.scripts,
+        manager,
+    }))
+}
+
+/// The scripts of `directory`'s `package.json`, or `None` when it has none.
+pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, DetectError> {
+    let Some(package) = read(directory)? else {
+        return Ok(None);
+    };
     let file = directory.display("package.json");
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
@@ -207,7 +232,7 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
             if package.scripts.contains_key(*name) {
                 candidates.push(Candidate::new(
                     kind,
-                    package_manager.run_script(name),
+                    package.manager.run_script(name),
                     script_text(&package.scripts, name),
                     format!("{file} scripts.{name}"),
                 ));
@@ -215,17 +240,15 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
         }
     }
     Ok(Some(Scripts {
-        package_manager,
+        package_manager: package.manager,
         candidates,
     }))
 }
 
-/// Words that run other scripts of the same `package.json` when they start a command.
+/// Programs that run other scripts of the same `package.json`, named by the words after them.
+/// A package manager's own `run` (`npm run x`, `yarn x`) is a task-runner call that
+/// `follow.rs` follows, into this `package.json` or another.
 const SCRIPT_RUNNERS: &[&str] = &[
-    "npm",
-    "pnpm",
-    "yarn",
-    "bun",
     "run-s",
     "run-p",
     "npm-run-all",
@@ -234,8 +257,8 @@ const SCRIPT_RUNNERS: &[&str] = &[
 ];
 
 /// What running script `name` runs: its `pre`/`post` scripts and itself, and, recursively,
-/// every script they run (`npm run x`, `yarn x`, `run-s lint:*`, `concurrently "npm:x"`).
-fn script_text(scripts: &BTreeMap<String, String>, name: &str) -> String {
+/// every script they run through a script runner (`run-s lint:*`, `concurrently "npm:x"`).
+pub(super) fn script_text(scripts: &BTreeMap<String, String>, name: &str) -> String {
     let mut lines: Vec<&str> = Vec::new();
     let mut pending = vec![name.to_owned()];
     let mut visited: Vec<String> = Vec::new();
@@ -262,10 +285,9 @@ fn script_text(scripts: &BTreeMap<String, String>, name: &str) -> String {
 /// The names of the scripts that `text` runs through a script runner.
 fn scripts_run_by(scripts: &BTreeMap<String, String>, text: &str) -> Vec<String> {
     let mut names = Vec::new();
-    for segment in text.split(['\n', ';', '|', '&']) {
+    for segment in segments(text) {
         let mut runner_seen = false;
-        for word in segment.split_whitespace() {
-            let word = word.trim_matches(['"', '\'']);
+        for word in segment.words() {
             if SCRIPT_RUNNERS.contains(&word) {
                 runner_seen = true;
                 continue;
@@ -463,7 +485,7 @@ mod tests {
         .collect();
         assert_eq!(
             script_text(&scripts, "lint"),
-            "echo start\nnpm run lint:js && run-s 'lint:css:*'\nstylelint --fix b\nstylelint a\neslint ."
+            "echo start\nnpm run lint:js && run-s 'lint:css:*'\nstylelint --fix b\nstylelint a"
         );
         assert!(script_text(&scripts, "check").contains("stylelint --fix b"));
         assert!(script_text(&scripts, "check").contains("node --test"));

@@ -14,7 +14,7 @@ use toml::{Table, Value};
 
 use super::{DetectError, Directory};
 use crate::base::config_file::parse_toml;
-use crate::qa::safety::Unsafe;
+use crate::qa::safety::{Unsafe, segments};
 
 /// ruff's configuration files, in the order ruff prefers them within one directory.
 const RUFF_FILES: &[&str] = &[".ruff.toml", "ruff.toml", "pyproject.toml"];
@@ -88,8 +88,8 @@ impl ToolConfig {
         let Some(file) = &self.ruff_fix else {
             return Ok(());
         };
-        for segment in judged.split(['\n', ';', '|', '&', '(', ')', '`']) {
-            let words: Vec<&str> = segment.split_whitespace().collect();
+        for segment in segments(judged) {
+            let words = segment.words();
             let Some(position) = words.iter().position(|word| is_ruff(word)) else {
                 continue;
             };
