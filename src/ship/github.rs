@@ -28,6 +28,9 @@ mod remote_url;
 mod reply;
 mod wait;
 
+#[cfg(test)]
+mod tests;
+
 pub use checks::{CheckSource, ChecksOutcome, Conclusion, RemoteCheck, RemoteChecks};
 pub use client::{GitHub, GitHubTarget};
 pub use error::GitHubError;

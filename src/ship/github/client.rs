@@ -10,6 +10,7 @@ use octocrab::Octocrab;
 use octocrab::service::middleware::retry::RetryConfig;
 use serde::de::DeserializeOwned;
 
+use super::body_limit;
 use super::error::{self, GitHubError, Where};
 use super::rate_limit::{self, Next, RateLimitPolicy};
 use super::remote_url::is_name;
@@ -143,6 +144,12 @@ impl GitHub {
     /// `owner/repo`.
     pub fn repository(&self) -> String {
         format!("{}/{}", self.owner, self.repo)
+    }
+
+    /// A text prpd sends to GitHub (a title, a body, a comment): the token redacted, in case
+    /// a report picked it up, and cut to GitHub's limit.
+    pub(super) fn outgoing(&self, text: &str) -> String {
+        body_limit::fit(&self.token.redact(text)).into_owned()
     }
 
     pub(super) fn owner(&self) -> &str {

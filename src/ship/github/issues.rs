@@ -4,7 +4,6 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::body_limit;
 use super::client::{GitHub, Verb};
 use super::error::GitHubError;
 
@@ -26,7 +25,11 @@ impl GitHub {
         self.request(
             Verb::Post,
             &self.repo_route("issues"),
-            Some(&json!({ "title": title, "body": body_limit::fit(body), "labels": labels })),
+            Some(&json!({
+                "title": self.outgoing(title),
+                "body": self.outgoing(body),
+                "labels": labels,
+            })),
             "open an issue",
         )
         .await

@@ -10,7 +10,6 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::json;
 
-use super::body_limit;
 use super::client::{Answer, GitHub, Verb};
 use super::error::GitHubError;
 
@@ -119,7 +118,7 @@ impl GitHub {
         self.request::<IgnoredAny>(
             Verb::Post,
             &self.repo_route(&format!("issues/{number}/comments")),
-            Some(&json!({ "body": body_limit::fit(body) })),
+            Some(&json!({ "body": self.outgoing(body) })),
             &format!("comment on pull request #{number}"),
         )
         .await?;
@@ -150,10 +149,10 @@ impl GitHub {
             draft.head, draft.base
         );
         let body = json!({
-            "title": draft.title,
+            "title": self.outgoing(&draft.title),
             "head": draft.head,
             "base": draft.base,
-            "body": body_limit::fit(&draft.body),
+            "body": self.outgoing(&draft.body),
             "draft": draft.draft,
         });
         match self
@@ -180,7 +179,10 @@ impl GitHub {
             .request(
                 Verb::Patch,
                 &self.repo_route(&format!("pulls/{number}")),
-                Some(&json!({ "title": draft.title, "body": body_limit::fit(&draft.body) })),
+                Some(&json!({
+                    "title": self.outgoing(&draft.title),
+                    "body": self.outgoing(&draft.body),
+                })),
                 &format!("update pull request #{number}"),
             )
             .await?;
