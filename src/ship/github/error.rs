@@ -72,6 +72,21 @@ pub enum GitHubError {
     },
 }
 
+impl GitHubError {
+    /// Whether the same request may succeed later without anyone changing anything: the
+    /// network, a rate limit, or a server error (5xx).
+    pub fn is_transient(&self) -> bool {
+        match self {
+            GitHubError::Network { .. } | GitHubError::RateLimited { .. } => true,
+            GitHubError::Unexpected { status, .. } => *status >= 500,
+            GitHubError::InvalidTarget { .. }
+            | GitHubError::Unauthorized { .. }
+            | GitHubError::Forbidden { .. }
+            | GitHubError::NotFound { .. } => false,
+        }
+    }
+}
+
 fn needs(permissions: Option<&str>, scopes: Option<&str>) -> String {
     let mut needed = Vec::new();
     if let Some(permissions) = permissions.filter(|text| !text.trim().is_empty()) {
@@ -214,6 +229,33 @@ mod tests {
         );
         assert!(!text.contains("ghp_tok"), "{text}");
         assert!(text.contains("[redacted]"), "{text}");
+    }
+
+    #[test]
+    fn only_the_network_rate_limits_and_server_errors_are_transient() {
+        let refused_with = |status| {
+            let reply = Reply {
+                status,
+                ..Reply::default()
+            };
+            refused(&reply, "open a pull request", &place(), str::to_owned)
+        };
+        for (status, transient) in [
+            (401, false),
+            (403, false),
+            (404, false),
+            (422, false),
+            (500, true),
+            (502, true),
+        ] {
+            assert_eq!(refused_with(status).is_transient(), transient, "{status}");
+        }
+        let network = GitHubError::Network {
+            api_url: "https://api.github.com".to_owned(),
+            action: "open a pull request".to_owned(),
+            cause: "connection refused".to_owned(),
+        };
+        assert!(network.is_transient());
     }
 
     #[test]

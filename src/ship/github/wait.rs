@@ -3,6 +3,8 @@
 //! doubled each time, at most the longest delay) until they have all finished, or the timeout
 //! comes, or none has appeared after a grace period. Each ending is an outcome
 //! ([`ChecksOutcome`](super::ChecksOutcome)), not an error: an `Err` means prpd could not ask.
+//! A look that fails for a passing reason (the network, a rate limit, a 5xx) is tried again on
+//! the same schedule until the timeout; a refusal (401, 403, 404) ends the wait at once.
 //!
 //! Check runs are read page by page (`per_page=100`) from
 //! `/repos/{o}/{r}/commits/{sha}/check-runs`; statuses from `/commits/{sha}/status` (octocrab's
@@ -78,7 +80,17 @@ impl GitHub {
         let started = Instant::now();
         let mut delay = policy.first_delay.max(SHORTEST_DELAY);
         loop {
-            let checks = self.checks_of(sha).await?;
+            let checks = match self.checks_of(sha).await {
+                Ok(checks) => checks,
+                Err(error) if error.is_transient() && started.elapsed() < policy.timeout => {
+                    let wait = delay.min(policy.timeout.saturating_sub(started.elapsed()));
+                    tracing::warn!(sha, %error, "could not read the remote checks; looking again");
+                    tokio::time::sleep(wait.max(SHORTEST_DELAY)).await;
+                    delay = (delay * 2).min(policy.max_delay.max(SHORTEST_DELAY));
+                    continue;
+                }
+                Err(error) => return Err(error),
+            };
             let elapsed = started.elapsed();
             match look(&checks, elapsed, policy.timeout, policy.no_checks_grace) {
                 Look::Done(outcome) => {

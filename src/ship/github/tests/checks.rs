@@ -11,7 +11,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 use super::{authorized, client, fixture, requests_to, route, token_only_in_authorization};
 use crate::ship::github::checks::{Look, look};
 use crate::ship::github::{
-    CheckSource, ChecksOutcome, Conclusion, PollPolicy, RemoteCheck, RemoteChecks,
+    CheckSource, ChecksOutcome, Conclusion, GitHubError, PollPolicy, RemoteCheck, RemoteChecks,
 };
 
 const SHA: &str = "ce587453ced02b1526dfb4cb910479d431683101";
@@ -329,6 +329,41 @@ async fn a_failed_commit_status_fails_like_a_check_run() {
         Some("https://jenkins.example.com/ci/circle")
     );
     assert_eq!(failed[0].title.as_deref(), Some("ci/circle is error"));
+}
+
+#[tokio::test]
+async fn a_server_error_during_the_wait_is_looked_past_a_refusal_is_not() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(route(&format!("commits/{SHA}/check-runs"))))
+        .respond_with(ResponseTemplate::new(502).set_body_string("<html>Bad gateway</html>"))
+        .up_to_n_times(1)
+        .expect(1)
+        .mount(&server)
+        .await;
+    mount_check_runs(&server, fixture("check-runs.json"), None).await;
+    mount_statuses(&server, fixture("combined-status.json")).await;
+
+    let checks = client(&server)
+        .wait_for_checks(SHA, &quick(5_000))
+        .await
+        .expect("looked again after the 502");
+    assert!(checks.passed());
+
+    let refused = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(route(&format!("commits/{SHA}/check-runs"))))
+        .respond_with(
+            ResponseTemplate::new(403).set_body_json(fixture("error-403-permission.json")),
+        )
+        .expect(1)
+        .mount(&refused)
+        .await;
+    let error = client(&refused)
+        .wait_for_checks(SHA, &quick(5_000))
+        .await
+        .expect_err("a refusal ends the wait");
+    assert!(matches!(error, GitHubError::Forbidden { .. }), "{error:?}");
 }
 
 #[tokio::test]
