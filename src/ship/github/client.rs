@@ -81,8 +81,9 @@ impl GitHub {
     /// A client for `target`. Sends nothing: a wrong token shows on the first request.
     pub fn new(target: GitHubTarget) -> Result<GitHub, GitHubError> {
         let api_url = target.api_url.trim().trim_end_matches('/').to_owned();
+        let (shown_url, has_credentials) = without_credentials(&api_url);
         let invalid = |problem: String| GitHubError::InvalidTarget {
-            api_url: api_url.clone(),
+            api_url: target.token.redact(&shown_url),
             problem,
         };
         let lowercase = api_url.to_ascii_lowercase();
@@ -90,6 +91,12 @@ impl GitHub {
             return Err(invalid(
                 "[ship] api_url must be an http:// or https:// URL, such as https://api.github.com or https://HOST/api/v3".to_owned(),
             ));
+        }
+        if has_credentials {
+            return Err(invalid(format!(
+                "[ship] api_url holds credentials; leave them out: the token comes from {}",
+                target.token_source
+            )));
         }
         for (what, name) in [("owner", &target.owner), ("repository", &target.repo)] {
             if !is_name(name) {
@@ -306,6 +313,18 @@ impl GitHub {
                 problem: format!("prpd could not build the request to {action}: {cause}"),
             },
         }
+    }
+}
+
+/// `url` without a `user:password@` before its host, and whether it had one.
+fn without_credentials(url: &str) -> (String, bool) {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return (url.to_owned(), false);
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => (format!("{scheme}://{}", &rest[at + 1..]), true),
+        None => (url.to_owned(), false),
     }
 }
 

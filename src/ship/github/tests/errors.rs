@@ -310,6 +310,18 @@ fn a_target_that_cannot_be_used_is_refused_before_any_request() {
             target("https://exa mple.com", "octocat", TOKEN),
             "not a valid URL",
         ),
+        (
+            target(
+                &format!("https://x-access-token:{TOKEN}@ghe.example.com/api/v3"),
+                "octocat",
+                TOKEN,
+            ),
+            "cannot use the GitHub API at https://ghe.example.com/api/v3: [ship] api_url holds credentials; leave them out: the token comes from $GITHUB_TOKEN",
+        ),
+        (
+            target("https://me:hunter2@ghe.example.com", "octocat", TOKEN),
+            "cannot use the GitHub API at https://ghe.example.com: [ship] api_url holds credentials",
+        ),
     ];
     for (target, expected) in table {
         let error = GitHub::new(target).expect_err("refused");
@@ -318,6 +330,7 @@ fn a_target_that_cannot_be_used_is_refused_before_any_request() {
             "{error:?}"
         );
         assert!(error.to_string().contains(expected), "{error}");
+        assert!(!error.to_string().contains("hunter2"), "{error}");
         assert_no_token(&error);
     }
 }
