@@ -65,9 +65,20 @@ pub enum ChecksOutcome {
     /// Every check finished.
     Finished,
     /// The timeout came with checks still pending.
-    TimedOut { waited: Duration },
+    TimedOut {
+        #[serde(rename = "waited_seconds", serialize_with = "seconds")]
+        waited: Duration,
+    },
     /// No check run and no status appeared within the grace period.
-    NoChecksReported { waited: Duration },
+    NoChecksReported {
+        #[serde(rename = "waited_seconds", serialize_with = "seconds")]
+        waited: Duration,
+    },
+}
+
+/// A duration in a run summary: whole seconds.
+fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(duration.as_secs())
 }
 
 /// The checks of one commit and how the wait for them ended.

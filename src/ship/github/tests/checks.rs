@@ -576,3 +576,31 @@ fn the_markdown_lists_every_check_and_quotes_the_failures() {
     };
     insta::assert_snapshot!(checks.render_markdown());
 }
+
+#[test]
+fn the_checks_read_as_json_for_the_run_summary() {
+    let mut failed = check(Conclusion::Failed("timed_out".to_owned()));
+    failed.url = Some("https://ci.example.com/build".to_owned());
+    let checks = RemoteChecks {
+        sha: SHA.to_owned(),
+        outcome: ChecksOutcome::TimedOut {
+            waited: Duration::from_millis(1_800_400),
+        },
+        checks: vec![failed],
+    };
+    assert_eq!(
+        serde_json::to_value(&checks).expect("JSON"),
+        json!({
+            "sha": SHA,
+            "outcome": { "outcome": "timed_out", "waited_seconds": 1800 },
+            "checks": [{
+                "name": "build",
+                "source": "check_run",
+                "conclusion": { "state": "failed", "word": "timed_out" },
+                "url": "https://ci.example.com/build",
+                "title": null,
+                "summary": null,
+            }],
+        })
+    );
+}
