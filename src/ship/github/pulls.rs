@@ -22,7 +22,7 @@ pub struct PullRequestDraft {
     pub base: String,
     pub title: String,
     pub body: String,
-    /// Labels to add (GitHub creates a label that does not exist yet).
+    /// Labels to add to it.
     pub labels: Vec<String>,
     /// Open it as a draft (ignored when an open pull request is updated).
     pub draft: bool,
