@@ -159,6 +159,7 @@ impl GitHub {
         body_limit::fit(&self.token.redact(text)).into_owned()
     }
 
+    /// The repository's owner.
     pub(super) fn owner(&self) -> &str {
         &self.owner
     }
