@@ -10,8 +10,9 @@
 //!    small shared vocabulary (phases, status blocks);
 //! 2. [`prp`]: the PRP document model;
 //! 3. [`qa`]: the QA gate — discovery, checklist, methods, metrics, report;
-//! 4. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
-//! 5. [`cli`]: the command line.
+//! 4. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text;
+//! 5. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
+//! 6. [`cli`]: the command line.
 //!
 //! `ARCHITECTURE.md` at the repository root has the map of the modules and their invariants.
 
@@ -20,3 +21,4 @@ pub mod cli;
 pub mod prp;
 pub mod qa;
 pub mod run;
+pub mod ship;
