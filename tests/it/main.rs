@@ -19,5 +19,6 @@ mod python;
 mod qa;
 mod real_claude;
 mod run;
+mod ship;
 mod snapshots;
 mod util;
