@@ -21,12 +21,14 @@ use crate::util::TestRepo;
 /// The branch the `calc` fixture's PRP ("Multiply numbers") ships on.
 const BRANCH: &str = "prp/multiply-numbers";
 
-/// A test file of the fixture that writes `measured.txt` at the root on every run: a leftover
-/// of prpd's own measurements, like a report a real test suite writes.
+/// A test file of the fixture that writes `measured.txt` at the root on every run (a leftover
+/// of prpd's own measurements, like a report a real test suite writes) and `run.log`, which
+/// the fixture's `.gitignore` ignores.
 const REPORT_TEST: &str = "import { test } from \"node:test\";\n\
     import { writeFileSync } from \"node:fs\";\n\n\
     test(\"the suite writes a report\", () => {\n\
-    \x20 writeFileSync(new URL(\"../measured.txt\", import.meta.url), `${Date.now()}\\n`);\n});\n";
+    \x20 writeFileSync(new URL(\"../measured.txt\", import.meta.url), `${Date.now()}\\n`);\n\
+    \x20 writeFileSync(new URL(\"../run.log\", import.meta.url), \"ignored\\n\");\n});\n";
 
 /// The `calc` fixture with honest agents, the report-writing test and `ship_config` (the body
 /// of `[ship]`), committed.
@@ -36,6 +38,7 @@ fn ship_repo(ship_config: &str) -> TestRepo {
         &prpd_toml("plain", &[], &format!("[ship]\n{ship_config}")),
     );
     repo.file("test/report.test.js", REPORT_TEST)
+        .file(".gitignore", "*.log\n")
         .commit("a test that writes a report");
     repo
 }
@@ -172,6 +175,11 @@ fn the_approved_tree_ships_on_its_branch_without_measurement_leftovers_or_touchi
         "the agents' work is in it"
     );
     assert!(!shipped.keys().any(|path| path.starts_with(".prp-session")));
+    assert!(
+        repo.join("run.log").is_file(),
+        "the tests wrote an ignored file"
+    );
+    assert!(!shipped.contains_key("run.log"), ".gitignore is honoured");
 
     // One commit on the commit the run started from, with a Conventional Commit message.
     let shipped_commit = local.find_commit(commit).expect("commit");
@@ -199,6 +207,30 @@ fn the_approved_tree_ships_on_its_branch_without_measurement_leftovers_or_touchi
     assert!(pr.starts_with("# feat: Multiply numbers\n"), "{pr}");
     assert!(pr.contains("## Verdict: ✅ APPROVED"), "{pr}");
     assert!(pr.contains("## Run summary"), "{pr}");
+}
+
+#[test]
+fn what_an_agent_staged_in_the_users_index_does_not_ship() {
+    let repo = calc_repo(
+        &prp(""),
+        &prpd_toml("plain", &[("green", "stage-only")], ""),
+    );
+    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{stderr}");
+    assert_eq!(code, 0);
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-only"]),
+        "staged-only.txt\n",
+        "the agent did stage it"
+    );
+    let local = Repository::open(repo.path()).expect("open");
+    let shipped = files_of(&local, oid(&summary["ship"]["commit"]));
+    assert!(
+        !shipped.contains_key("staged-only.txt"),
+        "{:?}",
+        shipped.keys()
+    );
+    assert!(String::from_utf8_lossy(&shipped["src/calc.js"]).contains("multiply"));
 }
 
 #[test]
@@ -292,6 +324,43 @@ fn a_remote_branch_holding_someone_elses_commit_is_rejected_as_non_fast_forward(
     )
     .expect("read");
     assert!(escalation.contains("non-fast-forward"), "{escalation}");
+}
+
+#[test]
+fn a_branch_the_remote_itself_refuses_is_reported_with_the_remotes_answer() {
+    let (_remote_dir, remote_path) = bare_remote();
+    let hook = remote_path.join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'branches are protected here' >&2\nexit 1\n",
+    )
+    .expect("write hook");
+    let mut permissions = std::fs::metadata(&hook).expect("hook").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&hook, permissions).expect("chmod");
+    let daemon = GitDaemon::serve(remote_path.parent().expect("parent"));
+    let repo = ship_repo(&format!(
+        "remote = \"git://127.0.0.1:{}/remote.git\"\n",
+        daemon.port
+    ));
+    // A token makes it a live run (git:// never asks for it), so the push goes out.
+    let (code, summary, stderr) = prpd_json(
+        repo.path(),
+        &["run", PRP],
+        &[("GITHUB_TOKEN", "ghp_notAskedForOverGit0123456789")],
+    );
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
+    assert_eq!(code, 3);
+    let reason = summary["escalation_reason"].as_str().expect("reason");
+    assert!(
+        reason.contains(&format!("rejected {BRANCH}: pre-receive hook declined")),
+        "{reason}"
+    );
+    let remote = Repository::open_bare(&remote_path).expect("remote");
+    assert!(
+        remote.find_branch(BRANCH, git2::BranchType::Local).is_err(),
+        "nothing landed"
+    );
 }
 
 #[test]
@@ -511,6 +580,58 @@ fn a_broken_ship_table_is_refused_before_the_run_with_its_file_and_line() {
         assert!(stderr.contains(expected), "{table}: {stderr}");
         assert!(!stderr.contains("ghp_0123456789"), "{stderr}");
         assert!(!repo.join(".prp-session/state.json").exists());
+    }
+}
+
+/// `git daemon` serving the repositories of a folder over `git://`, pushes allowed; stopped
+/// when dropped.
+struct GitDaemon {
+    port: u16,
+    child: std::process::Child,
+}
+
+impl GitDaemon {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test plays a remote server with git's own daemon, outside prpd"
+    )]
+    fn serve(base: &Path) -> GitDaemon {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new("git")
+            .args([
+                "daemon",
+                "--reuseaddr",
+                "--export-all",
+                "--enable=receive-pack",
+                "--listen=127.0.0.1",
+                &format!("--port={port}"),
+                &format!("--base-path={}", base.display()),
+            ])
+            .arg(base)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("git daemon");
+        let daemon = GitDaemon { port, child };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "git daemon did not start"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        daemon
+    }
+}
+
+impl Drop for GitDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
