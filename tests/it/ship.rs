@@ -551,6 +551,34 @@ fn a_remote_that_names_nothing_is_skipped_in_a_dry_run_and_refused_with_a_token(
 }
 
 #[test]
+fn an_unreachable_remote_is_named_and_the_commit_waits_for_a_resume() {
+    let closed_port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let repo = ship_repo(&format!(
+        "remote = \"http://127.0.0.1:{closed_port}/acme/calc.git\"\n"
+    ));
+    let (code, summary, stderr) = prpd_json(
+        repo.path(),
+        &["run", PRP],
+        &[("GITHUB_TOKEN", "ghp_neverSentNobodyListens0123456789")],
+    );
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
+    assert_eq!(code, 3);
+    let reason = summary["escalation_reason"].as_str().expect("reason");
+    assert!(
+        reason.contains(&format!(
+            "cannot reach the remote http://127.0.0.1:{closed_port}/acme/calc.git"
+        )) && reason.contains("prpd resume"),
+        "{reason}"
+    );
+    let local = Repository::open(repo.path()).expect("open");
+    assert_eq!(branch_tip(&local, BRANCH), oid(&summary["ship"]["commit"]));
+    assert!(summary["ship"]["pushed_to"].is_null(), "{summary:#}");
+}
+
+#[test]
 fn a_broken_ship_table_is_refused_before_the_run_with_its_file_and_line() {
     for (table, expected) in [
         ("branch = \"prp/fixed\"\n", "must hold `{slug}` once"),

@@ -25,7 +25,11 @@ pub use uncommitted::uncommitted;
 /// (tokens never reach a URL or a message prpd builds).
 #[derive(Debug, thiserror::Error)]
 pub enum ShipError {
-    #[error("failed to {action} in {}: {}", repo.display(), source.message())]
+    #[error(
+        "failed to {action} in {}: {}; once that is fixed, `prpd resume` ships again",
+        repo.display(),
+        source.message()
+    )]
     Git {
         action: &'static str,
         repo: PathBuf,
@@ -58,7 +62,7 @@ pub enum ShipError {
     BranchCheckedOut { branch: String, repo: PathBuf },
     #[error(
         "`[ship] remote` = {name:?} is neither a remote of {} ({known}), a URL nor a path; set it \
-         to a remote's name, a URL or a path such as \"../remote.git\"",
+         to a remote's name, a URL or a path such as \"../remote.git\", then run `prpd resume`",
         repo.display()
     )]
     NoSuchRemote {

@@ -247,23 +247,32 @@ fn failure(
             ),
         },
         (ErrorCode::Certificate, _) | (_, ErrorClass::Net | ErrorClass::Http | ErrorClass::Ssl) => {
-            let detail = if is_ssh(&request.destination.url) {
-                format!(
-                    "{detail}; prpd pushes over https with a token: set `[ship] remote` to the repository's https URL"
-                )
-            } else {
-                detail
-            };
-            ShipError::Network {
-                remote: shown.to_owned(),
-                detail,
-            }
+            network(request, shown, detail)
+        }
+        // A socket's error (connection refused, no route to the host) comes as the system's.
+        (_, ErrorClass::Os) if request.destination.local.is_none() => {
+            network(request, shown, detail)
         }
         _ => ShipError::Push {
             remote: shown.to_owned(),
             branch: request.branch.clone(),
             detail,
         },
+    }
+}
+
+/// The message for a remote that could not be reached.
+fn network(request: &PushRequest, shown: &str, detail: String) -> ShipError {
+    let detail = if is_ssh(&request.destination.url) {
+        format!(
+            "{detail}; prpd pushes over https with a token: set `[ship] remote` to the repository's https URL"
+        )
+    } else {
+        detail
+    };
+    ShipError::Network {
+        remote: shown.to_owned(),
+        detail,
     }
 }
 
