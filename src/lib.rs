@@ -10,8 +10,8 @@
 //!    small shared vocabulary (phases, status blocks);
 //! 2. [`prp`]: the PRP document model;
 //! 3. [`qa`]: the QA gate — discovery, checklist, methods, metrics, report;
-//! 4. [`ship`]: what an approved run becomes outside the repository — the GitHub pull request
-//!    and the remote CI's checks;
+//! 4. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
+//!    and (not yet called by the loop) the GitHub pull request and remote checks;
 //! 5. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
 //! 6. [`cli`]: the command line.
 //!

@@ -18,9 +18,11 @@ mod gate;
 mod junit;
 pub mod model;
 mod presets;
+mod ship;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
 pub use presets::Preset;
+pub use ship::{SLUG_PLACEHOLDER, ShipConfig};
 
 pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
 
@@ -46,6 +48,8 @@ pub struct Config {
     pub green_may_add_tests: bool,
     /// `[commands]` and `[checks.<ID>]`: the repository's adjustments of the QA gate.
     pub gate: GateSettings,
+    /// `[ship]`: where and how an approved run ships.
+    pub ship: ShipConfig,
 }
 
 /// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
@@ -156,6 +160,7 @@ struct RawConfig {
     run: Option<RawRun>,
     commands: Option<gate::RawCommands>,
     checks: Option<gate::RawChecks>,
+    ship: Option<ship::RawShip>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -257,6 +262,7 @@ impl Config {
                 .and_then(|run| run.green_may_add_tests)
                 .unwrap_or(false),
             gate: gate::settings(path, text, raw.commands, raw.checks)?,
+            ship: ship::ship(path, text, raw.ship.unwrap_or_default())?,
         })
     }
 }
@@ -414,6 +420,7 @@ mod tests {
         assert_eq!(example.agents, defaults.agents);
         assert_eq!(example.guardrails, defaults.guardrails);
         assert_eq!(example.breaker, defaults.breaker.with_all_phases());
+        assert_eq!(example.ship, defaults.ship);
     }
 
     #[test]

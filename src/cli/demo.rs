@@ -13,6 +13,7 @@ use crate::base::exit::ExitCode;
 use crate::base::paths::SessionPaths;
 use crate::base::process::{self, ProcessError, Spec};
 use crate::run::driver::{Output, Summary};
+use crate::run::record::Delivery;
 use crate::run::record::RunRecord;
 use crate::run::session;
 
@@ -21,6 +22,15 @@ use super::usage::UsageError;
 
 /// The PRP the demo runs, relative to the demo repository.
 pub const PRP: &str = "PRPs/word-stats.md";
+
+/// The demo's bare remote, relative to the demo repository (kept out of git through
+/// `.git/info/exclude`, so the repository stays clean).
+pub const REMOTE: &str = "remote.git";
+
+/// What the demo adds to the example's prpd.toml: SHIP pushes to the bare remote beside it.
+const SHIP_CONFIG: &str = "\n# Added by `prpd demo`: SHIP pushes to the bare repository beside the files\n\
+                           # (a local path, so the dry run pushes there too).\n\
+                           [ship]\nremote = \"./remote.git\"\n";
 
 /// Every file of the demo repository: its path there and its contents.
 pub const FILES: &[(&str, &str)] = &[
@@ -121,7 +131,12 @@ pub(super) fn run(dir: Option<&Path>, output: Output) -> anyhow::Result<ExitCode
         config: None,
         output,
     };
-    let Some(record) = foreground::drive(session::run(&options, &dir.join(PRP)))? else {
+    // The demo never talks to GitHub, whatever token the environment holds.
+    let start = session::Start {
+        dirty: session::DirtyTree::Refuse,
+        delivery: Delivery::DryRun,
+    };
+    let Some(record) = foreground::drive(session::run(&options, &dir.join(PRP), start))? else {
         return Ok(ExitCode::NotShipped);
     };
     match output {
@@ -144,47 +159,85 @@ pub(super) fn run(dir: Option<&Path>, output: Output) -> anyhow::Result<ExitCode
 fn produced(dir: &Path, record: &RunRecord) -> String {
     let session = SessionPaths::new(dir);
     let run_dir = session.run_dir(&record.run_id);
-    let mut out = String::from("\nWhat it produced:\n");
-    let mut line = |what: &str, path: &Path, note: &str| {
-        let _ = writeln!(out, "  {what:<15} {}{note}", path.display());
-    };
-    line(
+    let ship = &record.ship;
+    let mut lines: Vec<(&str, String)> = vec![(
         "repository",
-        dir,
-        " (the feature is in the working tree: `git diff` shows it)",
-    );
-    let pr = run_dir.join("pr.md");
-    if pr.is_file() {
-        line("pull request", &pr, " (dry run: its title and body)");
+        format!(
+            "{} (the feature is in the working tree: `git diff` shows it)",
+            dir.display()
+        ),
+    )];
+    if let (Some(branch), Some(commit)) = (&ship.branch, &ship.commit) {
+        let short: String = commit.chars().take(7).collect();
+        lines.push((
+            "branch",
+            format!("{branch} at {short} (its commit holds what QA approved, on your last commit)"),
+        ));
+    }
+    lines.push((
+        "remote",
+        match &ship.pushed_to {
+            Some(_) => format!(
+                "{} (a bare repository: the branch was pushed there)",
+                dir.join(REMOTE).display()
+            ),
+            None => format!(
+                "not pushed{}",
+                ship.not_pushed
+                    .as_ref()
+                    .map_or_else(String::new, |why| format!(": {why}"))
+            ),
+        },
+    ));
+    if let Some(pr) = &ship.pull_request {
+        lines.push((
+            "pull request",
+            format!(
+                "{} (dry run: the title and body it would send)",
+                pr.display()
+            ),
+        ));
     }
     if let Some(report) = &record.last_qa_report {
-        line("QA report", report, " (the last one)");
+        lines.push(("QA report", format!("{} (the last one)", report.display())));
     }
     if let Some(report) = &record.escalation_report {
-        line("escalation", report, "");
+        lines.push(("escalation", report.display().to_string()));
     }
-    line(
+    lines.push((
         "status log",
-        &session.phase_status_log(),
-        " (every status block, the agents' and prpd's)",
-    );
-    line(
+        format!(
+            "{} (every status block, the agents' and prpd's)",
+            session.phase_status_log().display()
+        ),
+    ));
+    lines.push((
         "iteration logs",
-        &run_dir.join("iterations"),
-        " (prompt, agent output and measurements of each iteration)",
-    );
-    line("summary", &run_dir.join("summary.json"), "");
-    let _ = writeln!(
-        out,
-        "  {:<15} none: SHIP is a dry run, so nothing is pushed and no remote is created",
-        "remote"
-    );
+        format!(
+            "{} (prompt, agent output and measurements of each iteration)",
+            run_dir.join("iterations").display()
+        ),
+    ));
+    lines.push((
+        "summary",
+        run_dir.join("summary.json").display().to_string(),
+    ));
+    let mut out = String::from("\nWhat it produced:\n");
+    for (what, text) in lines {
+        let _ = writeln!(out, "  {what:<15} {text}");
+    }
     out
 }
 
-/// Writes the demo repository into the empty directory `dir` and commits it.
+/// Writes the demo repository into the empty directory `dir` and commits it, and makes its
+/// bare remote `remote.git` beside the files.
 pub async fn create(dir: &Path) -> Result<(), DemoError> {
     for (relative, contents) in FILES {
+        let contents = if *relative == "prpd.toml" {
+            format!("{contents}{SHIP_CONFIG}")
+        } else {
+            (*contents).to_owned()
+        };
         let path = dir.join(relative);
         let write = |source| DemoError::Write {
             path: path.clone(),
@@ -212,10 +265,16 @@ pub async fn create(dir: &Path) -> Result<(), DemoError> {
             "-m",
             "textkit 1.0.0",
         ],
+        &["init", "-q", "--bare", REMOTE],
     ] {
         git(dir, logs.path(), args).await?;
     }
-    Ok(())
+    SessionPaths::new(dir)
+        .exclude(&format!("/{REMOTE}/"))
+        .map_err(|source| DemoError::Write {
+            path: dir.join(".git/info/exclude"),
+            source,
+        })
 }
 
 async fn git(dir: &Path, log_dir: &Path, args: &[&str]) -> Result<(), DemoError> {

@@ -188,7 +188,7 @@ pub fn init(request: &InitRequest) -> anyhow::Result<String> {
     }
     let _ = writeln!(
         out,
-        "\nNext: `prpd qa` checks the repository as it is; `prpd run PRPs/<feature>.md` drives a PRP."
+        "\nNext: `prpd qa` checks the repository as it is; commit what init wrote (a run starts only\nfrom a clean tree), then `prpd run PRPs/<feature>.md` drives a PRP."
     );
     Ok(out)
 }
@@ -235,7 +235,14 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          max_agent_invocations = 40\n\
          max_wall_time = \"4h\"\n\
          # Enforced when the agent reports its cost (Claude Code does).\n\
-         # max_cost_usd = 20.0\n",
+         # max_cost_usd = 20.0\n\
+         \n\
+         # SHIP commits what QA approved on its own branch and pushes it (the README's \"Shipping\"\n\
+         # lists every key). Without a token in the variable token_env names, it is a dry run:\n\
+         # the commit, the branch, a push to a local path only, and the PR's text in pr.md.\n\
+         # [ship]\n\
+         # remote = \"origin\"\n\
+         # token_env = \"GITHUB_TOKEN\"\n",
         name = preset.name,
         note = preset.note,
         agents = agents_tables(preset, &list),

@@ -29,7 +29,7 @@ use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
 use crate::qa::tools_mapping::ToolsMapping;
 use crate::run::driver::{DriveError, InputChanges, Output};
 use crate::run::prompt::PromptError;
-use crate::run::record::RunError;
+use crate::run::record::{Delivery, RunError};
 use crate::run::session::{self, SessionError, SessionFailure};
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
@@ -172,6 +172,14 @@ pub struct RunArgs {
     pub prp: PathBuf,
     #[command(flatten)]
     pub drive: DriveArgs,
+    /// Start although the working tree has uncommitted changes: they become part of the run's
+    /// starting point and stay out of the pull request (without it, prpd lists them and stops).
+    #[arg(long)]
+    pub allow_dirty: bool,
+    /// Ship only locally: commit, branch, push when `[ship] remote` is a local path, and write
+    /// the pull request's title and body to `.prp-session/runs/<id>/pr.md`; no network, no token.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -247,7 +255,22 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            foreground::drive_in_foreground(args.drive.json, session::run(&options, &args.prp))
+            let start = session::Start {
+                dirty: if args.allow_dirty {
+                    session::DirtyTree::Allow
+                } else {
+                    session::DirtyTree::Refuse
+                },
+                delivery: if args.dry_run {
+                    Delivery::DryRun
+                } else {
+                    Delivery::Live
+                },
+            };
+            foreground::drive_in_foreground(
+                args.drive.json,
+                session::run(&options, &args.prp, start),
+            )
         }
         Command::Status(args) => status(&args),
         Command::Diff(args) => {

@@ -162,8 +162,30 @@ impl Status {
         if let Some(reason) = &summary.escalation_reason {
             let _ = writeln!(out, "Why:          {reason}");
         }
+        if let Some(ship) = &summary.ship {
+            let branch = ship.branch.as_deref().unwrap_or("(not yet)");
+            let commit: String = ship
+                .commit
+                .as_deref()
+                .unwrap_or("")
+                .chars()
+                .take(7)
+                .collect();
+            let pushed = ship.pushed_to.as_ref().map_or_else(
+                || {
+                    format!(
+                        "not pushed{}",
+                        ship.not_pushed
+                            .as_ref()
+                            .map_or_else(String::new, |why| format!(" ({why})"))
+                    )
+                },
+                |remote| format!("pushed to {remote}"),
+            );
+            let _ = writeln!(out, "Shipped:      {branch} at {commit}, {pushed}");
+        }
         if let Some(path) = &self.pull_request {
-            let _ = writeln!(out, "Pull request: {} (dry run)", path.display());
+            let _ = writeln!(out, "Pull request: {} (its title and body)", path.display());
         }
         out
     }

@@ -17,6 +17,7 @@ mod measurement;
 mod phase;
 mod proof;
 mod qa;
+mod ship;
 mod snapshots;
 mod status;
 
@@ -99,6 +100,14 @@ pub enum DriveError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "snapshot {number} of run {run_id} is gone (refs/prpd/{run_id}/{number}): without it \
+         prpd cannot tell the agents' work from the rest of the tree, so it does not ship; abort \
+         the run"
+    )]
+    SnapshotGone { run_id: String, number: u32 },
+    #[error("a SHIP step stopped unexpectedly")]
+    ShipTask(#[source] tokio::task::JoinError),
 }
 
 /// Everything a run needs besides its record.
@@ -257,7 +266,7 @@ impl Driver {
                 self.write_breakers()?;
                 Ok(None)
             }
-            Effect::Ship => self.ship().map(Some),
+            Effect::Ship => self.ship().await.map(Some),
             Effect::Complete => {
                 self.release_snapshots()?;
                 self.announce("COMPLETE", "shipped", &[])?;

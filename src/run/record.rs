@@ -95,6 +95,42 @@ pub struct RunRecord {
     /// (absent in older records).
     #[serde(default)]
     pub reported_models: BTreeMap<Phase, String>,
+    /// SHIP's progress, saved after each of its steps (absent in older records).
+    #[serde(default)]
+    pub ship: ShipProgress,
+}
+
+/// What SHIP has done so far, and what it was told when the run started. Each step is saved
+/// before the next one starts, so a SHIP resumed after a crash or a failure reuses the commit
+/// and the branch instead of making new ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShipProgress {
+    /// Whether SHIP may talk to the remote services (`prpd run --dry-run` says no).
+    pub delivery: Delivery,
+    /// The branch checked out when the run started: the pull request's base unless
+    /// `[ship] base` names one (`None`: a detached `HEAD`).
+    pub base_branch: Option<String>,
+    /// The shipped commit (hex), once written.
+    pub commit: Option<String>,
+    /// The branch pointed at it, once it is.
+    pub branch: Option<String>,
+    /// Where the branch was pushed, as messages show it (never with credentials).
+    pub pushed_to: Option<String>,
+    /// Why nothing was pushed, when SHIP decided so (a dry run with no local remote).
+    pub not_pushed: Option<String>,
+    /// The pull request's title and body as written to `runs/<id>/pr.md`.
+    pub pull_request: Option<PathBuf>,
+}
+
+/// Whether SHIP delivers to the remote services or only does the local steps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// Push and open the pull request (without a token this is a dry run all the same).
+    #[default]
+    Live,
+    /// `--dry-run`: the branch, the commit, a push only to a local path, and `pr.md`.
+    DryRun,
 }
 
 /// The refusals and blockers of the last agent invocation.
@@ -260,6 +296,7 @@ impl RunRecord {
             escalation_report: None,
             without_feature: None,
             last_test_run: None,
+            ship: ShipProgress::default(),
         }
     }
 
@@ -505,6 +542,28 @@ mod tests {
         ] {
             assert!(cached.measured(&other).is_none(), "{other:?}");
         }
+    }
+
+    #[test]
+    fn a_record_written_before_ship_progress_existed_still_loads() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.json");
+        let record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            7,
+            &Config::default().breaker,
+        );
+        let mut value = serde_json::to_value(&record).expect("to JSON");
+        value
+            .as_object_mut()
+            .expect("an object")
+            .remove("ship")
+            .expect("the ship field");
+        std::fs::write(&path, value.to_string()).expect("write");
+        let loaded = RunRecord::load(&path).expect("load").expect("present");
+        assert_eq!(loaded.ship, ShipProgress::default());
+        assert_eq!(loaded.ship.delivery, Delivery::Live);
     }
 
     #[test]

@@ -17,8 +17,10 @@ use crate::run::agent::{self, AgentsNotInstalled, MissingCommand};
 use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::run::machine::Event;
 use crate::run::prompt::{self, PromptError};
-use crate::run::record::{RunError, RunRecord};
+use crate::run::record::{Delivery, RunError, RunRecord};
 use crate::run::snapshot::{SnapshotError, Snapshots};
+use crate::ship;
+use crate::ship::git::ShipError;
 
 /// A request that cannot be carried out as asked (the user's to fix; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -93,7 +95,47 @@ pub enum SessionError {
          `[run] keep_snapshots = true` in prpd.toml to keep them"
     )]
     SnapshotsGone { run_id: String },
+    #[error(
+        "{} has uncommitted changes: {}{}. prpd ships only what its agents change, and your \
+         own work must not land in the pull request: commit or stash it first, or run again \
+         with --allow-dirty (your changes are then part of the run's starting point, and stay \
+         out of the pull request)",
+        repo.display(),
+        files.join(", "),
+        if *more > 0 { format!(" and {more} more") } else { String::new() }
+    )]
+    Uncommitted {
+        repo: PathBuf,
+        files: Vec<String>,
+        more: usize,
+    },
+    #[error("failed to read the state of {}: {source}", repo.display())]
+    Status {
+        repo: PathBuf,
+        #[source]
+        source: Box<ShipError>,
+    },
 }
+
+/// What `prpd run` does with a working tree that holds uncommitted changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirtyTree {
+    /// Refuse to start, listing them (the default).
+    Refuse,
+    /// `--allow-dirty`: start; they are part of the run's base and stay out of the PR.
+    Allow,
+}
+
+/// How `prpd run` starts a run, besides the options every command shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Start {
+    pub dirty: DirtyTree,
+    /// `--dry-run`: SHIP does only the local steps.
+    pub delivery: Delivery,
+}
+
+/// How many uncommitted files the refusal names.
+const UNCOMMITTED_SHOWN: usize = 20;
 
 /// prpd could not carry out the session (I/O, a failed measurement; exit code 4).
 #[derive(Debug, thiserror::Error)]
@@ -123,7 +165,7 @@ pub struct Options {
 }
 
 /// Starts a run of the PRP at `prp` and drives it until it stops.
-pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFailure> {
+pub async fn run(options: &Options, prp: &Path, start: Start) -> Result<RunRecord, SessionFailure> {
     let session = SessionPaths::new(&options.repo);
     prepare(&session)?;
     let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
@@ -139,6 +181,7 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
     }
     let prp_relative = relative_prp(&options.repo, prp)?;
     let context = context(options, &prp_relative, None)?;
+    check_uncommitted(&options.repo, start.dirty)?;
     let run_id = new_run_id("run");
     // Every verdict is about a snapshot: a directory git cannot open is refused before a run
     // record exists that could never go on.
@@ -152,12 +195,13 @@ pub async fn run(options: &Options, prp: &Path) -> Result<RunRecord, SessionFail
         reason: std::error::Error::source(&error)
             .map_or_else(|| error.to_string(), ToString::to_string),
     })?;
-    let record = RunRecord::new(
+    let mut record = RunRecord::new(
         run_id,
         prp_relative,
         crate::run::driver::unix_now(),
         &context.config.breaker,
     );
+    record.ship.delivery = start.delivery;
     tracing::info!(run_id = %record.run_id, prp = %record.prp.display(), "run started");
     let mut driver = Driver::new(context, record);
     driver.drive().await?;
@@ -197,6 +241,38 @@ pub async fn resume(
     tracing::info!(run_id = %driver.record().run_id, "run resumed");
     driver.drive().await?;
     Ok(driver.record().clone())
+}
+
+/// Refuses a working tree with uncommitted changes unless `dirty` allows them (then they are
+/// named in the log): the run's base is the working tree, and the user's own work must not
+/// land in the pull request.
+fn check_uncommitted(repo: &Path, dirty: DirtyTree) -> Result<(), SessionFailure> {
+    let mut files = ship::git::uncommitted(repo).map_err(|source| SessionError::Status {
+        repo: repo.to_path_buf(),
+        source: Box::new(source),
+    })?;
+    if files.is_empty() {
+        return Ok(());
+    }
+    match dirty {
+        DirtyTree::Allow => {
+            tracing::warn!(
+                files = %files.join(", "),
+                "starting on uncommitted changes (--allow-dirty): they are part of the run's base and stay out of the pull request"
+            );
+            Ok(())
+        }
+        DirtyTree::Refuse => {
+            let more = files.len().saturating_sub(UNCOMMITTED_SHOWN);
+            files.truncate(UNCOMMITTED_SHOWN);
+            Err(SessionError::Uncommitted {
+                repo: repo.to_path_buf(),
+                files,
+                more,
+            }
+            .into())
+        }
+    }
 }
 
 /// What iteration `iteration` of the current run changed (default: its last iteration), as a

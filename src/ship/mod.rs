@@ -1,13 +1,28 @@
-//! SHIP: what a run that QA approved becomes outside the repository — a branch pushed to the
-//! remote, a pull request, and the remote CI's word on it.
+//! SHIP: what an approved run becomes — a commit on a branch of its own, pushed to the
+//! configured remote, and a pull request whose body is prpd's own QA report and run summary.
 //!
-//! Theory of operation. [`github`] speaks to the GitHub REST API (github.com or a GitHub
-//! Enterprise server, or a local mock in tests): it opens or updates the pull request for the
-//! run's branch, comments, opens an issue on escalation, and polls the checks of the pushed
-//! commit until they finish. Every request carries the token only in its `Authorization`
-//! header; every error message is scrubbed of it.
+//! Theory of operation. The run loop (`run/driver/ship.rs`) carries SHIP out as separate steps,
+//! saving the run record after each so that a crash or a failure resumes at the step it stopped
+//! in and never makes a second commit or branch:
 //!
-//! Owns: the GitHub requests and their error messages.
-//! May import: `base`, `prp` and `qa` — never `run` (the driver calls into `ship`).
+//! 1. [`git::commit`]: the commit's tree is the agents' work exactly as the run's snapshots
+//!    recorded it (`.gitignore` honoured, `.prp-session/` and what prpd's own measurements left
+//!    in the tree never included, nothing taken from the user's index), laid on the commit the
+//!    run started from; its message comes from [`message`].
+//! 2. [`git::point_branch`]: the branch (`[ship] branch`, `prp/{slug}`) points at it; the
+//!    user's `HEAD`, index and working tree are never touched.
+//! 3. [`git::push`]: to `[ship] remote`, with the token (from the variable `[ship] token_env`
+//!    names) handed to git by a credentials callback, never put in a URL; a rejected ref is
+//!    reported with what to do.
+//!
+//! [`github`] speaks to the GitHub REST API (github.com, a GitHub Enterprise server, or a local
+//! mock in tests): it opens or updates the pull request for the run's branch, comments, opens
+//! an issue on escalation, and polls the checks of the pushed commit until they finish. Every
+//! request carries the token only in its `Authorization` header; every error message is
+//! scrubbed of it. The driver does not call it yet: SHIP ends with the dry run's `pr.md`.
+//!
+//! `ship` imports only `base`, `prp` and `qa`: it knows nothing of the run record.
 
+pub mod git;
 pub mod github;
+pub mod message;

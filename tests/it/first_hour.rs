@@ -535,7 +535,7 @@ fn demo_prints_one_line_per_phase_and_the_paths_of_what_it_produced() {
     assert!(stderr.trim().is_empty(), "a quiet log by default: {stderr}");
     let phases: Vec<&str> = stdout
         .lines()
-        .filter(|line| line.contains(" iteration") || line.contains("dry run: pull request"))
+        .filter(|line| line.contains(" iteration") || line.contains("pull request in pr.md"))
         .filter_map(|line| line.split_whitespace().next())
         .filter(|word| ["RED", "GREEN", "REFACTOR", "DOCUMENT", "QA", "SHIP"].contains(word))
         .collect();
@@ -595,9 +595,53 @@ fn demo_prints_one_line_per_phase_and_the_paths_of_what_it_produced() {
         !pr.contains("Funcionalidade") && !pr.contains("Documentação"),
         "{pr}"
     );
+    assert_eq!(path_of("remote"), dir.join("remote.git"));
+    the_demo_shipped_to_its_remote(&dir, &stdout);
+}
+
+/// SHIP pushed the demo's branch to its own bare remote, and the output names the commit it
+/// made; the demo repository holds no trace of the remote (it is excluded).
+fn the_demo_shipped_to_its_remote(dir: &std::path::Path, stdout: &str) {
     assert!(
-        stdout.contains("remote          none: SHIP is a dry run"),
+        stdout.contains("SHIP                    prp/word-statistics at "),
         "{stdout}"
+    );
+    let branch_line = stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("branch"))
+        .unwrap_or_else(|| panic!("no branch line in {stdout}"));
+    let short = branch_line
+        .split_whitespace()
+        .nth(3)
+        .unwrap_or_else(|| panic!("no commit in {branch_line:?}"));
+    let remote = git2::Repository::open_bare(dir.join("remote.git")).expect("a bare repository");
+    let pushed = remote
+        .find_branch("prp/word-statistics", git2::BranchType::Local)
+        .expect("the branch was pushed")
+        .get()
+        .peel_to_commit()
+        .expect("a commit");
+    assert!(pushed.id().to_string().starts_with(short), "{branch_line}");
+    assert!(
+        pushed
+            .message()
+            .expect("message")
+            .starts_with("feat: Word statistics"),
+        "{:?}",
+        pushed.message()
+    );
+    let repository = git2::Repository::open(dir).expect("the demo repository");
+    let mut options = git2::StatusOptions::new();
+    options.include_untracked(true);
+    let untracked: Vec<String> = repository
+        .statuses(Some(&mut options))
+        .expect("status")
+        .iter()
+        .filter_map(|entry| entry.path().ok().map(str::to_owned))
+        .collect();
+    assert!(
+        !untracked.iter().any(|path| path.starts_with("remote.git")),
+        "{untracked:?}"
     );
 }
 

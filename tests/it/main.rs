@@ -19,6 +19,7 @@ mod python;
 mod qa;
 mod real_claude;
 mod run;
+mod ship;
 mod snapshots;
 mod task_runners;
 mod util;

@@ -118,6 +118,7 @@ pub(crate) fn prpd_json(dir: &Path, args: &[&str]) -> (i32, Value) {
         .args(args)
         .current_dir(dir)
         .env("PRPD_LOG", "warn")
+        .env_remove("GITHUB_TOKEN")
         .timeout(COMMAND_TIMEOUT)
         .output()
         .expect("run prpd");

@@ -81,11 +81,15 @@ impl TestRepo {
         command
     }
 
-    /// The real `prpd` binary with `--repo` not yet given, run from the repository root and with
-    /// a quiet log so that stderr holds only what the test looks for.
+    /// The real `prpd` binary with `--repo` not yet given, run from the repository root, with
+    /// a quiet log so that stderr holds only what the test looks for, and without a token.
     pub fn prpd(&self) -> Command {
         let mut command = Command::cargo_bin("prpd").expect("prpd binary is built");
-        command.current_dir(self.path()).env("PRPD_LOG", "warn");
+        // SHIP reads a token from GITHUB_TOKEN: the developer's own never takes part in a test.
+        command
+            .current_dir(self.path())
+            .env("PRPD_LOG", "warn")
+            .env_remove("GITHUB_TOKEN");
         command
     }
 }

@@ -1,7 +1,7 @@
-//! What the run hands to humans when it ends: the pull request text of a dry-run ship, the
-//! escalation report quoting the last status blocks, and the final summary that
-//! `runs/<id>/summary.json` and `prpd run --json` show. It stands apart because these are the
-//! run's results, written once, while the rest of the driver works on the run in progress.
+//! What the run hands to humans when it ends: the escalation report quoting the last status
+//! blocks, and the final summary that `runs/<id>/summary.json` and `prpd run --json` show (with
+//! what SHIP did). It stands apart because these are the run's results, written once, while the
+//! rest of the driver works on the run in progress.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,8 +11,8 @@ use serde::Serialize;
 use crate::base::paths::SessionPaths;
 use crate::base::phase::Phase;
 use crate::run::escalation;
-use crate::run::machine::{EscalationReason, Event, State};
-use crate::run::record::{RunRecord, TokenUsage, VerdictRecord};
+use crate::run::machine::{EscalationReason, State};
+use crate::run::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
 
 use super::{DriveError, Driver, write_json, write_text};
 
@@ -20,27 +20,6 @@ use super::{DriveError, Driver, write_json, write_text};
 const QUOTED_BLOCKS: usize = 3;
 
 impl Driver {
-    pub(super) fn ship(&mut self) -> Result<Event, DriveError> {
-        let title = format!("feat: {}", self.context.prp.title);
-        if let Some(event) = self.refuse_ship_on_frozen_changes()? {
-            return Ok(event);
-        }
-        let body = self
-            .record
-            .last_qa_markdown
-            .clone()
-            .unwrap_or_else(|| "prpd has no QA report for this run.".to_owned());
-        let pr = format!(
-            "# {title}\n\nImplements `{}` (prpd run `{}`).\n\n{body}",
-            self.record.prp.display(),
-            self.record.run_id
-        );
-        let path = self.run_dir().join("pr.md");
-        write_text(&path, &pr)?;
-        tracing::info!(path = %path.display(), "dry run: the pull request title and body were written");
-        Ok(Event::Shipped)
-    }
-
     pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<(), DriveError> {
         let blocks = last_blocks(&self.context.session.phase_status_log(), QUOTED_BLOCKS);
         let text = escalation::render(&self.record, reason, &self.context.repo, &blocks);
@@ -106,6 +85,9 @@ pub struct Summary {
     pub cost_usd: f64,
     /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
     pub config_reloads: Vec<String>,
+    /// What SHIP did: the commit, the branch, where it was pushed, the pull request's file
+    /// (`null` until SHIP starts).
+    pub ship: Option<ShipProgress>,
 }
 
 impl Summary {
@@ -145,6 +127,7 @@ impl Summary {
             tokens: record.usage.tokens,
             token_usage: record.usage.token_usage,
             cost_usd: (record.usage.cost_usd * 1e6).round() / 1e6,
+            ship: record.ship.commit.is_some().then(|| record.ship.clone()),
         }
     }
 }

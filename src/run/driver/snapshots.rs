@@ -18,6 +18,7 @@ use crate::run::machine::Event;
 use crate::run::measure::Tree;
 use crate::run::prompt;
 use crate::run::snapshot::{Snapshot, SnapshotLog, Snapshots};
+use crate::ship;
 
 use super::{DriveError, Driver, InputChanges};
 
@@ -55,6 +56,9 @@ impl Driver {
         let message = format!("prpd {}: base", self.record.run_id);
         self.record.freeze.git_exclude = std::fs::read_to_string(snapshots.exclude_file()).ok();
         let base = snapshots.record(0, None, &message)?;
+        // The base snapshot's parent is the commit HEAD names now; the branch that names it is
+        // the pull request's base unless `[ship] base` says otherwise.
+        self.record.ship.base_branch = ship::git::checked_out_branch(&self.context.repo);
         self.record.detection = Some(settings::detect(
             &self.context.repo,
             &self.context.mapping,

@@ -84,9 +84,10 @@ impl Driver {
                 )
             }
             Effect::Complete => format!(
-                "{:<9} {:<13} dry run: pull request written",
+                "{:<9} {:<13} {}",
                 Phase::Ship.to_string(),
-                ""
+                "",
+                self.shipped_line()
             ),
             Effect::Escalate { reason } => {
                 let phase = match self.record.state() {
@@ -104,6 +105,25 @@ impl Driver {
             | Effect::Ship => return,
         };
         let _ = writeln!(std::io::stdout().lock(), "{line}");
+    }
+
+    /// What SHIP did, in one line: `prp/x at 1a2b3c4, pushed to ./remote.git; pull request in
+    /// pr.md`.
+    fn shipped_line(&self) -> String {
+        let ship = &self.record.ship;
+        let branch = ship.branch.as_deref().unwrap_or("no branch");
+        let commit: String = ship
+            .commit
+            .as_deref()
+            .unwrap_or("")
+            .chars()
+            .take(7)
+            .collect();
+        let pushed = match &ship.pushed_to {
+            Some(remote) => format!("pushed to {remote}"),
+            None => "not pushed".to_owned(),
+        };
+        format!("{branch} at {commit}, {pushed}; pull request in pr.md")
     }
 
     pub(super) fn log_blocks(

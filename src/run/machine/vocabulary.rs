@@ -85,11 +85,8 @@ impl fmt::Display for EscalationReason {
                 "the agent failed in a way retrying cannot fix: {message}; fix the agent \
                  configuration in prpd.toml, then run `prpd resume`"
             ),
-            EscalationReason::ShipFailed { message } => write!(
-                f,
-                "shipping failed: {message}; fix the remote, the token or the branch, then run \
-                 `prpd resume` to ship again"
-            ),
+            // Each message says what to fix, and that `prpd resume` ships again.
+            EscalationReason::ShipFailed { message } => write!(f, "shipping failed: {message}"),
         }
     }
 }
@@ -271,8 +268,7 @@ mod tests {
                 EscalationReason::ShipFailed {
                     message: SHIP_ERROR.to_owned(),
                 },
-                "shipping failed: push rejected: non-fast-forward; fix the remote, the token or \
-                 the branch, then run `prpd resume` to ship again",
+                "shipping failed: push rejected: non-fast-forward",
             ),
         ];
         for (reason, expected) in cases {

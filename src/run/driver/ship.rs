@@ -1,0 +1,294 @@
+//! SHIP as the driver carries it out: the last check of the frozen tree, then the commit, the
+//! branch and the push of `ship/git`, each saved in the run record before the next starts, then
+//! the pull request's title and body. It stands apart because it is the one effect that leaves
+//! the repository: everything before it stays on prpd's private refs.
+//!
+//! A step that fails is the run's outcome, not prpd's: `ShipFailed` escalates the run in SHIP
+//! with the message (which says what to do), the commit stays on its local branch, and
+//! `prpd resume` goes through the steps again, skipping those the record says are done.
+//!
+//! Dry run: with `prpd run --dry-run`, or when the variable `[ship] token_env` names holds no
+//! token, SHIP does every local step — the commit, the branch, and the push when the remote is
+//! a local path — and writes the pull request to `runs/<id>/pr.md`; nothing goes over the
+//! network and no token is used.
+
+use crate::base::phase::Phase;
+use crate::base::secret::Secret;
+use crate::base::status_block::Verdict;
+use crate::run::machine::{Event, QaVerdict};
+use crate::run::record::Delivery;
+use crate::ship::git::{self, CommitPlan, PushRequest, Pushed, ShipError};
+use crate::ship::message::{self, PullRequestText, RunFacts, Tokens};
+
+use super::{DriveError, Driver, write_text};
+
+/// Why SHIP stopped: a step failed (the run's outcome), or prpd could not act.
+enum Stop {
+    Failed(ShipError),
+    Drive(DriveError),
+}
+
+impl From<ShipError> for Stop {
+    fn from(error: ShipError) -> Self {
+        Stop::Failed(error)
+    }
+}
+
+impl From<DriveError> for Stop {
+    fn from(error: DriveError) -> Self {
+        Stop::Drive(error)
+    }
+}
+
+impl Driver {
+    pub(super) async fn ship(&mut self) -> Result<Event, DriveError> {
+        if let Some(event) = self.refuse_ship_on_frozen_changes()? {
+            return Ok(event);
+        }
+        let token = Secret::from_env(&self.context.config.ship.token_env);
+        match self.ship_steps(token.as_ref()).await {
+            Ok(()) => Ok(Event::Shipped),
+            Err(Stop::Drive(error)) => Err(error),
+            Err(Stop::Failed(error)) => {
+                let message = error.to_string();
+                let message = token.map_or_else(|| message.clone(), |token| token.redact(&message));
+                tracing::warn!(%message, "SHIP failed; the run is resumable");
+                Ok(Event::ShipFailed { message })
+            }
+        }
+    }
+
+    async fn ship_steps(&mut self, token: Option<&Secret>) -> Result<(), Stop> {
+        let repo = self.context.repo.clone();
+        let config = self.context.config.ship.clone();
+        let branch = config.branch_for(&self.context.prp.slug());
+        let facts = self.run_facts();
+        let recorded = self
+            .record
+            .ship
+            .commit
+            .clone()
+            .filter(|commit| git::exists(&repo, commit));
+        let commit = if let Some(commit) = recorded {
+            commit
+        } else {
+            let plan = CommitPlan {
+                repo: repo.clone(),
+                base_snapshot: self.base_snapshot()?,
+                agent_snapshots: self.agent_snapshots()?,
+                message: message::commit_message(&self.context.prp, &self.record.prp, &facts),
+            };
+            let commit = blocking(move || git::commit(&plan)).await?;
+            tracing::info!(%commit, "SHIP: committed the agents' work");
+            self.record.ship.commit = Some(commit.clone());
+            self.save()?;
+            commit
+        };
+
+        let moved = {
+            let (repo, branch, commit, prp) = (
+                repo.clone(),
+                branch.clone(),
+                commit.clone(),
+                self.record.prp.clone(),
+            );
+            blocking(move || git::point_branch(&repo, &branch, &commit, &prp)).await?
+        };
+        tracing::info!(%branch, ?moved, "SHIP: the branch points at the commit");
+        if self.record.ship.branch.as_deref() != Some(branch.as_str()) {
+            self.record.ship.branch = Some(branch.clone());
+            self.save()?;
+        }
+
+        let dry_run = match (self.record.ship.delivery, token) {
+            (Delivery::DryRun, _) => Some("--dry-run".to_owned()),
+            (Delivery::Live, None) => Some(format!("no token in ${}", config.token_env)),
+            (Delivery::Live, Some(_)) => None,
+        };
+        if self.record.ship.pushed_to.is_none() {
+            self.push(&branch, &commit, dry_run.as_deref(), token)
+                .await?;
+        }
+
+        let text = message::pull_request(
+            &self.context.prp,
+            &self.record.prp,
+            &facts,
+            self.record.last_qa_markdown.as_deref(),
+        );
+        let base = config
+            .base
+            .clone()
+            .or_else(|| self.record.ship.base_branch.clone());
+        self.pull_request(&text, &branch, base.as_deref(), dry_run.as_deref(), token)?;
+        Ok(())
+    }
+
+    /// Pushes the branch, or records why a dry run does not.
+    async fn push(
+        &mut self,
+        branch: &str,
+        commit: &str,
+        dry_run: Option<&str>,
+        token: Option<&Secret>,
+    ) -> Result<(), Stop> {
+        let repo = self.context.repo.clone();
+        let spec = self.context.config.ship.remote.clone();
+        let destination = {
+            let (repo, spec) = (repo.clone(), spec.clone());
+            blocking(move || git::destination(&repo, &spec)).await?
+        };
+        let destination = match (destination, dry_run) {
+            (None, None) => return Err(git::no_such_remote(&repo, &spec).into()),
+            (None, Some(reason)) => {
+                return self.not_pushed(format!(
+                    "dry run ({reason}): `[ship] remote` = {spec:?} names no remote of the repository, so nothing was pushed"
+                ));
+            }
+            (Some(destination), Some(reason)) if destination.local.is_none() => {
+                return self.not_pushed(format!(
+                    "dry run ({reason}): {} is not a local path, so nothing was pushed",
+                    destination.shown.clone()
+                ));
+            }
+            (Some(destination), _) => destination,
+        };
+        let shown = destination.shown.clone();
+        let request = PushRequest {
+            repo,
+            destination,
+            branch: branch.to_owned(),
+            commit: commit.to_owned(),
+            prp: self.record.prp.clone(),
+            token: if dry_run.is_none() {
+                token.cloned()
+            } else {
+                None
+            },
+            token_env: self.context.config.ship.token_env.clone(),
+        };
+        let pushed = blocking(move || git::push(&request)).await?;
+        match &pushed {
+            Pushed::Updated => tracing::info!(%branch, remote = %shown, "SHIP: pushed"),
+            Pushed::AlreadyThere => {
+                tracing::info!(%branch, remote = %shown, "SHIP: the remote already had the commit");
+            }
+            Pushed::Replaced { previous } => tracing::info!(
+                %branch, remote = %shown, %previous,
+                "SHIP: pushed, replacing prpd's earlier commit for this PRP"
+            ),
+        }
+        self.record.ship.pushed_to = Some(shown);
+        self.record.ship.not_pushed = None;
+        self.save()?;
+        Ok(())
+    }
+
+    fn not_pushed(&mut self, why: String) -> Result<(), Stop> {
+        tracing::info!("SHIP: {why}");
+        self.record.ship.not_pushed = Some(why);
+        self.save()?;
+        Ok(())
+    }
+
+    /// The pull request of branch `head` into `base`. Today it is written to `runs/<id>/pr.md`
+    /// in every case; this is where the GitHub client opens or updates it when `dry_run` is
+    /// `None` (a token is there and no `--dry-run`).
+    fn pull_request(
+        &mut self,
+        text: &PullRequestText,
+        head: &str,
+        base: Option<&str>,
+        dry_run: Option<&str>,
+        token: Option<&Secret>,
+    ) -> Result<(), Stop> {
+        let markdown = text.markdown();
+        let markdown = token.map_or_else(|| markdown.clone(), |token| token.redact(&markdown));
+        let path = self.run_dir().join("pr.md");
+        write_text(&path, &markdown)?;
+        tracing::info!(
+            path = %path.display(),
+            %head,
+            base = base.unwrap_or("(unknown: the run started on a detached HEAD)"),
+            dry_run = dry_run.unwrap_or("no"),
+            "SHIP: the pull request's title and body were written"
+        );
+        self.record.ship.pull_request = Some(path);
+        self.save()?;
+        Ok(())
+    }
+
+    /// What prpd counted in this run, for the commit message and the pull request.
+    fn run_facts(&self) -> RunFacts {
+        let usage = &self.record.usage;
+        let kinds = usage.token_usage;
+        let reported = kinds.input + kinds.cache_write + kinds.cache_read + kinds.output > 0;
+        RunFacts {
+            run_id: self.record.run_id.clone(),
+            iterations: Phase::ITERATING
+                .into_iter()
+                .filter_map(|phase| Some((phase, *self.record.iterations.get(&phase)?)))
+                .collect(),
+            verdicts: self
+                .record
+                .verdicts
+                .iter()
+                .map(|verdict| {
+                    let word = match verdict.verdict {
+                        QaVerdict::Approve => Verdict::Approve,
+                        QaVerdict::Reject => Verdict::Reject,
+                    };
+                    (verdict.attempt, word)
+                })
+                .collect(),
+            agent_invocations: usage.invocations,
+            tokens: reported.then_some(Tokens {
+                input: kinds.input,
+                cache_write: kinds.cache_write,
+                cache_read: kinds.cache_read,
+                output: kinds.output,
+            }),
+            cost_usd: (usage.cost_usd > 0.0).then_some(usage.cost_usd),
+        }
+    }
+
+    fn base_snapshot(&self) -> Result<String, DriveError> {
+        self.record
+            .snapshots
+            .base
+            .as_ref()
+            .map(|base| base.commit.clone())
+            .ok_or(DriveError::SnapshotGone {
+                run_id: self.record.run_id.clone(),
+                number: 0,
+            })
+    }
+
+    /// The snapshots the agents' iterations ended on, in run order.
+    fn agent_snapshots(&self) -> Result<Vec<String>, DriveError> {
+        let snapshots = self.snapshots()?;
+        self.record
+            .snapshots
+            .iterations
+            .values()
+            .map(|number| {
+                snapshots.at(*number).map(|snapshot| snapshot.commit).ok_or(
+                    DriveError::SnapshotGone {
+                        run_id: self.record.run_id.clone(),
+                        number: *number,
+                    },
+                )
+            })
+            .collect()
+    }
+}
+
+/// Runs a git step off the async runtime (a push may wait on the network).
+async fn blocking<T: Send + 'static>(
+    step: impl FnOnce() -> Result<T, ShipError> + Send + 'static,
+) -> Result<T, Stop> {
+    match tokio::task::spawn_blocking(step).await {
+        Ok(result) => result.map_err(Stop::Failed),
+        Err(error) => Err(Stop::Drive(DriveError::ShipTask(error))),
+    }
+}
