@@ -8,6 +8,7 @@
 //! specific formats before generic ones.
 
 mod ctest;
+mod dotnet;
 mod elixir;
 mod go;
 mod javascript;
@@ -40,6 +41,7 @@ pub(super) const FAMILIES: &[&[(&str, Parser)]] = &[
     elixir::PARSERS,
     ruby::PARSERS,
     jvm::PARSERS,
+    dotnet::PARSERS,
     ctest::PARSERS,
     tap::PARSERS,
     plain::PARSERS,
