@@ -415,7 +415,9 @@ async fn the_token_never_shows_in_errors_debug_output_or_logs() {
     token_only_in_authorization(&server).await;
     let logs = String::from_utf8(logs.lock().expect("logs").clone()).expect("UTF-8 logs");
     assert!(
-        logs.contains("GitHub rate limit") && logs.contains("/repos/octocat/Hello-World/issues"),
+        // prpd's own warning shows the logs were captured; octocrab's and hyper's lines (which
+        // name the URL) depend on which callsites other tests' subscribers registered first.
+        logs.contains("GitHub rate limit"),
         "the logs were not captured:\n{logs}"
     );
     assert!(!logs.contains(TOKEN), "{logs}");
