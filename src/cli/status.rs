@@ -164,13 +164,7 @@ impl Status {
         }
         if let Some(ship) = &summary.ship {
             let branch = ship.branch.as_deref().unwrap_or("(not yet)");
-            let commit: String = ship
-                .commit
-                .as_deref()
-                .unwrap_or("")
-                .chars()
-                .take(7)
-                .collect();
+            let commit = ship.short_commit();
             let pushed = ship.pushed_to.as_ref().map_or_else(
                 || {
                     format!(

@@ -122,6 +122,19 @@ pub struct ShipProgress {
     pub pull_request: Option<PathBuf>,
 }
 
+impl ShipProgress {
+    /// The shipped commit's first seven hex digits, as git shows a short id (empty before the
+    /// commit is written).
+    pub fn short_commit(&self) -> String {
+        self.commit
+            .as_deref()
+            .unwrap_or("")
+            .chars()
+            .take(7)
+            .collect()
+    }
+}
+
 /// Whether SHIP delivers to the remote services or only does the local steps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

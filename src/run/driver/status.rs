@@ -112,13 +112,7 @@ impl Driver {
     fn shipped_line(&self) -> String {
         let ship = &self.record.ship;
         let branch = ship.branch.as_deref().unwrap_or("no branch");
-        let commit: String = ship
-            .commit
-            .as_deref()
-            .unwrap_or("")
-            .chars()
-            .take(7)
-            .collect();
+        let commit = ship.short_commit();
         let pushed = match &ship.pushed_to {
             Some(remote) => format!("pushed to {remote}"),
             None => "not pushed".to_owned(),
