@@ -13,7 +13,7 @@ use crate::base::paths::SessionPaths;
 use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::run::driver::Summary;
 use crate::run::machine::{QaVerdict, State};
-use crate::run::record::{RunRecord, VerdictRecord};
+use crate::run::record::{RunRecord, ShipProgress, VerdictRecord};
 
 /// Whether anything drives the run now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -163,20 +163,10 @@ impl Status {
             let _ = writeln!(out, "Why:          {reason}");
         }
         if let Some(ship) = &summary.ship {
-            let branch = ship.branch.as_deref().unwrap_or("(not yet)");
-            let commit = ship.short_commit();
-            let pushed = ship.pushed_to.as_ref().map_or_else(
-                || {
-                    format!(
-                        "not pushed{}",
-                        ship.not_pushed
-                            .as_ref()
-                            .map_or_else(String::new, |why| format!(" ({why})"))
-                    )
-                },
-                |remote| format!("pushed to {remote}"),
-            );
-            let _ = writeln!(out, "Shipped:      {branch} at {commit}, {pushed}");
+            ship_lines(&mut out, ship);
+        }
+        if let Some(issue) = &summary.escalation_issue {
+            let _ = writeln!(out, "Issue:        #{} {}", issue.number, issue.html_url);
         }
         if let Some(path) = &self.pull_request {
             let _ = writeln!(out, "Pull request: {} (its title and body)", path.display());
@@ -236,4 +226,43 @@ fn usage(summary: &Summary) -> String {
         "{} tokens, ${:.4} reported by the agents",
         summary.tokens, summary.cost_usd
     )
+}
+
+/// What SHIP did: the branch and commit, the push, the pull request on GitHub and the last
+/// wait for its remote checks.
+fn ship_lines(out: &mut String, ship: &ShipProgress) {
+    let branch = ship.branch.as_deref().unwrap_or("(not yet)");
+    let commit = ship.short_commit();
+    let pushed = ship.pushed_to.as_ref().map_or_else(
+        || {
+            format!(
+                "not pushed{}",
+                ship.not_pushed
+                    .as_ref()
+                    .map_or_else(String::new, |why| format!(" ({why})"))
+            )
+        },
+        |remote| format!("pushed to {remote}"),
+    );
+    let _ = writeln!(out, "Shipped:      {branch} at {commit}, {pushed}");
+    if let Some(pull) = &ship.github_pull_request {
+        let _ = writeln!(out, "On GitHub:    #{} {}", pull.number, pull.html_url);
+    }
+    if let Some(checks) = ship.remote_checks.last() {
+        let verdict = if checks.passed() {
+            "passed".to_owned()
+        } else {
+            format!(
+                "{} failed, {} pending",
+                checks.failed().len(),
+                checks.pending().len()
+            )
+        };
+        let _ = writeln!(
+            out,
+            "Remote CI:    {} checks of {}: {verdict}",
+            checks.checks.len(),
+            checks.sha.chars().take(7).collect::<String>()
+        );
+    }
 }

@@ -11,12 +11,16 @@
 //! move nothing either (gate 1 only).
 
 mod dependencies;
+mod escalation_issue;
+mod github;
 mod handoff;
 mod iteration;
 mod measurement;
 mod phase;
 mod proof;
+mod pull_request;
 mod qa;
+mod remote_checks;
 mod ship;
 mod snapshots;
 mod status;
@@ -159,6 +163,7 @@ impl Driver {
             Event::HumanResume => {
                 self.record.guardrail = None;
                 self.record.escalation_report = None;
+                self.record.escalation_issue = None;
                 for (phase, breaker) in &mut self.record.breakers {
                     breaker.thresholds = self.context.config.breaker.thresholds(*phase);
                 }
@@ -166,6 +171,7 @@ impl Driver {
             Event::IterationFinished { .. }
             | Event::Shipped
             | Event::ShipFailed { .. }
+            | Event::RemoteChecksFailed { .. }
             | Event::GuardrailReached { .. }
             | Event::FatalAgentError { .. }
             | Event::CooldownElapsed => {}
@@ -281,6 +287,7 @@ impl Driver {
             }
             Effect::Escalate { reason } => {
                 self.escalate(reason)?;
+                self.open_escalation_issue(reason).await?;
                 let resume = format!(
                     "escalated: see {}",
                     self.run_dir().join("escalation.md").display()

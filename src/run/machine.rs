@@ -22,9 +22,12 @@
 //! a REJECT (a REJECT needs a measured blocking failure); QA's breaker ends that disagreement.
 //!
 //! QA attempts: a REJECT (gate 1 of QA fails: a blocking check failed) sends the run back to
-//! GREEN with the blocking failures as feedback. The counter counts the REJECTs of the run and
-//! resets only on APPROVE, on a new run (a new machine) and when a human resumes an escalated run
-//! (the daemon's breaker cooldown is not a human and keeps it). The third REJECT escalates.
+//! GREEN with the blocking failures as feedback. So does a failed remote check after APPROVE
+//! (`[ship] wait_for_checks`): the remote CI is QA's last check, and its REJECT is counted with
+//! QA's. The counter counts the REJECTs of the run and resets only on a new run (a new machine)
+//! and when a human resumes an escalated run (the daemon's breaker cooldown is not a human and
+//! keeps it). APPROVE keeps it, so a remote CI that fails after every APPROVE cannot send the
+//! run round the loop forever. The third REJECT escalates.
 
 use std::fmt;
 
@@ -77,12 +80,13 @@ impl Run {
     }
 
     #[state]
-    fn ship(context: &mut Vec<Effect>, event: &Event) -> Outcome<State> {
+    fn ship(&mut self, context: &mut Vec<Effect>, event: &Event) -> Outcome<State> {
         match event {
             Event::Shipped => {
                 context.push(Effect::Complete);
                 Transition(State::shipped())
             }
+            Event::RemoteChecksFailed { blocking } => self.reject(blocking, context),
             Event::ShipFailed { message } => escalate(
                 Phase::Ship,
                 EscalationReason::ShipFailed {
@@ -136,6 +140,7 @@ impl Run {
             Event::IterationFinished { .. }
             | Event::Shipped
             | Event::ShipFailed { .. }
+            | Event::RemoteChecksFailed { .. }
             | Event::GuardrailReached { .. }
             | Event::FatalAgentError { .. } => Handled,
         }
@@ -193,6 +198,7 @@ impl Run {
             Event::HumanAbort => abort(context),
             Event::Shipped
             | Event::ShipFailed { .. }
+            | Event::RemoteChecksFailed { .. }
             | Event::HumanResume
             | Event::CooldownElapsed => Handled,
         }
@@ -215,7 +221,6 @@ impl Run {
                 attempt: self.qa_attempt(),
                 blocking: Vec::new(),
             });
-            self.qa_rejections = 0;
         }
         context.push(Effect::StartPhase { phase: next });
         context.push(continue_in(next));

@@ -15,12 +15,14 @@ use crate::base::config::BreakerConfig;
 use crate::base::phase::Phase;
 use crate::qa::discover::Detection;
 use crate::qa::runner::EarlierRun;
+
 use crate::run::breaker::{Breaker, Observation};
 use crate::run::cache::CacheKey;
 use crate::run::frozen::Freeze;
 use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
 use crate::run::proof::WithoutFeature;
 use crate::run::snapshot::SnapshotLog;
+use crate::ship::github::{IssueRef, PullRequest, RemoteChecks};
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
 /// From version 3 an unfinished run's record is always sealed (`run/snapshot/seal.rs`), and
@@ -98,6 +100,9 @@ pub struct RunRecord {
     /// SHIP's progress, saved after each of its steps (absent in older records).
     #[serde(default)]
     pub ship: ShipProgress,
+    /// The GitHub issue prpd opened for the current escalation (`[ship] issue_on_escalation`).
+    #[serde(default)]
+    pub escalation_issue: Option<IssueRef>,
 }
 
 /// What SHIP has done so far, and what it was told when the run started. Each step is saved
@@ -120,9 +125,40 @@ pub struct ShipProgress {
     pub not_pushed: Option<String>,
     /// The pull request's title and body as written to `runs/<id>/pr.md`.
     pub pull_request: Option<PathBuf>,
+    /// The pull request on GitHub, once prpd opened or updated it (absent in older records).
+    #[serde(default)]
+    pub github_pull_request: Option<PullRequest>,
+    /// Whether prpd commented on the pull request it updated in this SHIP (`[ship]
+    /// comment_on_update`), so a resumed SHIP does not comment twice.
+    #[serde(default)]
+    pub commented_on_update: bool,
+    /// Every wait for the remote checks of this run, oldest first: a REJECT by the remote CI
+    /// keeps its checks here when SHIP starts over.
+    #[serde(default)]
+    pub remote_checks: Vec<RemoteChecks>,
 }
 
 impl ShipProgress {
+    /// SHIP starts over after the remote CI rejected the work: a new commit, branch position,
+    /// push and pull request text; what was told at the start, the pull request on GitHub (it
+    /// is updated, not opened again) and the checks seen so far stay.
+    pub fn start_over(&mut self) {
+        *self = ShipProgress {
+            delivery: self.delivery,
+            base_branch: self.base_branch.take(),
+            github_pull_request: self.github_pull_request.take(),
+            remote_checks: std::mem::take(&mut self.remote_checks),
+            ..ShipProgress::default()
+        };
+    }
+
+    /// Whether SHIP has anything to show: a commit, a pull request or checks.
+    pub fn started(&self) -> bool {
+        self.commit.is_some()
+            || self.github_pull_request.is_some()
+            || !self.remote_checks.is_empty()
+    }
+
     /// The shipped commit's first seven hex digits, as git shows a short id (empty before the
     /// commit is written).
     pub fn short_commit(&self) -> String {
@@ -310,6 +346,7 @@ impl RunRecord {
             without_feature: None,
             last_test_run: None,
             ship: ShipProgress::default(),
+            escalation_issue: None,
         }
     }
 

@@ -156,6 +156,27 @@ pub fn pull_request(
     }
 }
 
+/// The comment on a pull request that a later SHIP updated (`[ship] comment_on_update`): the
+/// description was replaced, so the comment keeps the thread's readers told what changed.
+pub fn update_comment(facts: &RunFacts, commit: &str) -> String {
+    let short: String = commit.chars().take(7).collect();
+    let last = facts.verdicts.last().map_or_else(
+        || "no QA verdict".to_owned(),
+        |(attempt, verdict)| {
+            let word = match verdict {
+                Verdict::Approve => "APPROVE",
+                Verdict::Reject => "REJECT",
+            };
+            format!("QA {word} on attempt {attempt}")
+        },
+    );
+    format!(
+        "prpd run `{}` pushed `{short}` to this branch ({last}) and replaced the description \
+         with its QA report and run summary.\n",
+        facts.run_id
+    )
+}
+
 /// The run's summary as the PR body ends with it: iterations per phase, the QA verdicts, the
 /// agent calls, tokens and cost.
 fn run_summary(facts: &RunFacts) -> String {
@@ -377,5 +398,20 @@ mod tests {
         ] {
             assert!(body.contains(expected), "no {expected:?} in:\n{body}");
         }
+    }
+
+    #[test]
+    fn the_update_comment_names_the_run_the_commit_and_the_last_verdict() {
+        let comment = update_comment(&facts(), "0123456789abcdef");
+        assert_eq!(
+            comment,
+            "prpd run `run-1` pushed `0123456` to this branch (QA APPROVE on attempt 2) and \
+             replaced the description with its QA report and run summary.\n"
+        );
+        let none = RunFacts {
+            verdicts: Vec::new(),
+            ..facts()
+        };
+        assert!(update_comment(&none, "abc").contains("(no QA verdict)"));
     }
 }

@@ -20,6 +20,7 @@ mod qa;
 mod real_claude;
 mod run;
 mod ship;
+mod ship_github;
 mod snapshots;
 mod task_runners;
 mod util;

@@ -19,7 +19,7 @@ use crate::run::{PRP, calc_repo, prp, prpd_toml, run_dir};
 use crate::util::TestRepo;
 
 /// The branch the `calc` fixture's PRP ("Multiply numbers") ships on.
-const BRANCH: &str = "prp/multiply-numbers";
+pub(crate) const BRANCH: &str = "prp/multiply-numbers";
 
 /// A test file of the fixture that writes `measured.txt` at the root on every run (a leftover
 /// of prpd's own measurements, like a report a real test suite writes) and `run.log`, which
@@ -32,7 +32,7 @@ const REPORT_TEST: &str = "import { test } from \"node:test\";\n\
 
 /// The `calc` fixture with honest agents, the report-writing test and `ship_config` (the body
 /// of `[ship]`), committed.
-fn ship_repo(ship_config: &str) -> TestRepo {
+pub(crate) fn ship_repo(ship_config: &str) -> TestRepo {
     let repo = calc_repo(
         &prp(""),
         &prpd_toml("plain", &[], &format!("[ship]\n{ship_config}")),
@@ -44,7 +44,7 @@ fn ship_repo(ship_config: &str) -> TestRepo {
 }
 
 /// A new bare repository in a temporary directory, and its path.
-fn bare_remote() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn bare_remote() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("remote.git");
     Repository::init_bare(&path).expect("bare repository");
@@ -52,7 +52,7 @@ fn bare_remote() -> (tempfile::TempDir, PathBuf) {
 }
 
 /// Runs prpd with `args` in `repo`, without the developer's token, with `env` set.
-fn prpd(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+pub(crate) fn prpd(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = assert_cmd::Command::cargo_bin("prpd").expect("prpd binary is built");
     command
         .args(args)
@@ -67,7 +67,7 @@ fn prpd(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
 }
 
 /// `prpd <args> --json`: the exit code and the summary.
-fn prpd_json(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
+pub(crate) fn prpd_json(repo: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
     let output = prpd(repo, &[args, &["--json"]].concat(), env);
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -114,7 +114,7 @@ fn working_files(repo: &TestRepo) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-fn branch_tip(repo: &Repository, name: &str) -> Oid {
+pub(crate) fn branch_tip(repo: &Repository, name: &str) -> Oid {
     repo.find_branch(name, git2::BranchType::Local)
         .unwrap_or_else(|error| panic!("no branch {name}: {error}"))
         .get()
@@ -123,7 +123,7 @@ fn branch_tip(repo: &Repository, name: &str) -> Oid {
         .id()
 }
 
-fn oid(value: &Value) -> Oid {
+pub(crate) fn oid(value: &Value) -> Oid {
     Oid::from_str(
         value
             .as_str()
@@ -664,7 +664,7 @@ impl Drop for GitDaemon {
 }
 
 /// Every file under `dir`, at any depth.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {

@@ -13,6 +13,7 @@ use crate::base::phase::Phase;
 use crate::run::escalation;
 use crate::run::machine::{EscalationReason, State};
 use crate::run::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
+use crate::ship::github::IssueRef;
 
 use super::{DriveError, Driver, write_json, write_text};
 
@@ -76,6 +77,8 @@ pub struct Summary {
     pub guardrail: Option<String>,
     pub escalation_reason: Option<String>,
     pub escalation_report: Option<PathBuf>,
+    /// The GitHub issue prpd opened with the escalation report (`[ship] issue_on_escalation`).
+    pub escalation_issue: Option<IssueRef>,
     /// The tokens `max_tokens` counts: fresh input, cache writes and output.
     pub tokens: u64,
     /// Every token reported, by kind (`input`, `cache_write`, `cache_read`, `output`).
@@ -85,8 +88,9 @@ pub struct Summary {
     pub cost_usd: f64,
     /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
     pub config_reloads: Vec<String>,
-    /// What SHIP did: the commit, the branch, where it was pushed, the pull request's file
-    /// (`null` until SHIP starts).
+    /// What SHIP did: the commit, the branch, where it was pushed, the pull request's file and
+    /// its number and URL on GitHub, every wait for the remote checks (`null` until SHIP
+    /// starts).
     pub ship: Option<ShipProgress>,
 }
 
@@ -124,10 +128,11 @@ impl Summary {
             guardrail: record.guardrail.clone(),
             escalation_reason,
             escalation_report: record.escalation_report.clone(),
+            escalation_issue: record.escalation_issue.clone(),
             tokens: record.usage.tokens,
             token_usage: record.usage.token_usage,
             cost_usd: (record.usage.cost_usd * 1e6).round() / 1e6,
-            ship: record.ship.commit.is_some().then(|| record.ship.clone()),
+            ship: record.ship.started().then(|| record.ship.clone()),
         }
     }
 }

@@ -7,10 +7,16 @@
 //! with the message (which says what to do), the commit stays on its local branch, and
 //! `prpd resume` goes through the steps again, skipping those the record says are done.
 //!
-//! Dry run: with `prpd run --dry-run`, or when the variable `[ship] token_env` names holds no
-//! token, SHIP does every local step — the commit, the branch, and the push when the remote is
-//! a local path — and writes the pull request to `runs/<id>/pr.md`; nothing goes over the
-//! network and no token is used.
+//! Delivery: with a token in the variable `[ship] token_env` names, the pull request is opened
+//! or updated on GitHub (`pull_request.rs`), and with `[ship] wait_for_checks` SHIP waits for
+//! the remote CI's verdict (`remote_checks.rs`), whose failure is a QA REJECT. A GitHub error
+//! (a refused token, a missing permission, a rate limit, the network) is a `ShipFailed` like a
+//! refused push: the commit stays pushed and `prpd resume` carries on from the step that failed.
+//!
+//! Dry run: with `prpd run --dry-run`, or when that variable holds no token, SHIP does every
+//! local step — the commit, the branch, and the push when the remote is a local path — and
+//! writes the pull request to `runs/<id>/pr.md`; nothing goes over the network and no token is
+//! used.
 
 use crate::base::phase::Phase;
 use crate::base::secret::Secret;
@@ -18,19 +24,38 @@ use crate::base::status_block::Verdict;
 use crate::run::machine::{Event, QaVerdict};
 use crate::run::record::Delivery;
 use crate::ship::git::{self, CommitPlan, PushRequest, Pushed, ShipError};
-use crate::ship::message::{self, PullRequestText, RunFacts, Tokens};
+use crate::ship::github::GitHubError;
+use crate::ship::message::{self, RunFacts, Tokens};
 
-use super::{DriveError, Driver, write_text};
+use super::{DriveError, Driver};
 
-/// Why SHIP stopped: a step failed (the run's outcome), or prpd could not act.
-enum Stop {
-    Failed(ShipError),
+/// How a SHIP that did not stop ended.
+pub(super) enum Delivered {
+    /// Pushed and, when SHIP delivers, the pull request open and its checks passed.
+    Shipped,
+    /// The remote CI rejected the work: one line per failed check.
+    RemoteChecksFailed { blocking: Vec<String> },
+}
+
+/// Why SHIP stopped: a step failed (the run's outcome, with a message that says what to do),
+/// or prpd could not act.
+pub(super) enum Stop {
+    Failed(String),
     Drive(DriveError),
+}
+
+impl Stop {
+    /// A GitHub request failed; `kept` says what is done already (the commit is never lost).
+    pub(super) fn github(error: &GitHubError, kept: &str) -> Stop {
+        Stop::Failed(format!(
+            "{error}. Nothing is lost: {kept}; once that is fixed, `prpd resume` carries on"
+        ))
+    }
 }
 
 impl From<ShipError> for Stop {
     fn from(error: ShipError) -> Self {
-        Stop::Failed(error)
+        Stop::Failed(error.to_string())
     }
 }
 
@@ -47,10 +72,12 @@ impl Driver {
         }
         let token = Secret::from_env(&self.context.config.ship.token_env);
         match self.ship_steps(token.as_ref()).await {
-            Ok(()) => Ok(Event::Shipped),
+            Ok(Delivered::Shipped) => Ok(Event::Shipped),
+            Ok(Delivered::RemoteChecksFailed { blocking }) => {
+                Ok(Event::RemoteChecksFailed { blocking })
+            }
             Err(Stop::Drive(error)) => Err(error),
-            Err(Stop::Failed(error)) => {
-                let message = error.to_string();
+            Err(Stop::Failed(message)) => {
                 let message = token.map_or_else(|| message.clone(), |token| token.redact(&message));
                 tracing::warn!(%message, "SHIP failed; the run is resumable");
                 Ok(Event::ShipFailed { message })
@@ -58,7 +85,7 @@ impl Driver {
         }
     }
 
-    async fn ship_steps(&mut self, token: Option<&Secret>) -> Result<(), Stop> {
+    async fn ship_steps(&mut self, token: Option<&Secret>) -> Result<Delivered, Stop> {
         let repo = self.context.repo.clone();
         let config = self.context.config.ship.clone();
         let branch = config.branch_for(&self.context.prp.slug());
@@ -120,8 +147,23 @@ impl Driver {
             .base
             .clone()
             .or_else(|| self.record.ship.base_branch.clone());
-        self.pull_request(&text, &branch, base.as_deref(), dry_run.as_deref(), token)?;
-        Ok(())
+        self.write_pull_request_file(&text, &branch, base.as_deref(), dry_run.as_deref(), token)?;
+        let Some(token) = token.filter(|_| dry_run.is_none()) else {
+            return Ok(Delivered::Shipped);
+        };
+        let base = base.ok_or_else(|| {
+            Stop::Failed(format!(
+                "the run started on a detached HEAD, so the pull request has no base branch; \
+                 set `[ship] base` in prpd.toml, then run `prpd resume` (the commit is on {branch})"
+            ))
+        })?;
+        let github = self.github(token).await.map_err(Stop::Failed)?;
+        self.deliver_pull_request(&github, &text, &branch, &base, &commit)
+            .await?;
+        if config.wait_for_checks {
+            return self.await_remote_checks(&github, &commit, token).await;
+        }
+        Ok(Delivered::Shipped)
     }
 
     /// Pushes the branch, or records why a dry run does not.
@@ -191,35 +233,8 @@ impl Driver {
         Ok(())
     }
 
-    /// The pull request of branch `head` into `base`. Today it is written to `runs/<id>/pr.md`
-    /// in every case; this is where the GitHub client opens or updates it when `dry_run` is
-    /// `None` (a token is there and no `--dry-run`).
-    fn pull_request(
-        &mut self,
-        text: &PullRequestText,
-        head: &str,
-        base: Option<&str>,
-        dry_run: Option<&str>,
-        token: Option<&Secret>,
-    ) -> Result<(), Stop> {
-        let markdown = text.markdown();
-        let markdown = token.map_or_else(|| markdown.clone(), |token| token.redact(&markdown));
-        let path = self.run_dir().join("pr.md");
-        write_text(&path, &markdown)?;
-        tracing::info!(
-            path = %path.display(),
-            %head,
-            base = base.unwrap_or("(unknown: the run started on a detached HEAD)"),
-            dry_run = dry_run.unwrap_or("no"),
-            "SHIP: the pull request's title and body were written"
-        );
-        self.record.ship.pull_request = Some(path);
-        self.save()?;
-        Ok(())
-    }
-
     /// What prpd counted in this run, for the commit message and the pull request.
-    fn run_facts(&self) -> RunFacts {
+    pub(super) fn run_facts(&self) -> RunFacts {
         let usage = &self.record.usage;
         let kinds = usage.token_usage;
         let reported = kinds.input + kinds.cache_write + kinds.cache_read + kinds.output > 0;
@@ -288,7 +303,7 @@ async fn blocking<T: Send + 'static>(
     step: impl FnOnce() -> Result<T, ShipError> + Send + 'static,
 ) -> Result<T, Stop> {
     match tokio::task::spawn_blocking(step).await {
-        Ok(result) => result.map_err(Stop::Failed),
+        Ok(result) => result.map_err(Stop::from),
         Err(error) => Err(Stop::Drive(DriveError::ShipTask(error))),
     }
 }

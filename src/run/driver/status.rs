@@ -117,7 +117,13 @@ impl Driver {
             Some(remote) => format!("pushed to {remote}"),
             None => "not pushed".to_owned(),
         };
-        format!("{branch} at {commit}, {pushed}; pull request in pr.md")
+        match &ship.github_pull_request {
+            Some(pull) => format!(
+                "{branch} at {commit}, {pushed}; pull request #{} {}",
+                pull.number, pull.html_url
+            ),
+            None => format!("{branch} at {commit}, {pushed}; pull request in pr.md"),
+        }
     }
 
     pub(super) fn log_blocks(

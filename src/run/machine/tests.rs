@@ -12,6 +12,7 @@ const NO_SIGNAL: &str = "the agent's status block gave no EXIT_SIGNAL";
 const GUARDRAIL: &str = "max_agent_invocations = 40";
 const FATAL: &str = "agent command `claude` not found";
 const SHIP_ERROR: &str = "push rejected: non-fast-forward";
+const REMOTE_BLOCKER: &str = "remote check `ci / test` failed: failure";
 
 fn machine_in(state: &State, qa_rejections: u32) -> PhaseMachine {
     serde_json::from_value(serde_json::json!({
@@ -78,6 +79,12 @@ fn events(phase: Phase) -> Vec<(&'static str, Event)> {
             "ship-failed",
             Event::ShipFailed {
                 message: SHIP_ERROR.to_owned(),
+            },
+        ),
+        (
+            "remote-failed",
+            Event::RemoteChecksFailed {
+                blocking: vec![BLOCKER.to_owned()],
             },
         ),
         (
@@ -317,12 +324,13 @@ fn table() -> Vec<Row> {
         2,
     ));
     rows.extend(iterating_rows("qa", Phase::Qa, 1));
+    // APPROVE keeps the count: a REJECT by the remote CI after it is the run's next.
     rows.push((
         "qa-after-2-rejects",
         "pass",
         State::ship(),
         approve_effects(3),
-        1,
+        3,
     ));
     let thrice = EscalationReason::QaRejectedThrice {
         blocking: vec![BLOCKER.to_owned()],
@@ -333,7 +341,7 @@ fn table() -> Vec<Row> {
         State::escalated(Phase::Qa, thrice.clone()),
         vec![
             reject(3),
-            feedback_to_green,
+            feedback_to_green.clone(),
             Effect::Escalate { reason: thrice },
         ],
         3,
@@ -346,6 +354,22 @@ fn table() -> Vec<Row> {
         State::shipped(),
         vec![Effect::Complete],
         1,
+    ));
+    rows.push((
+        "ship",
+        "remote-failed",
+        State::green(),
+        vec![
+            reject(1),
+            feedback_to_green,
+            Effect::StartPhase {
+                phase: Phase::Green,
+            },
+            Effect::RunIteration {
+                phase: Phase::Green,
+            },
+        ],
+        2,
     ));
     rows.push(escalate_row(
         "ship",
@@ -560,18 +584,65 @@ fn the_third_reject_escalates_and_resume_starts_a_fresh_count() {
 }
 
 #[test]
-fn approve_resets_the_attempt_counter() {
+fn a_failed_remote_check_after_approve_is_a_reject_counted_with_qas() {
     let reject = finished(Phase::Qa, Err(vec![BLOCKER.to_owned()]), Ok(()), None);
+    let approve = finished(Phase::Qa, Ok(()), Ok(()), None);
+    let remote = Event::RemoteChecksFailed {
+        blocking: vec![REMOTE_BLOCKER.to_owned()],
+    };
     let mut machine = machine_in(&State::green(), 0);
     green_to_qa(&mut machine, &reject);
-    assert_eq!(machine.qa_attempt(), 2);
-    let effects = green_to_qa(&mut machine, &finished(Phase::Qa, Ok(()), Ok(()), None));
+    let effects = green_to_qa(&mut machine, &approve);
     assert!(effects.contains(&Effect::RecordVerdict {
         verdict: QaVerdict::Approve,
         attempt: 2,
         blocking: vec![],
     }));
-    assert_eq!(machine.qa_attempt(), 1);
+    assert_eq!(machine.state(), &State::ship());
+
+    // The remote CI rejects: back to GREEN with its feedback, as attempt 2 (APPROVE kept the
+    // count).
+    let effects = machine.handle(&remote);
+    assert_eq!(
+        effects,
+        vec![
+            Effect::RecordVerdict {
+                verdict: QaVerdict::Reject,
+                attempt: 2,
+                blocking: vec![REMOTE_BLOCKER.to_owned()],
+            },
+            Effect::WriteFeedback {
+                phase: Phase::Green,
+                reasons: vec![REMOTE_BLOCKER.to_owned()],
+            },
+            Effect::StartPhase {
+                phase: Phase::Green
+            },
+            Effect::RunIteration {
+                phase: Phase::Green
+            },
+        ]
+    );
+    assert_eq!(machine.state(), &State::green());
+
+    // The third REJECT of the run, remote again, escalates instead of looping.
+    green_to_qa(&mut machine, &approve);
+    machine.handle(&remote);
+    assert!(
+        matches!(
+            machine.state(),
+            State::Escalated {
+                from: Phase::Qa,
+                reason: EscalationReason::QaRejectedThrice { .. }
+            }
+        ),
+        "{machine:?}"
+    );
+
+    // Outside SHIP the event means nothing.
+    let mut machine = machine_in(&State::green(), 0);
+    assert!(machine.handle(&remote).is_empty());
+    assert_eq!(machine.state(), &State::green());
 }
 
 #[test]

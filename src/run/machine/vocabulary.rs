@@ -108,6 +108,12 @@ pub enum Event {
         /// What failed.
         message: String,
     },
+    /// The pull request's remote checks (`[ship] wait_for_checks`) finished and some failed:
+    /// a QA REJECT, counted like one, back to GREEN with the failed checks as feedback.
+    RemoteChecksFailed {
+        /// One line per failed check.
+        blocking: Vec<String>,
+    },
     /// A guardrail of the run was reached.
     GuardrailReached {
         /// The guardrail and its limit.
@@ -183,8 +189,9 @@ pub enum Effect {
         /// The phase whose breaker opened.
         phase: Phase,
     },
-    /// Push the branch and open or update the pull request, then send [`Event::Shipped`] or
-    /// [`Event::ShipFailed`].
+    /// Push the branch and open or update the pull request (and wait for its remote checks when
+    /// asked), then send [`Event::Shipped`], [`Event::ShipFailed`] or
+    /// [`Event::RemoteChecksFailed`].
     Ship,
     /// The run shipped: write the summary and finish.
     Complete,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 /// One check run or commit status.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct RemoteCheck {
     pub name: String,
     pub source: CheckSource,
@@ -27,7 +27,7 @@ pub struct RemoteCheck {
 }
 
 /// Which GitHub API reported a check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckSource {
     /// The Checks API (GitHub Actions and apps).
@@ -37,7 +37,7 @@ pub enum CheckSource {
 }
 
 /// Where a check stands, with GitHub's own word for it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(tag = "state", content = "word", rename_all = "snake_case")]
 pub enum Conclusion {
     /// Not finished: `queued`, `in_progress`, `waiting`, `pending`, …
@@ -59,30 +59,45 @@ impl Conclusion {
 }
 
 /// How the wait for a commit's checks ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum ChecksOutcome {
     /// Every check finished.
     Finished,
     /// The timeout came with checks still pending.
     TimedOut {
-        #[serde(rename = "waited_seconds", serialize_with = "seconds")]
+        #[serde(rename = "waited_seconds", with = "seconds")]
         waited: Duration,
     },
     /// No check run and no status appeared within the grace period.
     NoChecksReported {
-        #[serde(rename = "waited_seconds", serialize_with = "seconds")]
+        #[serde(rename = "waited_seconds", with = "seconds")]
         waited: Duration,
     },
 }
 
-/// A duration in a run summary: whole seconds.
-fn seconds<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_u64(duration.as_secs())
+/// A duration in a run summary and the run record: whole seconds.
+mod seconds {
+    use std::time::Duration;
+
+    use serde::Deserialize as _;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        duration: &Duration,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(duration.as_secs())
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Duration, D::Error> {
+        u64::deserialize(deserializer).map(Duration::from_secs)
+    }
 }
 
 /// The checks of one commit and how the wait for them ended.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct RemoteChecks {
     pub sha: String,
     pub outcome: ChecksOutcome,

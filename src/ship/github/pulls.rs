@@ -29,7 +29,7 @@ pub struct PullRequestDraft {
 }
 
 /// Whether the pull request is new.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Opened {
     /// prpd opened it.
@@ -39,7 +39,7 @@ pub enum Opened {
 }
 
 /// The pull request on GitHub.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, Deserialize)]
 pub struct PullRequest {
     pub number: u64,
     pub html_url: String,
