@@ -11,7 +11,7 @@
 //! 2. [`prp`]: the PRP document model;
 //! 3. [`qa`]: the QA gate — discovery, checklist, methods, metrics, report;
 //! 4. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
-//!    and (not yet called by the loop) the GitHub pull request and remote checks;
+//!    the GitHub pull request and its remote checks;
 //! 5. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
 //! 6. [`cli`]: the command line.
 //!

@@ -19,7 +19,8 @@
 //! mock in tests): it opens or updates the pull request for the run's branch, comments, opens
 //! an issue on escalation, and polls the checks of the pushed commit until they finish. Every
 //! request carries the token only in its `Authorization` header; every error message is
-//! scrubbed of it. The driver does not call it yet: SHIP ends with the dry run's `pr.md`.
+//! scrubbed of it. The driver calls it after the push when SHIP delivers (a token, no
+//! `--dry-run`).
 //!
 //! `ship` imports only `base`, `prp` and `qa`: it knows nothing of the run record.
 
