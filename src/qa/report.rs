@@ -12,6 +12,10 @@ use crate::base::status_block::{StatusBlock, Value, Verdict};
 use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::qa::runner::{CheckResult, CheckStatus, QaOutcome};
 
+mod memory;
+
+pub use memory::{MemoryRow, MemorySection};
+
 /// How many output lines of a failed check the Markdown report quotes.
 const QUOTED_LINES: usize = 20;
 
@@ -69,34 +73,12 @@ pub fn markdown(outcome: &QaOutcome, audience: Audience) -> String {
             .count()
     );
     let _ = writeln!(out, "---\n");
-    write_memory(&mut out);
+    memory::write(&mut out, outcome.memory.as_ref());
     write_stack(&mut out, outcome);
     write_checklist(&mut out, outcome);
     write_issues(&mut out, outcome);
     write_next_action(&mut out, outcome, audience);
     out
-}
-
-fn write_memory(out: &mut String) {
-    let _ = writeln!(out, "## Memory Context\n");
-    let _ = writeln!(
-        out,
-        "No memory backend is configured, so no history was consulted: past bugs, patterns, decisions and file history are not part of this verdict.\n"
-    );
-    let _ = writeln!(out, "| Query | Results | Key Findings |");
-    let _ = writeln!(out, "|-------|---------|--------------|");
-    for query in [
-        "Historical Bugs",
-        "Stack Patterns",
-        "Architecture Decisions",
-        "File History",
-    ] {
-        let _ = writeln!(
-            out,
-            "| {query} | not queried | no memory backend configured |"
-        );
-    }
-    let _ = writeln!(out, "\n---\n");
 }
 
 fn write_stack(out: &mut String, outcome: &QaOutcome) {
@@ -263,13 +245,34 @@ fn cell(text: &str) -> String {
     text.replace('\n', " ").replace('|', "\\|")
 }
 
-/// The JSON report: `{"verdict","checks":[…],"blocking_failed","warnings"}`.
+/// The status block's `MEMORY_CONTEXT`: the queries answered and what two of them found.
+pub fn memory_context(memory: Option<&MemorySection>) -> Value {
+    let (executed, bugs, patterns) = memory.map_or((0, 0, 0), |memory| {
+        (
+            memory.queries_executed(),
+            memory.historical_bugs.results,
+            memory.stack_patterns.results,
+        )
+    });
+    Value::Map(vec![
+        ("QUERIES_EXECUTED".to_owned(), executed.to_string().into()),
+        ("HISTORICAL_BUGS_FOUND".to_owned(), bugs.to_string().into()),
+        (
+            "PATTERNS_IDENTIFIED".to_owned(),
+            patterns.to_string().into(),
+        ),
+    ])
+}
+
+/// The JSON report: `{"verdict","checks":[…],"blocking_failed","warnings","memory"}`.
 #[derive(Debug, Serialize)]
 pub struct JsonReport<'a> {
     pub verdict: Verdict,
     pub checks: &'a [CheckResult],
     pub blocking_failed: usize,
     pub warnings: usize,
+    /// What the memory answered before this QA (`null`: no memory configured).
+    pub memory: Option<&'a MemorySection>,
 }
 
 /// The JSON report of `outcome`.
@@ -279,6 +282,7 @@ pub fn json(outcome: &QaOutcome) -> JsonReport<'_> {
         checks: &outcome.checks,
         blocking_failed: outcome.blocking_failed(),
         warnings: outcome.warnings(),
+        memory: outcome.memory.as_ref(),
     }
 }
 
@@ -317,14 +321,7 @@ pub fn status_block(outcome: &QaOutcome, iteration: u32) -> StatusBlock {
                 ),
             ]),
         )
-        .set(
-            "MEMORY_CONTEXT",
-            Value::Map(vec![
-                ("QUERIES_EXECUTED".to_owned(), "0".into()),
-                ("HISTORICAL_BUGS_FOUND".to_owned(), "0".into()),
-                ("PATTERNS_IDENTIFIED".to_owned(), "0".into()),
-            ]),
-        )
+        .set("MEMORY_CONTEXT", memory_context(outcome.memory.as_ref()))
         .set("VERDICT", outcome.verdict.to_string())
         .set("ATTEMPT", outcome.attempt.to_string())
         .set(
@@ -403,6 +400,7 @@ mod tests {
             prp_path: None,
             attempt: 1,
             finished_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+            memory: None,
         }
     }
 

@@ -33,6 +33,7 @@ use crate::qa::discover::{self, Detection, Discovered, PackageManager};
 use crate::qa::junit;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
+use crate::qa::report::MemorySection;
 
 pub use earlier::{EarlierRun, log_fingerprint};
 
@@ -77,6 +78,9 @@ pub struct QaOutcome {
     pub prp_path: Option<PathBuf>,
     pub attempt: u32,
     pub finished_at: SystemTime,
+    /// What the memory answered before this QA, filled by whoever asked it (`None`: no
+    /// memory is configured).
+    pub memory: Option<MemorySection>,
 }
 
 impl QaOutcome {
@@ -240,6 +244,7 @@ pub async fn run(
         prp_path: request.prp_path.clone(),
         attempt: request.attempt,
         finished_at: SystemTime::now(),
+        memory: None,
     })
 }
 

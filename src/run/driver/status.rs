@@ -10,6 +10,7 @@ use std::time::SystemTime;
 use crate::base::files;
 use crate::base::phase::Phase;
 use crate::base::status_block::{StatusBlock, Value, Verdict};
+use crate::qa::report;
 use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::qa::runner::QaOutcome;
 use crate::run::breaker::{self, Observation};
@@ -214,6 +215,7 @@ pub(super) fn iteration_block(facts: &IterationFacts<'_>) -> StatusBlock {
                     ("WARNING_ISSUES".to_owned(), qa.warnings().into()),
                 ]),
             )
+            .set("MEMORY_CONTEXT", report::memory_context(qa.memory.as_ref()))
             .set(
                 "VERDICT",
                 if qa.verdict == Verdict::Approve && can_exit {
