@@ -61,6 +61,11 @@ impl SessionPaths {
         self.root.join("agent.pgid")
     }
 
+    /// The embedded memory store (SQLite): what earlier runs and humans taught prpd.
+    pub fn memory_db(&self) -> PathBuf {
+        self.root.join("memory.db")
+    }
+
     /// The directory of all runs' artifacts.
     pub fn runs(&self) -> PathBuf {
         self.root.join("runs")

@@ -8,7 +8,9 @@
 //! is about ([`query::MemoryQuery`]: the PRP's title and goal, the detected stacks, the changed
 //! files) without any LLM: past bugs and failures, stack patterns, architecture decisions, and
 //! each changed file's history. The answers are [`finding::Finding`]s, gathered per QA in a
-//! [`context::MemoryContext`].
+//! [`context::MemoryContext`]. The default backend is [`store`]: `SQLite` with FTS5 in
+//! `.prp-session/memory.db` (bm25 ranking, porter stemming, user text quoted before `MATCH`,
+//! WAL and a busy timeout, a versioned schema), asked through [`embedded`] with a time box.
 //!
 //! Answers carry warnings instead of failing ([`finding::Recall`]): memory that is off, slow,
 //! missing a tool or gone is a WARNING in the QA report, and QA goes on.
@@ -16,6 +18,8 @@
 //! May import: `base`, `prp` and `qa` — never `ship`, `run` or `cli`.
 
 pub mod context;
+pub mod embedded;
 pub mod entry;
 pub mod finding;
 pub mod query;
+pub mod store;
