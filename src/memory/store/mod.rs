@@ -6,7 +6,7 @@
 //! reads while a run writes: a reader sees the last committed state without waiting, and a
 //! second writer waits for the first (up to [`BUSY_TIMEOUT`]) instead of failing with
 //! `database is locked`. Every write is one `BEGIN IMMEDIATE` transaction. A `Connection` is
-//! not `Sync`: one [`Store`] has one owner at a time (the async [`super::backend`] keeps it
+//! not `Sync`: one [`Store`] has one owner at a time (the async [`super::embedded`] keeps it
 //! behind a mutex and asks from a blocking thread, and stops a slow question through
 //! [`Store::interrupt_handle`]). User text reaches `MATCH` only through [`fts_query`], which
 //! quotes it.
