@@ -66,6 +66,11 @@ impl SessionPaths {
         self.root.join("memory.db")
     }
 
+    /// The standard error of the MCP memory server, when `[memory] backend = "mcp"`.
+    pub fn memory_server_log(&self) -> PathBuf {
+        self.root.join("memory-server.log")
+    }
+
     /// The directory of all runs' artifacts.
     pub fn runs(&self) -> PathBuf {
         self.root.join("runs")
