@@ -15,6 +15,9 @@ use crate::memory::mcp::{McpError, McpMemory};
 use crate::memory::query::{MemoryQuery, Question};
 use crate::memory::store::StoreError;
 
+/// What a question to memory that is off is told.
+const OFF: &str = "no memory backend is configured ([memory] backend = \"off\")";
+
 /// Memory could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
@@ -50,7 +53,7 @@ pub enum Recorded {
     Stored(i64),
     /// Sent to the MCP server's reflection tool.
     Sent,
-    /// Not recorded; the warnings say why.
+    /// Not recorded: memory is off, or the warnings say why.
     Dropped,
 }
 
@@ -123,14 +126,31 @@ impl Memory {
         }
     }
 
-    async fn try_ask(&self, question: &Question, limit: usize) -> Result<Vec<Finding>, Unanswered> {
+    /// Up to `limit` findings for `question`, or why there are none: what `prpd memory search`
+    /// uses, where a question that cannot be answered is an error.
+    pub async fn try_ask(
+        &self,
+        question: &Question,
+        limit: usize,
+    ) -> Result<Vec<Finding>, Unanswered> {
         match self {
             Memory::Embedded(embedded) => embedded.ask(question, limit).await,
             Memory::Mcp(server) => server.ask(question, limit).await,
-            Memory::Off => Err(Unanswered::Failed(
-                "no memory backend is configured ([memory] backend = \"off\")".to_owned(),
-            )),
-            Memory::Unavailable(reason) => Err(Unanswered::Failed(reason.clone())),
+            Memory::Off => Err(Unanswered::NoTool(OFF.to_owned())),
+            Memory::Unavailable(reason) => Err(Unanswered::NoTool(reason.clone())),
+        }
+    }
+
+    /// Up to `limit` findings for `text` among every kind of entry (`prpd memory search` without
+    /// `--kind`). An MCP server has no such tool: its general search (the bugs tool,
+    /// claude-self-reflect's `csr_reflect_on_past`) is asked with the text as it is.
+    pub async fn search(&self, text: &str, limit: usize) -> Result<Vec<Finding>, Unanswered> {
+        match self {
+            Memory::Embedded(embedded) => embedded.search_all(text, limit).await,
+            Memory::Mcp(server) => server.search(text, limit).await,
+            Memory::Off | Memory::Unavailable(_) => {
+                self.try_ask(&Question::Bugs(text.to_owned()), limit).await
+            }
         }
     }
 
@@ -152,7 +172,7 @@ impl Memory {
             let limit = question.capability().default_limit();
             match self.try_ask(question, limit).await {
                 Ok(findings) => context.answered(question, findings),
-                Err(Unanswered::Failed(message)) => {
+                Err(Unanswered::Failed(message) | Unanswered::NoTool(message)) => {
                     if !context.warnings.contains(&message) {
                         context.warnings.push(message);
                     }
@@ -172,15 +192,20 @@ impl Memory {
         context
     }
 
-    /// Records `entry`.
-    pub async fn record(&self, entry: &Entry) -> Recall<Recorded> {
-        let recorded = match self {
+    /// Records `entry`, or says why it could not (`prpd memory add`, where that is an error).
+    /// Memory that is off records nothing, and that is no failure.
+    pub async fn try_record(&self, entry: &Entry) -> Result<Recorded, Unanswered> {
+        match self {
             Memory::Embedded(embedded) => embedded.record(entry).await.map(Recorded::Stored),
             Memory::Mcp(server) => server.record(entry).await.map(|()| Recorded::Sent),
-            Memory::Off => return Recall::clean(Recorded::Dropped),
-            Memory::Unavailable(reason) => Err(Unanswered::Failed(reason.clone())),
-        };
-        match recorded {
+            Memory::Off => Ok(Recorded::Dropped),
+            Memory::Unavailable(reason) => Err(Unanswered::NoTool(reason.clone())),
+        }
+    }
+
+    /// Records `entry`; a failure is a warning.
+    pub async fn record(&self, entry: &Entry) -> Recall<Recorded> {
+        match self.try_record(entry).await {
             Ok(recorded) => Recall::clean(recorded),
             Err(unanswered) => Recall::warned(
                 Recorded::Dropped,

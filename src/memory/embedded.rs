@@ -177,7 +177,9 @@ mod tests {
                 assert!(message.contains("within 50ms"), "{message}");
                 assert!(message.contains("memory.db"), "{message}");
             }
-            Unanswered::Failed(message) => panic!("not a timeout: {message}"),
+            Unanswered::Failed(message) | Unanswered::NoTool(message) => {
+                panic!("not a timeout: {message}")
+            }
         }
     }
 }

@@ -62,7 +62,10 @@ impl<T> Recall<T> {
 pub enum Unanswered {
     /// It took longer than `[memory] timeout`; the sentence says what and how long.
     TimedOut(String),
-    /// Anything else: a missing tool, a dead server, a failed query.
+    /// The backend cannot answer this at all (an MCP server without a tool for it, memory
+    /// that is off or could not be opened): the configuration's to fix.
+    NoTool(String),
+    /// Anything else: a dead server, an error answer, a failed query.
     Failed(String),
 }
 
@@ -70,7 +73,9 @@ impl Unanswered {
     /// The sentence for a warning.
     pub fn message(&self) -> &str {
         match self {
-            Unanswered::TimedOut(message) | Unanswered::Failed(message) => message,
+            Unanswered::TimedOut(message)
+            | Unanswered::NoTool(message)
+            | Unanswered::Failed(message) => message,
         }
     }
 }

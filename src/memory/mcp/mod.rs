@@ -27,7 +27,7 @@ use crate::base::config::McpServer;
 use crate::base::process::{EnvPolicy, ProcessError, Service, ServiceSpec, Termination};
 use crate::memory::entry::Entry;
 use crate::memory::finding::{Finding, Unanswered, with_sources};
-use crate::memory::query::Question;
+use crate::memory::query::{Capability, Question};
 
 use tools::{ListedTool, Purpose, ToolMap};
 
@@ -183,12 +183,25 @@ impl McpMemory {
 
     /// Up to `limit` findings for `question`, from the tool mapped to its capability.
     pub async fn ask(&self, question: &Question, limit: usize) -> Result<Vec<Finding>, Unanswered> {
-        let purpose = Purpose::Answer(question.capability());
+        self.answer(
+            Purpose::Answer(question.capability()),
+            &question.phrased(),
+            limit,
+        )
+        .await
+    }
+
+    async fn answer(
+        &self,
+        purpose: Purpose,
+        text: &str,
+        limit: usize,
+    ) -> Result<Vec<Finding>, Unanswered> {
         let tool = self
             .map
             .tool(purpose)
-            .map_err(|why| Unanswered::Failed(why.to_owned()))?;
-        let arguments = tools::arguments(tool, purpose, &question.phrased(), Some(limit), &[]);
+            .map_err(|why| Unanswered::NoTool(why.to_owned()))?;
+        let arguments = tools::arguments(tool, purpose, text, Some(limit), &[]);
         let result = self.call(&tool.name, arguments).await?;
         let texts: Vec<&str> = result
             .content
@@ -200,13 +213,20 @@ impl McpMemory {
         Ok(found)
     }
 
+    /// Up to `limit` findings for `text` as it is, from the tool that answers bugs (the
+    /// server's general search: claude-self-reflect's `csr_reflect_on_past`).
+    pub async fn search(&self, text: &str, limit: usize) -> Result<Vec<Finding>, Unanswered> {
+        self.answer(Purpose::Answer(Capability::Bugs), text, limit)
+            .await
+    }
+
     /// Records `entry` through the server's reflection tool (`store_reflection`): its title,
     /// body, files and run as the content, its kind, run and stacks as tags.
     pub async fn record(&self, entry: &Entry) -> Result<(), Unanswered> {
         let tool = self
             .map
             .tool(Purpose::Record)
-            .map_err(|why| Unanswered::Failed(why.to_owned()))?;
+            .map_err(|why| Unanswered::NoTool(why.to_owned()))?;
         let mut content = format!("{}\n\n{}", entry.title, entry.body);
         if !entry.files.is_empty() {
             let _ = write!(content, "\n\nFiles: {}", entry.files.join(", "));

@@ -252,7 +252,7 @@ async fn a_missing_tool_is_a_warning_that_names_what_was_looked_for() {
         .await
         .expect_err("no tool");
     assert!(
-        matches!(&bugs, Unanswered::Failed(message) if message.contains("csr_reflect_on_past")),
+        matches!(&bugs, Unanswered::NoTool(message) if message.contains("csr_reflect_on_past")),
         "{bugs:?}"
     );
     let decisions = memory
@@ -301,7 +301,9 @@ async fn a_server_that_never_answers_is_a_timeout_within_the_time_box() {
             assert!(message.contains("within 300ms"), "{message}");
             assert!(message.contains("csr_reflect_on_past"), "{message}");
         }
-        Unanswered::Failed(message) => panic!("not a timeout: {message}"),
+        Unanswered::Failed(message) | Unanswered::NoTool(message) => {
+            panic!("not a timeout: {message}")
+        }
     }
     memory.stop().await;
 }
