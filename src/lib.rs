@@ -10,15 +10,17 @@
 //!    small shared vocabulary (phases, status blocks);
 //! 2. [`prp`]: the PRP document model;
 //! 3. [`qa`]: the QA gate — discovery, checklist, methods, metrics, report;
-//! 4. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
+//! 4. [`memory`]: what earlier runs and humans taught prpd, and the four questions QA asks;
+//! 5. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
 //!    the GitHub pull request and its remote checks;
-//! 5. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
-//! 6. [`cli`]: the command line.
+//! 6. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
+//! 7. [`cli`]: the command line.
 //!
 //! `ARCHITECTURE.md` at the repository root has the map of the modules and their invariants.
 
 pub mod base;
 pub mod cli;
+pub mod memory;
 pub mod prp;
 pub mod qa;
 pub mod run;

@@ -16,11 +16,13 @@ use crate::base::phase::Phase;
 mod agents;
 mod gate;
 mod junit;
+mod memory;
 pub mod model;
 mod presets;
 mod ship;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
+pub use memory::{McpServer, McpToolNames, MemoryBackend, MemoryConfig};
 pub use presets::Preset;
 pub use ship::{SLUG_PLACEHOLDER, ShipConfig};
 
@@ -50,6 +52,8 @@ pub struct Config {
     pub gate: GateSettings,
     /// `[ship]`: where and how an approved run ships.
     pub ship: ShipConfig,
+    /// `[memory]`: where prpd remembers earlier runs, and how long a question may take.
+    pub memory: MemoryConfig,
 }
 
 /// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
@@ -161,6 +165,7 @@ struct RawConfig {
     commands: Option<gate::RawCommands>,
     checks: Option<gate::RawChecks>,
     ship: Option<ship::RawShip>,
+    memory: Option<memory::RawMemory>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -242,6 +247,16 @@ impl Config {
         })
     }
 
+    /// Loads only `[memory]` of the same file (`prpd memory` runs no agent and no check, so
+    /// nothing else is validated; the file must still parse and hold no unknown key).
+    pub fn load_memory(repo: &Path, explicit: Option<&Path>) -> Result<MemoryConfig, ConfigError> {
+        let Some((path, text)) = read(repo, explicit)? else {
+            return Ok(MemoryConfig::default());
+        };
+        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
+        memory::memory(&path, &text, raw.memory.unwrap_or_default())
+    }
+
     /// Parses and validates `text`; `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = config_file::parse_toml(path, text)?;
@@ -263,6 +278,7 @@ impl Config {
                 .unwrap_or(false),
             gate: gate::settings(path, text, raw.commands, raw.checks)?,
             ship: ship::ship(path, text, raw.ship.unwrap_or_default())?,
+            memory: memory::memory(path, text, raw.memory.unwrap_or_default())?,
         })
     }
 }
@@ -421,6 +437,7 @@ mod tests {
         assert_eq!(example.guardrails, defaults.guardrails);
         assert_eq!(example.breaker, defaults.breaker.with_all_phases());
         assert_eq!(example.ship, defaults.ship);
+        assert_eq!(example.memory, defaults.memory);
     }
 
     #[test]

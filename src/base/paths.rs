@@ -61,6 +61,16 @@ impl SessionPaths {
         self.root.join("agent.pgid")
     }
 
+    /// The embedded memory store (SQLite): what earlier runs and humans taught prpd.
+    pub fn memory_db(&self) -> PathBuf {
+        self.root.join("memory.db")
+    }
+
+    /// The standard error of the MCP memory server, when `[memory] backend = "mcp"`.
+    pub fn memory_server_log(&self) -> PathBuf {
+        self.root.join("memory-server.log")
+    }
+
     /// The directory of all runs' artifacts.
     pub fn runs(&self) -> PathBuf {
         self.root.join("runs")

@@ -15,6 +15,10 @@
 //! that left the group (`setsid`, a double fork into a new session) is out of `killpg`'s reach:
 //! [`stop_leftovers`] stops those, once prpd is a subreaper ([`become_subreaper`]).
 //!
+//! A long-lived child that prpd talks to over its stdio (an MCP server) is a [`Service`]: the
+//! same process group, environment policy and drained, capped stderr log, killed with its
+//! group when it is stopped or dropped.
+//!
 //! `clippy.toml` forbids `Command::new` everywhere else; the one `#[expect]` is in
 //! [`new_command`].
 
@@ -23,6 +27,7 @@ mod env;
 mod group;
 mod output;
 mod program;
+mod service;
 
 use std::fmt;
 use std::os::unix::process::ExitStatusExt;
@@ -42,6 +47,7 @@ pub use descendants::{
 pub use env::{EnvPolicy, inherited_by_measurements, is_secret_name, passed_secret_values};
 pub use group::stop_orphaned_group;
 pub use program::{Missing, find_program};
+pub use service::{Service, ServiceSpec};
 
 use group::{Cleanup, record_group, signal_group};
 use output::{Output, create_log, lock};

@@ -4,6 +4,7 @@
 pub mod demo;
 mod foreground;
 pub mod init;
+pub mod memory;
 pub mod status;
 mod usage;
 
@@ -87,6 +88,10 @@ pub enum Command {
     ///
     /// Example: `prpd demo` (or `cargo run --release -- demo`)
     Demo(DemoArgs),
+    /// Search what earlier runs taught prpd, add a lesson, or show the store's figures.
+    ///
+    /// Example: `prpd memory search "rate limiter" --kind bugs`
+    Memory(memory::MemoryArgs),
 }
 
 /// Options shared by commands that work on one repository.
@@ -299,6 +304,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Abort(args) => abort(&args),
         Command::Demo(args) => demo::run(args.dir.as_deref(), output(args.json, cli.verbose)),
+        Command::Memory(args) => memory::run(args),
     }
 }
 

@@ -13,6 +13,7 @@ mod isolation;
 mod junit;
 mod layout;
 mod leftovers;
+mod memory;
 mod presets;
 mod process;
 mod python;
