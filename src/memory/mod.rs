@@ -30,4 +30,5 @@ pub mod entry;
 pub mod finding;
 pub mod mcp;
 pub mod query;
+pub mod report;
 pub mod store;

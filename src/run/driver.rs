@@ -16,6 +16,7 @@ mod github;
 mod handoff;
 mod iteration;
 mod measurement;
+mod memory;
 mod phase;
 mod proof;
 mod pull_request;
@@ -135,6 +136,8 @@ pub struct Driver {
     /// Active seconds of the run when this session started, and when it started.
     active_base: u64,
     session_start: Instant,
+    /// The memory, once this session opened it.
+    memory: Option<memory::OpenMemory>,
 }
 
 impl Driver {
@@ -144,6 +147,7 @@ impl Driver {
             context,
             record,
             session_start: Instant::now(),
+            memory: None,
         }
     }
 
@@ -183,6 +187,12 @@ impl Driver {
     /// Carries out pending effects until none is left. Between effects it honours an abort
     /// requested through `.prp-session/abort-requested`.
     pub async fn drive(&mut self) -> Result<(), DriveError> {
+        let driven = self.carry_out_pending().await;
+        self.close_memory().await;
+        driven
+    }
+
+    async fn carry_out_pending(&mut self) -> Result<(), DriveError> {
         self.drop_stale_caches();
         self.save()?;
         while let Some(effect) = self.record.pending.first().cloned() {
@@ -263,6 +273,7 @@ impl Driver {
                 blocking,
             } => {
                 self.record_verdict(*verdict, *attempt, blocking)?;
+                self.remember_verdict(*verdict, *attempt, blocking).await;
                 Ok(None)
             }
             Effect::ProbeBreaker { phase } => {
@@ -287,6 +298,7 @@ impl Driver {
             }
             Effect::Escalate { reason } => {
                 self.escalate(reason)?;
+                self.remember_escalation(reason).await;
                 self.open_escalation_issue(reason).await?;
                 let resume = format!(
                     "escalated: see {}",

@@ -14,6 +14,7 @@ mod junit;
 mod layout;
 mod leftovers;
 mod memory;
+mod memory_loop;
 mod presets;
 mod process;
 mod python;

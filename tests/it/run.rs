@@ -343,6 +343,27 @@ fn demo_ships_after_one_reject_then_approve() {
     }
     assert!(dirs[0].0.ends_with("-red-1"), "{dirs:?}");
 
+    // Memory: the REJECT was recorded, the retry's GREEN prompt recalled it, and the last QA
+    // report's Memory Context found it with real counts.
+    let (retry, _) = dirs
+        .iter()
+        .rev()
+        .find(|(name, _)| name.contains("-green-"))
+        .map(|(name, path)| (read(&path.join("prompt.md")), name))
+        .expect("a GREEN iteration after the REJECT");
+    assert!(
+        retry.contains("Recalled from memory: a similar REJECT earlier in this run: QA REJECT (attempt 1) of Word statistics"),
+        "{retry}"
+    );
+    let last_qa = read(&dirs.last().expect("iterations").1.join("qa-report.md"));
+    assert!(
+        last_qa.contains("Asked the embedded store")
+            && last_qa.contains("| Historical Bugs | 1 | QA REJECT (attempt 1) of Word statistics"),
+        "{last_qa}"
+    );
+    assert!(log.contains("QUERIES_EXECUTED: 4"), "{log}");
+    assert!(log.contains("HISTORICAL_BUGS_FOUND: 1"), "{log}");
+
     // `prpd status` reports the finished run.
     let (code, status) = prpd_json(&dir, &["status", "--json"]);
     assert_eq!(code, 0);

@@ -55,12 +55,14 @@ impl Driver {
         };
 
         let feedback_path = self.run_dir().join("feedback.md");
+        let recalled = self.recalled_failures(phase).await;
         let prompt = self.prompt(
             phase,
             number,
             &detection,
             qa_outcome.as_ref(),
             &feedback_path,
+            &recalled,
         )?;
         let report = match self
             .invoke_agent(
@@ -168,7 +170,8 @@ impl Driver {
         None
     }
 
-    /// Writes the feedback file of the iteration and renders its prompt.
+    /// Writes the feedback file of the iteration (with the past failures `recalled` from
+    /// memory) and renders its prompt.
     fn prompt(
         &self,
         phase: Phase,
@@ -176,6 +179,7 @@ impl Driver {
         detection: &Detection,
         qa_outcome: Option<&QaOutcome>,
         feedback_path: &Path,
+        recalled: &[String],
     ) -> Result<String, DriveError> {
         let mut feedback = self
             .record
@@ -190,6 +194,7 @@ impl Driver {
                 }
             }
         }
+        feedback.extend(recalled.iter().cloned());
         if self.record.evidence_phase == Some(phase) {
             feedback.extend(self.record.evidence.iter().cloned());
         }

@@ -57,7 +57,8 @@ impl Driver {
                 self.record.baseline.complexity_at_green_end =
                     self.probe(&detection, &log_dir).complexity().await?;
             }
-            Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {}
+            Phase::Document => self.remember_documentation().await,
+            Phase::Refactor | Phase::Qa | Phase::Ship => {}
         }
         Ok(())
     }
