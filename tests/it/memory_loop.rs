@@ -69,7 +69,7 @@ fn memory_that_is_off_says_so_and_memory_that_is_broken_warns_without_stopping_q
     assert_eq!(code, 0);
     let report = last_qa_report(repo.path(), &summary);
     assert!(
-        report.contains("No memory backend is configured"),
+        report.contains("No history was consulted: memory is off"),
         "{report}"
     );
     assert!(!repo.join(".prp-session/memory.db").exists());

@@ -52,21 +52,19 @@ impl MemorySection {
     }
 }
 
-/// The "Memory Context" section of the Markdown report; `None`: no memory is configured.
+/// The "Memory Context" section of the Markdown report; `None`: memory was not asked (it is
+/// off, or this is `prpd qa` outside a run).
 pub(super) fn write(out: &mut String, memory: Option<&MemorySection>) {
     let _ = writeln!(out, "## Memory Context\n");
     let Some(memory) = memory else {
         let _ = writeln!(
             out,
-            "No memory backend is configured (`[memory] backend = \"off\"`), so no history was consulted: past bugs, patterns, decisions and file history are not part of this verdict.\n"
+            "No history was consulted: memory is off (`[memory] backend = \"off\"`), or this is `prpd qa` outside a run, which does not ask it. Past bugs, patterns, decisions and file history are not part of this verdict.\n"
         );
         let _ = writeln!(out, "| Query | Results | Key Findings |");
         let _ = writeln!(out, "|-------|---------|--------------|");
         for (query, _) in MemorySection::default().rows() {
-            let _ = writeln!(
-                out,
-                "| {query} | not queried | no memory backend configured |"
-            );
+            let _ = writeln!(out, "| {query} | not queried | memory not consulted |");
         }
         let _ = writeln!(out, "\n---\n");
         return;
