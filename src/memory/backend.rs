@@ -163,11 +163,23 @@ impl Memory {
     }
 
     /// The four QA questions about `query` (one per changed file for the fourth), each with
-    /// its capability's default limit. After a question times out, the rest are not asked
-    /// (each would wait as long) and one warning says so.
+    /// its capability's default limit. The embedded store answers them in one pass; an MCP
+    /// server one call at a time, and after a call times out the rest are not asked (each
+    /// would wait as long) and one warning says so.
     pub async fn context(&self, query: &MemoryQuery) -> MemoryContext {
         let mut context = MemoryContext::default();
         let questions = query.questions();
+        if let Memory::Embedded(embedded) = self {
+            match embedded.answer_all(&questions).await {
+                Ok(answers) => {
+                    for (question, findings) in answers {
+                        context.answered(&question, findings);
+                    }
+                }
+                Err(unanswered) => context.warnings.push(unanswered.message().to_owned()),
+            }
+            return context;
+        }
         for (index, question) in questions.iter().enumerate() {
             let limit = question.capability().default_limit();
             match self.try_ask(question, limit).await {

@@ -12,6 +12,7 @@ use rusqlite::InterruptHandle;
 use crate::memory::entry::Entry;
 use crate::memory::finding::{Finding, Unanswered, with_sources};
 use crate::memory::query::{Capability, Question};
+use crate::memory::store::search::Wanted;
 use crate::memory::store::{Store, StoreError, StoreStats};
 
 /// The embedded store with its time box.
@@ -61,6 +62,52 @@ impl Embedded {
         };
         self.time_boxed(format!("the {capability} question"), work)
             .await
+    }
+
+    /// The answers to `questions` (a QA's four) from one blocking task: the text questions in
+    /// one ranked pass over all their words ([`Store::search_each`]), each file's history by
+    /// itself; the whole of it time-boxed once.
+    pub async fn answer_all(
+        &self,
+        questions: &[Question],
+    ) -> Result<Vec<(Question, Vec<Finding>)>, Unanswered> {
+        let questions = questions.to_vec();
+        self.time_boxed("the QA questions".to_owned(), move |store: &mut Store| {
+            let texts: Vec<&Question> = questions
+                .iter()
+                .filter(|question| question.capability() != Capability::File)
+                .collect();
+            // Stacks and the title (the patterns question) first: the first common words weigh.
+            let mut ordered = texts.clone();
+            ordered.sort_by_key(|question| question.capability() != Capability::Patterns);
+            let text = ordered
+                .iter()
+                .map(|question| question.subject())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let wanted: Vec<Wanted<'_>> = texts
+                .iter()
+                .map(|question| Wanted {
+                    kinds: question.capability().kinds(),
+                    limit: question.capability().default_limit(),
+                })
+                .collect();
+            let mut found = store.search_each(&text, &wanted)?.into_iter();
+            let mut answers = Vec::with_capacity(questions.len());
+            for question in &questions {
+                let findings = match question {
+                    Question::File(file) => {
+                        store.file_history(file, Capability::File.default_limit())?
+                    }
+                    Question::Bugs(_) | Question::Patterns(_) | Question::Decisions(_) => {
+                        found.next().unwrap_or_default()
+                    }
+                };
+                answers.push((question.clone(), findings));
+            }
+            Ok(answers)
+        })
+        .await
     }
 
     /// Searches every kind (`prpd memory search` without `--kind`).

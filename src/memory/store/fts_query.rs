@@ -6,11 +6,12 @@
 //!
 //! The phrases are joined with OR, not AND: QA asks with a PRP's title and goal, and an earlier
 //! REJECT that shares three of its ten words must still be found. bm25 then ranks an entry that
-//! holds more of the words, and rarer ones, first. Common English words are left out unless
-//! nothing else is left: they match nearly every entry, cost time and rank nothing.
+//! holds more of the words, and rarer ones, first (`search.rs` decides which phrases go into
+//! which ranked query). Common English words are left out unless nothing else is left: they
+//! match nearly every entry, cost time and rank nothing.
 
 /// At most this many phrases; a question longer than that is a paragraph, not a search.
-const MAX_TERMS: usize = 32;
+const MAX_TERMS: usize = 24;
 
 /// Words too common to tell entries apart.
 const STOP_WORDS: &[&str] = &[
@@ -18,13 +19,22 @@ const STOP_WORDS: &[&str] = &[
     "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "were", "will", "with",
 ];
 
-/// A query ready for `MATCH`, and its words for excerpts.
+/// The phrases of a query, each safe for `MATCH`, and its words for excerpts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct FtsQuery {
-    /// `"word" OR "other"`.
-    pub(super) expression: String,
+    /// `"word"`, `"""quoted"""`, each one a phrase.
+    pub(super) phrases: Vec<String>,
     /// The lowercase words of the phrases, to centre an excerpt on.
     pub(super) words: Vec<String>,
+}
+
+/// `phrases` OR-joined: `"word" OR "other"`.
+pub(super) fn any_of(phrases: &[&String]) -> String {
+    phrases
+        .iter()
+        .map(|phrase| phrase.as_str())
+        .collect::<Vec<_>>()
+        .join(" OR ")
 }
 
 /// The query for `text`; `None` when it holds no word (no `MATCH` then: nothing is found).
@@ -70,10 +80,7 @@ pub(super) fn fts_query(text: &str) -> Option<FtsQuery> {
                 .collect::<Vec<_>>()
         })
         .collect();
-    Some(FtsQuery {
-        expression: phrases.join(" OR "),
-        words,
-    })
+    Some(FtsQuery { phrases, words })
 }
 
 #[cfg(test)]
@@ -83,7 +90,10 @@ mod tests {
     #[test]
     fn each_piece_is_quoted_and_the_pieces_are_or_joined() {
         let query = fts_query("failing  Tests").expect("words");
-        assert_eq!(query.expression, "\"failing\" OR \"Tests\"");
+        assert_eq!(
+            any_of(&query.phrases.iter().collect::<Vec<_>>()),
+            "\"failing\" OR \"Tests\""
+        );
         assert_eq!(query.words, vec!["failing".to_owned(), "tests".to_owned()]);
     }
 
@@ -91,8 +101,14 @@ mod tests {
     fn quotes_are_doubled_and_operators_become_words_or_go() {
         let query = fts_query("say \"hi\" NEAR a-b - * : col:x").expect("words");
         assert_eq!(
-            query.expression,
-            "\"say\" OR \"\"\"hi\"\"\" OR \"NEAR\" OR \"a-b\" OR \"col:x\""
+            query.phrases,
+            [
+                "\"say\"",
+                "\"\"\"hi\"\"\"",
+                "\"NEAR\"",
+                "\"a-b\"",
+                "\"col:x\""
+            ]
         );
     }
 
@@ -107,12 +123,12 @@ mod tests {
         assert_eq!(
             fts_query("the timeout of THE Timeout")
                 .expect("words")
-                .expression,
-            "\"timeout\""
+                .phrases,
+            ["\"timeout\""]
         );
         assert_eq!(
-            fts_query("the of").expect("words").expression,
-            "\"the\" OR \"of\""
+            fts_query("the of").expect("words").phrases,
+            ["\"the\"", "\"of\""]
         );
     }
 
@@ -123,6 +139,6 @@ mod tests {
             .collect::<Vec<_>>()
             .join(" ");
         let query = fts_query(&text).expect("words");
-        assert_eq!(query.expression.matches(" OR ").count(), MAX_TERMS - 1);
+        assert_eq!(query.phrases.len(), MAX_TERMS);
     }
 }

@@ -5,14 +5,15 @@
 //! Theory of operation. The file is in WAL mode with a busy timeout, so `prpd memory search`
 //! reads while a run writes: a reader sees the last committed state without waiting, and a
 //! second writer waits for the first (up to [`BUSY_TIMEOUT`]) instead of failing with
-//! `database is locked`. Every write is one `BEGIN IMMEDIATE` transaction. A `Connection` is
-//! not `Sync`: one [`Store`] has one owner at a time (the async [`super::embedded`] keeps it
-//! behind a mutex and asks from a blocking thread, and stops a slow question through
-//! [`Store::interrupt_handle`]). User text reaches `MATCH` only through [`fts_query`], which
-//! quotes it.
+//! `database is locked`. Every write is one `BEGIN IMMEDIATE` transaction. A question is ranked
+//! within bounded work ([`search`]). A `Connection` is not `Sync`: one [`Store`] has one owner
+//! at a time (the async [`super::embedded`] keeps it behind a mutex and asks from a blocking
+//! thread, and stops a slow question through [`Store::interrupt_handle`]). User text reaches
+//! `MATCH` only through `fts_query.rs`, which quotes it.
 
 mod fts_query;
 pub mod schema;
+pub mod search;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,8 +24,6 @@ use serde::Serialize;
 
 use crate::memory::entry::{Entry, EntryKind, normalize_file};
 use crate::memory::finding::{Finding, excerpt};
-
-use fts_query::fts_query;
 
 /// How long a writer waits for another writer's transaction before it gives up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -222,56 +221,6 @@ impl Store {
         }
         transaction.commit().map_err(failed)?;
         Ok(ids)
-    }
-
-    /// The entries of `kinds` (every kind when empty) that best match `text`, best first; none
-    /// when `text` holds no word.
-    pub fn search(
-        &self,
-        text: &str,
-        kinds: &[EntryKind],
-        limit: usize,
-    ) -> Result<Vec<Finding>, StoreError> {
-        let Some(query) = fts_query(text) else {
-            return Ok(Vec::new());
-        };
-        let kind_filter = if kinds.is_empty() {
-            String::new()
-        } else {
-            let names: Vec<String> = kinds
-                .iter()
-                .map(|kind| format!("'{}'", kind.as_str()))
-                .collect();
-            format!("AND e.kind IN ({})", names.join(", "))
-        };
-        let sql = format!(
-            "SELECT e.id, e.kind, e.run_id, e.title, e.body, e.created_at, entries_fts.rank
-             FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid
-             WHERE entries_fts MATCH ?1 {kind_filter}
-             ORDER BY entries_fts.rank LIMIT ?2"
-        );
-        let failed = self.failed("search");
-        let mut statement = self.connection.prepare_cached(&sql).map_err(&failed)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = statement
-            .query_map((&query.expression, limit), |row| {
-                Ok(Row {
-                    id: row.get(0)?,
-                    kind: row.get(1)?,
-                    run_id: row.get(2)?,
-                    title: row.get(3)?,
-                    body: row.get(4)?,
-                    created_at: row.get(5)?,
-                    // bm25 is negative, lower is better: the score is its negation.
-                    score: -row.get::<_, f64>(6)?,
-                })
-            })
-            .map_err(&failed)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(&failed)?;
-        rows.into_iter()
-            .map(|row| self.finding(row, &query.words))
-            .collect()
     }
 
     /// Every entry that involved `file` (exactly that path), newest first.

@@ -379,3 +379,111 @@ fn a_file_that_is_not_a_database_is_named_as_such() {
         "{error}"
     );
 }
+
+#[test]
+fn an_old_entry_that_shares_a_rarer_word_is_found_among_many_that_share_a_common_one() {
+    let (_dir, mut store) = store();
+    let mut entries = vec![entry(
+        EntryKind::Reject,
+        "the quuxification parser",
+        "the parser failed on quuxification",
+        &[],
+        1,
+    )];
+    entries.extend((0..search::SELECTIVE_ENTRIES + 100).map(|index| {
+        entry(
+            EntryKind::Reject,
+            &format!("parser {index}"),
+            "the parser failed",
+            &[],
+            10 + index as u64,
+        )
+    }));
+    store.record_all(&entries).expect("record");
+    let found = store
+        .search("parser quuxification", &[], 3)
+        .expect("search");
+    assert_eq!(found[0].title, "the quuxification parser");
+    assert_eq!(found.len(), 3, "common-word matches fill the rest");
+    assert!(found[1].title.starts_with("parser "));
+}
+
+#[test]
+fn a_question_of_common_words_alone_ranks_the_most_recent_entries_that_hold_them() {
+    let (_dir, mut store) = store();
+    let mut entries = vec![entry(
+        EntryKind::Reject,
+        "parser parser parser",
+        "parser parser parser parser",
+        &[],
+        1,
+    )];
+    entries.extend((0..search::RECENT_WINDOW + 100).map(|index| {
+        entry(
+            EntryKind::Reject,
+            &format!("entry {index}"),
+            "the parser failed",
+            &[],
+            10 + index as u64,
+        )
+    }));
+    store.record_all(&entries).expect("record");
+    let found = store.search("parser", &[], 5).expect("search");
+    assert_eq!(found.len(), 5);
+    assert!(
+        found
+            .iter()
+            .all(|finding| finding.title != "parser parser parser"),
+        "the oldest entry is outside the window of the {} most recent: the trade-off search.rs states",
+        search::RECENT_WINDOW
+    );
+}
+
+#[test]
+fn one_pass_answers_each_question_from_its_own_kinds() {
+    let (_dir, mut store) = store();
+    store
+        .record_all(&[
+            entry(EntryKind::Reject, "limiter reject", "limiter", &[], 1),
+            entry(EntryKind::Approve, "limiter approve", "limiter", &[], 2),
+            entry(EntryKind::Lesson, "limiter lesson", "limiter", &[], 3),
+            entry(EntryKind::Decision, "unrelated decision", "parser", &[], 4),
+        ])
+        .expect("record");
+    let found = store
+        .search_each(
+            "limiter",
+            &[
+                search::Wanted {
+                    kinds: &[EntryKind::Reject, EntryKind::Lesson],
+                    limit: 5,
+                },
+                search::Wanted {
+                    kinds: &[EntryKind::Approve],
+                    limit: 5,
+                },
+                search::Wanted {
+                    kinds: &[EntryKind::Decision],
+                    limit: 5,
+                },
+            ],
+        )
+        .expect("search");
+    let mut bugs = titles(&found[0]);
+    bugs.sort_unstable();
+    assert_eq!(bugs, ["limiter lesson", "limiter reject"]);
+    assert_eq!(titles(&found[1]), ["limiter approve"]);
+    assert!(found[2].is_empty());
+    assert_eq!(
+        store
+            .search_each(
+                "",
+                &[search::Wanted {
+                    kinds: &[],
+                    limit: 5
+                }]
+            )
+            .expect("no words"),
+        vec![Vec::<Finding>::new()]
+    );
+}
