@@ -5,7 +5,7 @@
 use crate::memory::context::MemoryContext;
 use crate::memory::finding::Finding;
 use crate::memory::query::Capability;
-use crate::qa::report::{MemoryRow, MemorySection};
+use crate::qa::memory_context::{MemoryRow, MemorySection};
 
 /// How many findings a row quotes.
 const KEY_FINDINGS: usize = 3;

@@ -19,6 +19,7 @@ pub mod command;
 pub mod discover;
 pub mod failures;
 pub mod junit;
+pub mod memory_context;
 pub mod method;
 pub mod metrics;
 pub mod report;

@@ -9,12 +9,11 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::base::status_block::{StatusBlock, Value, Verdict};
+use crate::qa::memory_context::MemorySection;
 use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::qa::runner::{CheckResult, CheckStatus, QaOutcome};
 
 mod memory;
-
-pub use memory::{MemoryRow, MemorySection};
 
 /// How many output lines of a failed check the Markdown report quotes.
 const QUOTED_LINES: usize = 20;

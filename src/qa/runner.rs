@@ -31,9 +31,9 @@ use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
 use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection, Discovered, PackageManager};
 use crate::qa::junit;
+use crate::qa::memory_context::MemorySection;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
-use crate::qa::report::MemorySection;
 
 pub use earlier::{EarlierRun, log_fingerprint};
 

@@ -16,7 +16,7 @@ use crate::memory::entry::{Entry, RunEntries};
 use crate::memory::query::{MemoryQuery, Question};
 use crate::memory::report;
 use crate::qa::discover::Detection;
-use crate::qa::report::MemorySection;
+use crate::qa::memory_context::MemorySection;
 use crate::run::machine::{EscalationReason, QaVerdict};
 use crate::run::snapshot::Change;
 
