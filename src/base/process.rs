@@ -25,6 +25,8 @@
 mod descendants;
 mod env;
 mod group;
+#[cfg(test)]
+pub(crate) mod group_probe;
 mod output;
 mod program;
 mod service;
@@ -431,6 +433,7 @@ fn write_stdin(input: Option<Vec<u8>>, child: &mut tokio::process::Child) -> Opt
 mod tests {
     use super::output::{LINE_CAP, LINE_CUT_MARK};
     use super::*;
+    use crate::base::process::group_probe::{group_gone_within, is_group_gone};
 
     fn temp() -> tempfile::TempDir {
         tempfile::Builder::new()
@@ -441,38 +444,6 @@ mod tests {
 
     fn shell(script: &str, dir: &Path) -> Spec {
         Spec::shell(script, dir, &dir.join("out.log"))
-    }
-
-    /// Whether no live process (zombies do not count) has process group `pgid`. A signal-0
-    /// probe would still see the zombies that `killpg` leaves until they are reaped.
-    fn is_group_gone(pgid: i32) -> bool {
-        let entries = std::fs::read_dir("/proc").expect("read /proc");
-        !entries.flatten().any(|entry| {
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-                return false;
-            };
-            // Fields after the command name, which is in parentheses and may hold anything.
-            let Some((_, after_name)) = stat.rsplit_once(')') else {
-                return false;
-            };
-            let fields: Vec<&str> = after_name.split_whitespace().collect();
-            let state = fields.first().copied().unwrap_or("Z");
-            let group = fields.get(2).and_then(|field| field.parse::<i32>().ok());
-            group == Some(pgid) && state != "Z" && state != "X"
-        })
-    }
-
-    fn group_gone_within(pgid: i32, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
-        loop {
-            if is_group_gone(pgid) {
-                return true;
-            }
-            if Instant::now() > deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
     }
 
     /// Waits for a script's `echo $$ > file`: in a group leader `$$` is the process group id.

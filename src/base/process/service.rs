@@ -155,6 +155,7 @@ mod tests {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 
     use super::*;
+    use crate::base::process::group_probe::{group_gone_within, is_group_gone};
 
     fn spec(script: &str, dir: &std::path::Path) -> ServiceSpec {
         ServiceSpec {
@@ -164,33 +165,6 @@ mod tests {
             stderr_log: dir.join("logs/stderr.log"),
             max_log_bytes: 1024,
         }
-    }
-
-    /// Whether no process of group `pgid` is alive (zombies count as gone).
-    fn group_gone(pgid: i32) -> bool {
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return true;
-        };
-        entries.flatten().all(|entry| {
-            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-                return true;
-            };
-            let Some((_, rest)) = stat.rsplit_once(") ") else {
-                return true;
-            };
-            let fields: Vec<&str> = rest.split_whitespace().collect();
-            fields.first() == Some(&"Z") || fields.get(2) != Some(&pgid.to_string().as_str())
-        })
-    }
-
-    async fn wait_until_gone(pgid: i32) -> bool {
-        for _ in 0..100 {
-            if group_gone(pgid) {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        false
     }
 
     #[tokio::test]
@@ -219,9 +193,12 @@ mod tests {
         let service = Service::spawn(spec("sleep 30 & sleep 30", dir.path())).expect("spawn");
         let pgid = service.group().expect("running");
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(!group_gone(pgid), "the group runs");
+        assert!(!is_group_gone(pgid), "the group runs");
         drop(service);
-        assert!(wait_until_gone(pgid).await, "the group outlived the drop");
+        assert!(
+            group_gone_within(pgid, Duration::from_secs(2)),
+            "the group outlived the drop"
+        );
     }
 
     #[tokio::test]
@@ -232,7 +209,7 @@ mod tests {
         let pgid = service.group().expect("running");
         tokio::time::sleep(Duration::from_millis(100)).await;
         service.stop(Duration::from_millis(200)).await;
-        assert!(wait_until_gone(pgid).await);
+        assert!(group_gone_within(pgid, Duration::from_secs(2)));
     }
 
     #[tokio::test]

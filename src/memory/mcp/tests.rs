@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::base::config::McpToolNames;
+use crate::base::process::group_probe::{group_gone_within, is_group_gone};
 use crate::memory::entry::EntryKind;
 use crate::memory::query::Capability;
 
@@ -68,33 +69,6 @@ fn calls(dir: &Path) -> Vec<(String, Value)> {
             )
         })
         .collect()
-}
-
-/// Whether no live process belongs to process group `pgid`.
-fn group_gone(pgid: i32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return true;
-    };
-    entries.flatten().all(|entry| {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            return true;
-        };
-        let Some((_, rest)) = stat.rsplit_once(") ") else {
-            return true;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        fields.first() == Some(&"Z") || fields.get(2) != Some(&pgid.to_string().as_str())
-    })
-}
-
-async fn gone_soon(pgid: i32) -> bool {
-    for _ in 0..150 {
-        if group_gone(pgid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
 }
 
 fn group_of(memory: &McpMemory) -> i32 {
@@ -334,14 +308,20 @@ async fn stopping_or_dropping_the_backend_ends_the_servers_process_group() {
     let dir = tempfile::tempdir().expect("tempdir");
     let stopped = start("full", dir.path(), Duration::from_secs(5)).await;
     let pgid = group_of(&stopped);
-    assert!(!group_gone(pgid));
+    assert!(!is_group_gone(pgid));
     stopped.stop().await;
-    assert!(gone_soon(pgid).await, "stop left the server running");
+    assert!(
+        group_gone_within(pgid, Duration::from_secs(3)),
+        "stop left the server running"
+    );
 
     let dropped = start("hang", dir.path(), Duration::from_secs(5)).await;
     let pgid = group_of(&dropped);
     drop(dropped);
-    assert!(gone_soon(pgid).await, "drop left the server running");
+    assert!(
+        group_gone_within(pgid, Duration::from_secs(3)),
+        "drop left the server running"
+    );
 }
 
 #[tokio::test]
