@@ -297,9 +297,9 @@ impl Driver {
                 Ok(None)
             }
             Effect::Escalate { reason } => {
-                self.escalate(reason)?;
+                let report = self.escalate(reason)?;
                 self.remember_escalation(reason).await;
-                self.open_escalation_issue(reason).await?;
+                self.open_escalation_issue(reason, &report).await?;
                 let resume = format!(
                     "escalated: see {}",
                     self.run_dir().join("escalation.md").display()

@@ -15,10 +15,12 @@ use super::{DriveError, Driver};
 const MAX_TITLE_CHARS: usize = 200;
 
 impl Driver {
-    /// Opens the issue for the escalation just reported, when `[ship]` asks for one.
+    /// Opens the issue for the escalation just reported (`report` is its text), when `[ship]`
+    /// asks for one.
     pub(super) async fn open_escalation_issue(
         &mut self,
         reason: &EscalationReason,
+        report: &str,
     ) -> Result<(), DriveError> {
         let config = self.context.config.ship.clone();
         if !config.issue_on_escalation
@@ -37,10 +39,6 @@ impl Driver {
         let Some(path) = self.record.escalation_report.clone() else {
             return Ok(());
         };
-        let report = std::fs::read_to_string(&path).map_err(|source| DriveError::Write {
-            path: path.clone(),
-            source,
-        })?;
         let title: String = format!(
             "prpd: run {} escalated: {}",
             self.record.run_id,
@@ -51,7 +49,7 @@ impl Driver {
         .collect();
         let opened = match self.github(&token).await {
             Ok(github) => github
-                .open_issue(&title, &report, &config.labels)
+                .open_issue(&title, report, &config.labels)
                 .await
                 .map_err(|error| error.to_string()),
             Err(message) => Err(message),

@@ -21,13 +21,15 @@ use super::{DriveError, Driver, write_json, write_text};
 const QUOTED_BLOCKS: usize = 3;
 
 impl Driver {
-    pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<(), DriveError> {
+    /// Writes the escalation report and the summary; returns the report's text.
+    pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<String, DriveError> {
         let blocks = last_blocks(&self.context.session.phase_status_log(), QUOTED_BLOCKS);
         let text = escalation::render(&self.record, reason, &self.context.repo, &blocks);
         let path = self.run_dir().join("escalation.md");
         write_text(&path, &text)?;
         self.record.escalation_report = Some(path);
-        self.write_summary()
+        self.write_summary()?;
+        Ok(text)
     }
 
     pub(super) fn write_summary(&self) -> Result<(), DriveError> {
