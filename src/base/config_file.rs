@@ -54,6 +54,50 @@ impl ConfigError {
             message: message.into(),
         }
     }
+
+    /// An error about `key` of the TOML table `table` (`"[ship]"`, `"[memory.mcp]"`): on the
+    /// line that sets it inside that table (the same word may occur earlier, in another table
+    /// or a comment), else on the table's header, else where the key first occurs.
+    pub fn at_key(
+        path: &Path,
+        text: &str,
+        table: &str,
+        key: &str,
+        message: impl Into<String>,
+    ) -> ConfigError {
+        let mut in_table = false;
+        let mut header = None;
+        for (index, line) in text.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with('[') {
+                in_table = trimmed.trim_end() == table;
+                if in_table {
+                    header = Some(index);
+                }
+                continue;
+            }
+            let sets_key = trimmed
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='));
+            if in_table && sets_key {
+                return ConfigError::Invalid {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    column: line.len() - trimmed.len() + 1,
+                    message: message.into(),
+                };
+            }
+        }
+        match header {
+            Some(index) => ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line: index + 1,
+                column: 1,
+                message: message.into(),
+            },
+            None => ConfigError::at(path, text, key, message),
+        }
+    }
 }
 
 /// Reads a file into a string, naming the file when that fails.

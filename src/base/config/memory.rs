@@ -113,7 +113,7 @@ struct RawTools {
 pub(super) fn memory(path: &Path, text: &str, raw: RawMemory) -> Result<MemoryConfig, ConfigError> {
     let timeout = match super::duration(path, text, "timeout", raw.timeout)? {
         Some(timeout) if timeout.is_zero() => {
-            return Err(at_key(
+            return Err(ConfigError::at_key(
                 path,
                 text,
                 "[memory]",
@@ -130,7 +130,7 @@ pub(super) fn memory(path: &Path, text: &str, raw: RawMemory) -> Result<MemoryCo
         Some("mcp") => match raw.mcp {
             Some(mcp) => MemoryBackend::Mcp(mcp_server(path, text, mcp)?),
             None => {
-                return Err(at_key(
+                return Err(ConfigError::at_key(
                     path,
                     text,
                     "[memory]",
@@ -140,7 +140,7 @@ pub(super) fn memory(path: &Path, text: &str, raw: RawMemory) -> Result<MemoryCo
             }
         },
         Some(other) => {
-            return Err(at_key(
+            return Err(ConfigError::at_key(
                 path,
                 text,
                 "[memory]",
@@ -164,7 +164,7 @@ fn mcp_server(path: &Path, text: &str, raw: RawMcp) -> Result<McpServer, ConfigE
         .first()
         .is_none_or(|program| program.trim().is_empty())
     {
-        return Err(at_key(
+        return Err(ConfigError::at_key(
             path,
             text,
             "[memory.mcp]",
@@ -175,7 +175,7 @@ fn mcp_server(path: &Path, text: &str, raw: RawMcp) -> Result<McpServer, ConfigE
     let raw_tools = raw.tools.unwrap_or_default();
     let tool = |key: &str, value: Option<String>| match value.as_deref().map(str::trim) {
         None => Ok(None),
-        Some("") => Err(at_key(
+        Some("") => Err(ConfigError::at_key(
             path,
             text,
             "[memory.mcp.tools]",
@@ -196,43 +196,6 @@ fn mcp_server(path: &Path, text: &str, raw: RawMcp) -> Result<McpServer, ConfigE
             record: tool("record", raw_tools.record)?,
         },
     })
-}
-
-/// An error about `key` of the table `table` (`[memory]`, `[memory.mcp]`): on the line that
-/// sets it inside that table, else on the table's header, else where the key first occurs.
-fn at_key(path: &Path, text: &str, table: &str, key: &str, message: String) -> ConfigError {
-    let mut in_table = false;
-    let mut header = None;
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('[') {
-            in_table = trimmed.trim_end() == table;
-            if in_table {
-                header = Some(index);
-            }
-            continue;
-        }
-        let sets_key = trimmed
-            .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='));
-        if in_table && sets_key {
-            return ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line: index + 1,
-                column: line.len() - trimmed.len() + 1,
-                message,
-            };
-        }
-    }
-    match header {
-        Some(index) => ConfigError::Invalid {
-            path: path.to_path_buf(),
-            line: index + 1,
-            column: 1,
-            message,
-        },
-        None => ConfigError::at(path, text, "[memory", message),
-    }
 }
 
 #[cfg(test)]

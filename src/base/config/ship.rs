@@ -94,7 +94,8 @@ pub(super) struct RawShip {
 /// Validates `[ship]` of the file at `path` (whose text is `text`).
 pub(super) fn ship(path: &Path, text: &str, raw: RawShip) -> Result<ShipConfig, ConfigError> {
     let defaults = ShipConfig::default();
-    let refuse = |key: &str, message: String| at_key(path, text, key, message);
+    let refuse =
+        |key: &str, message: String| ConfigError::at_key(path, text, "[ship]", key, message);
     let remote = match raw.remote {
         Some(remote) if remote.trim().is_empty() => {
             return Err(refuse(
@@ -163,31 +164,6 @@ pub(super) fn ship(path: &Path, text: &str, raw: RawShip) -> Result<ShipConfig, 
             .issue_on_escalation
             .unwrap_or(defaults.issue_on_escalation),
     })
-}
-
-/// An error about `key` of `[ship]`: on the line that sets it inside the table (a word such as
-/// `base` may occur earlier in the file, in another table or a comment).
-fn at_key(path: &Path, text: &str, key: &str, message: String) -> ConfigError {
-    let mut in_ship = false;
-    for (index, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with('[') {
-            in_ship = trimmed.trim_end() == "[ship]";
-            continue;
-        }
-        let sets_key = trimmed
-            .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='));
-        if in_ship && sets_key {
-            return ConfigError::Invalid {
-                path: path.to_path_buf(),
-                line: index + 1,
-                column: line.len() - trimmed.len() + 1,
-                message,
-            };
-        }
-    }
-    ConfigError::at(path, text, key, message)
 }
 
 /// `branch`: one `{slug}`, no other placeholder, and a valid branch name once filled.
