@@ -20,11 +20,13 @@ mod memory;
 pub mod model;
 mod presets;
 mod ship;
+mod watch;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
 pub use memory::{McpServer, McpToolNames, MemoryBackend, MemoryConfig};
 pub use presets::Preset;
 pub use ship::{SLUG_PLACEHOLDER, ShipConfig};
+pub use watch::{NotifyConfig, WatchConfig};
 
 pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
 
@@ -54,6 +56,10 @@ pub struct Config {
     pub ship: ShipConfig,
     /// `[memory]`: where prpd remembers earlier runs, and how long a question may take.
     pub memory: MemoryConfig,
+    /// `[watch]`: what the daemon reacts to.
+    pub watch: WatchConfig,
+    /// `[notify]`: the command that tells a human about an escalation.
+    pub notify: NotifyConfig,
 }
 
 /// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
@@ -166,6 +172,8 @@ struct RawConfig {
     checks: Option<gate::RawChecks>,
     ship: Option<ship::RawShip>,
     memory: Option<memory::RawMemory>,
+    watch: Option<watch::RawWatch>,
+    notify: Option<watch::RawNotify>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -279,6 +287,8 @@ impl Config {
             gate: gate::settings(path, text, raw.commands, raw.checks)?,
             ship: ship::ship(path, text, raw.ship.unwrap_or_default())?,
             memory: memory::memory(path, text, raw.memory.unwrap_or_default())?,
+            watch: watch::watch(path, text, raw.watch.unwrap_or_default())?,
+            notify: watch::notify(path, text, raw.notify.unwrap_or_default())?,
         })
     }
 }
@@ -438,6 +448,8 @@ mod tests {
         assert_eq!(example.breaker, defaults.breaker.with_all_phases());
         assert_eq!(example.ship, defaults.ship);
         assert_eq!(example.memory, defaults.memory);
+        assert_eq!(example.watch, defaults.watch);
+        assert_eq!(example.notify, defaults.notify);
     }
 
     #[test]

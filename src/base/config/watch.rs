@@ -1,0 +1,172 @@
+//! `[watch]` and `[notify]` of `prpd.toml`: what the daemon (`prpd watch`) reacts to and whom
+//! it tells when a run needs a human. Parsed from raw tables (unknown keys refused) into
+//! validated values; every refusal names the file, the line and what was expected.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::base::config_file::ConfigError;
+
+/// `[watch]`, validated, with every default filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchConfig {
+    /// How long the watcher waits for a burst of file events to settle before it reacts.
+    pub debounce: Duration,
+    /// While no run goes, a change of a source file re-runs QA and writes its report.
+    pub qa_on_change: bool,
+    /// The folder (relative to the repository) whose Markdown files are PRPs: a new or changed
+    /// one queues a run.
+    pub prp_dir: PathBuf,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        WatchConfig {
+            debounce: Duration::from_millis(500),
+            qa_on_change: false,
+            prp_dir: PathBuf::from("PRPs"),
+        }
+    }
+}
+
+/// `[notify]`: a command run when a run escalates, with the report's path as its last
+/// argument.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NotifyConfig {
+    /// The argv (no shell); `None` when no command is set.
+    pub command: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWatch {
+    debounce: Option<String>,
+    qa_on_change: Option<bool>,
+    prp_dir: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawNotify {
+    command: Option<Vec<String>>,
+}
+
+/// The shortest and longest debounce prpd accepts: below 10 ms one save becomes several
+/// triggers; above a minute the daemon no longer feels awake.
+const DEBOUNCE_RANGE: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(60));
+
+/// Validates `[watch]` of the file at `path` (whose text is `text`).
+pub(super) fn watch(path: &Path, text: &str, raw: RawWatch) -> Result<WatchConfig, ConfigError> {
+    let defaults = WatchConfig::default();
+    let debounce = match super::duration(path, text, "debounce", raw.debounce)? {
+        Some(debounce) if debounce < DEBOUNCE_RANGE.0 || debounce > DEBOUNCE_RANGE.1 => {
+            return Err(ConfigError::at_key(
+                path,
+                text,
+                "[watch]",
+                "debounce",
+                format!(
+                    "`watch.debounce` = {} is out of range; expected between 10ms and 60s",
+                    humantime::format_duration(debounce)
+                ),
+            ));
+        }
+        Some(debounce) => debounce,
+        None => defaults.debounce,
+    };
+    let prp_dir = match raw.prp_dir {
+        None => defaults.prp_dir,
+        Some(dir) => {
+            let relative = PathBuf::from(dir.trim());
+            let inside = !relative.as_os_str().is_empty()
+                && relative
+                    .components()
+                    .all(|component| matches!(component, Component::Normal(_)));
+            if !inside {
+                return Err(ConfigError::at_key(
+                    path,
+                    text,
+                    "[watch]",
+                    "prp_dir",
+                    format!(
+                        "`watch.prp_dir` = {dir:?} must be a folder inside the repository, relative to its root, e.g. \"PRPs\""
+                    ),
+                ));
+            }
+            relative
+        }
+    };
+    Ok(WatchConfig {
+        debounce,
+        qa_on_change: raw.qa_on_change.unwrap_or(defaults.qa_on_change),
+        prp_dir,
+    })
+}
+
+/// Validates `[notify]`.
+pub(super) fn notify(path: &Path, text: &str, raw: RawNotify) -> Result<NotifyConfig, ConfigError> {
+    match raw.command {
+        None => Ok(NotifyConfig::default()),
+        Some(command)
+            if command
+                .first()
+                .is_none_or(|program| program.trim().is_empty()) =>
+        {
+            Err(ConfigError::at_key(
+                path,
+                text,
+                "[notify]",
+                "command",
+                "`notify.command` is empty; expected an argv such as [\"notify-send\", \"prpd\"] (the report's path is added as the last argument)",
+            ))
+        }
+        Some(command) => Ok(NotifyConfig {
+            command: Some(command),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Config;
+    use super::*;
+
+    #[test]
+    fn watch_and_notify_are_read() {
+        let text = "[watch]\ndebounce = \"200ms\"\nqa_on_change = true\nprp_dir = \"docs/prps\"\n\n[notify]\ncommand = [\"notify-send\", \"prpd\"]\n";
+        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        assert_eq!(config.watch.debounce, Duration::from_millis(200));
+        assert!(config.watch.qa_on_change);
+        assert_eq!(config.watch.prp_dir, PathBuf::from("docs/prps"));
+        assert_eq!(
+            config.notify.command,
+            Some(vec!["notify-send".to_owned(), "prpd".to_owned()])
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_line_and_what_was_expected() {
+        for (text, line, expected) in [
+            ("[watch]\ndebounce = \"1ms\"\n", 2, "between 10ms and 60s"),
+            ("[watch]\ndebounce = \"soon\"\n", 2, "is not a duration"),
+            (
+                "[watch]\nprp_dir = \"../elsewhere\"\n",
+                2,
+                "inside the repository",
+            ),
+            ("[watch]\nprp_dir = \"/abs\"\n", 2, "inside the repository"),
+            ("\n[notify]\ncommand = []\n", 3, "expected an argv"),
+            ("[watch]\nqa_on_chnage = true\n", 2, "unknown field"),
+        ] {
+            let error = Config::parse(Path::new("prpd.toml"), text).expect_err(text);
+            let message = error.to_string();
+            assert!(
+                message.starts_with(&format!("prpd.toml:{line}:")),
+                "{text}: {message}"
+            );
+            assert!(message.contains(expected), "{text}: {message}");
+        }
+    }
+}
