@@ -4,7 +4,7 @@
 //! It owns process supervision ([`process`], the only place that starts processes), writing
 //! prpd's files ([`files`]), the `.prp-session/` layout ([`paths`]), finding the repository a
 //! command works on ([`repo`]), the one-prpd-per-repository lock ([`lock`]), `prpd.toml` and
-//! the shared config-file reader ([`config`], [`config_file`]), the exit codes ([`exit`]), a credential that never shows ([`secret`]), and the small vocabulary more than one
+//! the shared config-file reader ([`config`], [`config_file`]), the exit codes ([`exit`]), the stop request of SIGINT and SIGTERM ([`shutdown`]), a credential that never shows ([`secret`]), and the small vocabulary more than one
 //! subsystem speaks: the `PRP_PHASE_STATUS` block ([`status_block`]).
 //!
 //! May import: only the standard library and external crates — never `prp`, `qa`, `run` or
@@ -20,4 +20,5 @@ pub mod phase;
 pub mod process;
 pub mod repo;
 pub mod secret;
+pub mod shutdown;
 pub mod status_block;

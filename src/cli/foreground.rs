@@ -7,7 +7,7 @@ use std::io::Write as _;
 use anyhow::Context as _;
 
 use crate::base::exit::ExitCode;
-use crate::base::process;
+use crate::base::{process, shutdown};
 use crate::run::driver::Summary;
 use crate::run::machine::State;
 use crate::run::record::RunRecord;
@@ -35,7 +35,7 @@ pub(super) fn drive(
     let record = runtime.block_on(async {
         tokio::select! {
             result = work => result.map(Some),
-            () = shutdown_signal() => Ok(None),
+            () = shutdown::requested() => Ok(None),
         }
     });
     // However the run ended (a dropped run killed the agent's group), nothing that escaped an
@@ -49,24 +49,6 @@ pub(super) fn drive(
         eprintln!("prpd: interrupted; the run is saved and `prpd resume` continues it");
     }
     Ok(record)
-}
-
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
-    }
 }
 
 pub(super) fn exit_code_of(record: &RunRecord) -> ExitCode {

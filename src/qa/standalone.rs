@@ -65,6 +65,12 @@ pub struct StandaloneResult {
 /// Runs the QA gate once against `request.repo` and writes `qa-report.md`, `qa-report.json` and
 /// the status block (appended to `phase-status.log`).
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    runtime.block_on(check_now(request))
+}
+
+/// [`check`] inside a running async runtime (the daemon's QA on change).
+pub async fn check_now(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
     let config = Config::load_qa(repo, request.config.as_deref())?;
     let checklist = settings::checklist(repo, &config.gate)?;
@@ -107,8 +113,7 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
         // Like `[commands]`, `[qa] junit` describes the root's test command, not a sub-project's.
         junit: config.qa.junit.clone().filter(|_| request.path.is_none()),
     };
-    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    let outcome = runtime.block_on(runner::run(&qa_request, &checklist, detection))?;
+    let outcome = runner::run(&qa_request, &checklist, detection).await?;
 
     let markdown = report::markdown(&outcome, Audience::Standalone);
     let status_block = report::status_block(&outcome, 1).to_string();

@@ -118,16 +118,19 @@ pub enum SessionError {
 }
 
 /// What `prpd run` does with a working tree that holds uncommitted changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirtyTree {
     /// Refuse to start, listing them (the default).
     Refuse,
     /// `--allow-dirty`: start; they are part of the run's base and stay out of the PR.
     Allow,
+    /// The daemon: changes under this folder (relative to the repository: the PRPs a user
+    /// dropped) are allowed like `Allow` allows them; any other change refuses the start.
+    AllowUnder(PathBuf),
 }
 
 /// How `prpd run` starts a run, besides the options every command shares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Start {
     pub dirty: DirtyTree,
     /// `--dry-run`: SHIP does only the local steps.
@@ -164,11 +167,28 @@ pub struct Options {
     pub output: Output,
 }
 
+/// Takes the repository's lock (`prpd run`, `resume` and `abort` take it for one command; the
+/// daemon for its whole life), after creating `.prp-session/`.
+pub fn lock(repo: &Path) -> Result<SessionLock, SessionFailure> {
+    let session = SessionPaths::new(repo);
+    prepare(&session)?;
+    Ok(SessionLock::acquire(&session.lock()).map_err(SessionError::from)?)
+}
+
 /// Starts a run of the PRP at `prp` and drives it until it stops.
 pub async fn run(options: &Options, prp: &Path, start: Start) -> Result<RunRecord, SessionFailure> {
+    let lock = lock(&options.repo)?;
+    run_locked(&lock, options, prp, start).await
+}
+
+/// [`run`] by the holder of the repository's lock.
+pub async fn run_locked(
+    _lock: &SessionLock,
+    options: &Options,
+    prp: &Path,
+    start: Start,
+) -> Result<RunRecord, SessionFailure> {
     let session = SessionPaths::new(&options.repo);
-    prepare(&session)?;
-    let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
     stop_orphaned_agent(&session);
     if let Some(record) = RunRecord::load(&session.state())?
         && !record.is_finished()
@@ -181,7 +201,7 @@ pub async fn run(options: &Options, prp: &Path, start: Start) -> Result<RunRecor
     }
     let prp_relative = relative_prp(&options.repo, prp)?;
     let context = context(options, &prp_relative, None)?;
-    check_uncommitted(&options.repo, start.dirty)?;
+    check_uncommitted(&options.repo, &start.dirty)?;
     let run_id = new_run_id("run");
     // Every verdict is about a snapshot: a directory git cannot open is refused before a run
     // record exists that could never go on.
@@ -208,6 +228,17 @@ pub async fn run(options: &Options, prp: &Path, start: Start) -> Result<RunRecor
     Ok(driver.record().clone())
 }
 
+/// Who continues an escalated run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resumption {
+    /// A human (`prpd resume`, or a `resume` file in the run's folder): the QA attempt counter
+    /// resets and an open breaker gets one probe.
+    Human,
+    /// The daemon's breaker cooldown elapsed: a run escalated by an open breaker gets one probe
+    /// iteration; any other escalation keeps waiting for a human.
+    Cooldown,
+}
+
 /// Continues the current run: after a crash from its last persisted step, after an escalation
 /// with a human resume (the QA attempt counter resets; an open breaker gets one probe).
 pub async fn resume(
@@ -215,9 +246,19 @@ pub async fn resume(
     run: Option<&str>,
     input_changes: InputChanges,
 ) -> Result<RunRecord, SessionFailure> {
+    let lock = lock(&options.repo)?;
+    resume_locked(&lock, options, run, input_changes, Resumption::Human).await
+}
+
+/// [`resume`] by the holder of the repository's lock, as `resumption` says.
+pub async fn resume_locked(
+    _lock: &SessionLock,
+    options: &Options,
+    run: Option<&str>,
+    input_changes: InputChanges,
+    resumption: Resumption,
+) -> Result<RunRecord, SessionFailure> {
     let session = SessionPaths::new(&options.repo);
-    prepare(&session)?;
-    let _lock = SessionLock::acquire(&session.lock()).map_err(SessionError::from)?;
     stop_orphaned_agent(&session);
     let record = current(&session, &options.repo, run, "resume")?;
     stop_escaped_processes(&record.run_id);
@@ -236,7 +277,10 @@ pub async fn resume(
     let mut driver = Driver::new(context, record);
     driver.check_inputs_on_resume(input_changes)?;
     if escalated {
-        driver.handle_event(&Event::HumanResume)?;
+        driver.handle_event(match resumption {
+            Resumption::Human => &Event::HumanResume,
+            Resumption::Cooldown => &Event::CooldownElapsed,
+        })?;
     }
     tracing::info!(run_id = %driver.record().run_id, "run resumed");
     driver.drive().await?;
@@ -246,7 +290,7 @@ pub async fn resume(
 /// Refuses a working tree with uncommitted changes unless `dirty` allows them (then they are
 /// named in the log): the run's base is the working tree, and the user's own work must not
 /// land in the pull request.
-fn check_uncommitted(repo: &Path, dirty: DirtyTree) -> Result<(), SessionFailure> {
+fn check_uncommitted(repo: &Path, dirty: &DirtyTree) -> Result<(), SessionFailure> {
     let mut files = ship::git::uncommitted(repo).map_err(|source| SessionError::Status {
         repo: repo.to_path_buf(),
         source: Box::new(source),
@@ -254,25 +298,28 @@ fn check_uncommitted(repo: &Path, dirty: DirtyTree) -> Result<(), SessionFailure
     if files.is_empty() {
         return Ok(());
     }
-    match dirty {
-        DirtyTree::Allow => {
-            tracing::warn!(
-                files = %files.join(", "),
-                "starting on uncommitted changes (--allow-dirty): they are part of the run's base and stay out of the pull request"
-            );
-            Ok(())
+    let allowed = match dirty {
+        DirtyTree::Refuse => false,
+        DirtyTree::Allow => true,
+        DirtyTree::AllowUnder(folder) => {
+            files.iter().all(|file| Path::new(file).starts_with(folder))
         }
-        DirtyTree::Refuse => {
-            let more = files.len().saturating_sub(UNCOMMITTED_SHOWN);
-            files.truncate(UNCOMMITTED_SHOWN);
-            Err(SessionError::Uncommitted {
-                repo: repo.to_path_buf(),
-                files,
-                more,
-            }
-            .into())
-        }
+    };
+    if allowed {
+        tracing::warn!(
+            files = %files.join(", "),
+            "starting on uncommitted changes: they are part of the run's base and stay out of the pull request"
+        );
+        return Ok(());
     }
+    let more = files.len().saturating_sub(UNCOMMITTED_SHOWN);
+    files.truncate(UNCOMMITTED_SHOWN);
+    Err(SessionError::Uncommitted {
+        repo: repo.to_path_buf(),
+        files,
+        more,
+    }
+    .into())
 }
 
 /// What iteration `iteration` of the current run changed (default: its last iteration), as a
@@ -339,15 +386,32 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
         Ok(lock) => lock,
         Err(LockError::Busy { .. }) => {
             let record = current(&session, &options.repo, run, "abort")?;
-            let path = session.abort_request();
-            std::fs::write(&path, &record.run_id)
-                .map_err(|source| SessionFailure::Io { path, source })?;
+            request_abort(&session, &record)?;
             return Ok(Aborted::Requested {
                 run_id: record.run_id,
             });
         }
         Err(error) => return Err(SessionError::from(error).into()),
     };
+    let run_id = abort_locked(&lock, options, run)?;
+    drop(lock);
+    Ok(Aborted::Now { run_id })
+}
+
+/// Asks the prpd that drives `record`'s run to abort it after its current step.
+pub fn request_abort(session: &SessionPaths, record: &RunRecord) -> Result<(), SessionFailure> {
+    let path = session.abort_request();
+    std::fs::write(&path, &record.run_id).map_err(|source| SessionFailure::Io { path, source })
+}
+
+/// [`abort`] by the holder of the repository's lock, with no run being driven: aborts the
+/// current run now and returns its id.
+pub fn abort_locked(
+    _lock: &SessionLock,
+    options: &Options,
+    run: Option<&str>,
+) -> Result<String, SessionFailure> {
+    let session = SessionPaths::new(&options.repo);
     stop_orphaned_agent(&session);
     let mut record = current(&session, &options.repo, run, "abort")?;
     stop_escaped_processes(&record.run_id);
@@ -368,10 +432,7 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
         crate::run::driver::write_summary(&session, &record)?;
         release_snapshots(options, &session, &record);
     }
-    drop(lock);
-    Ok(Aborted::Now {
-        run_id: record.run_id,
-    })
+    Ok(record.run_id)
 }
 
 /// Seals the aborted run's record before it is written, like every record prpd writes (see
