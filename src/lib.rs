@@ -14,7 +14,8 @@
 //! 5. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
 //!    the GitHub pull request and its remote checks;
 //! 6. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
-//! 7. [`cli`]: the command line.
+//! 7. [`watch`]: the daemon — the file watcher;
+//! 8. [`cli`]: the command line.
 //!
 //! `ARCHITECTURE.md` at the repository root has the map of the modules and their invariants.
 
@@ -25,3 +26,4 @@ pub mod prp;
 pub mod qa;
 pub mod run;
 pub mod ship;
+pub mod watch;
