@@ -2,16 +2,21 @@
 //! to an exit code. Everything else is library code.
 
 use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::sync::Mutex;
 
 use clap::{CommandFactory as _, FromArgMatches as _};
 use prpd::cli::{self, Cli, Command};
+use prpd::watch::log_file::{self, RotatingLog};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 fn main() -> std::process::ExitCode {
     let cli = parse();
     // The demo's phase lines are its progress: its log says only what went wrong unless asked.
     let quiet = matches!(cli.command, Command::Demo(_)) && cli.verbose == 0;
-    init_logging(cli.verbose, quiet);
+    init_logging(cli.verbose, quiet, cli::daemon_log(&cli));
     match cli::run(cli) {
         Ok(code) => code.into(),
         Err(error) => {
@@ -32,10 +37,11 @@ fn parse() -> Cli {
     Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
 }
 
-/// Logs go to stderr (stdout carries results). `PRPD_LOG` wins over `-v`. Colours only when
-/// stderr is a terminal and `NO_COLOR` is not set (to any value, empty included): a log
-/// redirected to a file or a pipe stays plain text.
-fn init_logging(verbose: u8, quiet: bool) {
+/// Logs go to stderr (stdout carries results) and, for the daemon, as JSON lines to its rotated
+/// log file too. `PRPD_LOG` wins over `-v`. Colours only when stderr is a terminal and
+/// `NO_COLOR` is not set (to any value, empty included): a log redirected to a file or a pipe
+/// stays plain text.
+fn init_logging(verbose: u8, quiet: bool, daemon_log: Option<PathBuf>) {
     let default = match verbose {
         0 if quiet => "prpd=warn",
         0 => "prpd=info",
@@ -43,10 +49,31 @@ fn init_logging(verbose: u8, quiet: bool) {
         _ => "prpd=trace",
     };
     let filter = EnvFilter::try_from_env("PRPD_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
-        .with_target(false)
+        .with_target(false);
+    let json = daemon_log.and_then(|path| {
+        let opened = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| RotatingLog::open(&path, log_file::MAX_BYTES));
+        match opened {
+            Ok(log) => Some(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_writer(Mutex::new(log))
+                    .with_target(false),
+            ),
+            Err(error) => {
+                eprintln!("prpd: cannot open the log file {}: {error}", path.display());
+                None
+            }
+        }
+    });
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(stderr)
+        .with(json)
         .init();
 }

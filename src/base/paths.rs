@@ -61,6 +61,31 @@ impl SessionPaths {
         self.root.join("agent.pgid")
     }
 
+    /// The PRPs waiting for a run of the daemon (`prpd queue`), oldest first.
+    pub fn queue(&self) -> PathBuf {
+        self.root.join("queue.json")
+    }
+
+    /// The running daemon's control socket (`prpd status`, `resume`, `abort`, `queue`).
+    pub fn socket(&self) -> PathBuf {
+        self.root.join("prpd.sock")
+    }
+
+    /// The daemon's log, one JSON object per line (rotated to `prpd.log.1`, `.2`, …).
+    pub fn daemon_log(&self) -> PathBuf {
+        self.root.join("prpd.log")
+    }
+
+    /// The output of the `[notify] command` runs.
+    pub fn notify_log(&self) -> PathBuf {
+        self.root.join("notify.log")
+    }
+
+    /// The reports of the QA runs the daemon starts when sources change while it is idle.
+    pub fn qa_on_change(&self) -> PathBuf {
+        self.root.join("qa-on-change")
+    }
+
     /// The embedded memory store (SQLite): what earlier runs and humans taught prpd.
     pub fn memory_db(&self) -> PathBuf {
         self.root.join("memory.db")

@@ -92,7 +92,7 @@ pub enum DemoError {
 
 /// Runs the demo in `dir` (an empty or missing directory; default: a new temporary directory,
 /// kept afterwards) and prints as `output` says.
-pub(super) fn run(dir: Option<&Path>, output: Output) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: Option<&Path>, output: Output, no_run: bool) -> anyhow::Result<ExitCode> {
     let dir = match dir {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|error| {
@@ -119,6 +119,15 @@ pub(super) fn run(dir: Option<&Path>, output: Output) -> anyhow::Result<ExitCode
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     runtime.block_on(create(&dir))?;
     drop(runtime);
+    if no_run {
+        println!(
+            "Demo repository: {dir}\n\nRun its PRP in the foreground:\n  prpd run {PRP} --repo {dir}\n\
+             or with the daemon, which starts a run for each new PRP:\n  prpd watch --repo {dir} &\n  \
+             cp {dir}/{PRP} {dir}/PRPs/word-stats-again.md",
+            dir = dir.display()
+        );
+        return Ok(ExitCode::Success);
+    }
     let json = output == Output::Quiet;
     if !json {
         println!(

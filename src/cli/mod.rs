@@ -7,6 +7,7 @@ pub mod init;
 pub mod memory;
 pub mod status;
 mod usage;
+mod watch;
 
 pub use usage::UsageError;
 
@@ -88,6 +89,18 @@ pub enum Command {
     ///
     /// Example: `prpd demo` (or `cargo run --release -- demo`)
     Demo(DemoArgs),
+    /// Run as a daemon: take the repository's lock, resume an interrupted run, then watch the
+    /// files. A new or changed PRP under `PRPs/` queues a run; `prpd status`, `resume`, `abort`
+    /// and `queue` talk to it through `.prp-session/prpd.sock`. Logs go to stderr and, as JSON
+    /// lines, to `.prp-session/prpd.log`. SIGTERM or Ctrl-C stops it (exit 0); the next start
+    /// resumes the run.
+    ///
+    /// Example: `prpd watch --repo ~/src/app`
+    Watch(WatchArgs),
+    /// Show the PRPs waiting for the daemon, or queue one.
+    ///
+    /// Example: `prpd queue PRPs/rate-limit.md`
+    Queue(QueueArgs),
     /// Search what earlier runs taught prpd, add a lesson, or show the store's figures.
     ///
     /// Example: `prpd memory search "rate limiter" --kind bugs`
@@ -228,6 +241,26 @@ pub struct AbortArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct QueueArgs {
+    /// A PRP to queue (a Markdown file inside the repository).
+    pub prp: Option<PathBuf>,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Print `{message, queue}` as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Where to create the demo repository (an empty or missing directory; default: a new
     /// temporary directory, kept afterwards so you can look at it).
@@ -236,6 +269,10 @@ pub struct DemoArgs {
     /// Print only a final JSON summary instead of the status blocks.
     #[arg(long)]
     pub json: bool,
+    /// Only create the demo repository (committed, its bare remote beside it) and print how to
+    /// run it, e.g. with `prpd watch`.
+    #[arg(long, conflicts_with = "json")]
+    pub no_run: bool,
 }
 
 /// Runs the parsed command. First prpd becomes a child subreaper, before it starts any child: a
@@ -287,6 +324,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Success)
         }
         Command::Resume(args) => {
+            let repo = repo_dir(&args.drive.repo)?;
+            let request = watch::Request::Resume {
+                run: args.run.clone(),
+                reload_config: args.reload_config,
+            };
+            if let Some(reply) = watch::ask(&repo, &request)? {
+                return watch::answered(&reply);
+            }
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
             foreground::drive_in_foreground(
@@ -303,9 +348,28 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Abort(args) => abort(&args),
-        Command::Demo(args) => demo::run(args.dir.as_deref(), output(args.json, cli.verbose)),
+        Command::Watch(args) => watch::watch(repo_dir(&args.repo)?, args.config),
+        Command::Queue(args) => {
+            watch::queue(&repo_dir(&args.repo)?, args.prp.as_deref(), args.json)
+        }
+        Command::Demo(args) => demo::run(
+            args.dir.as_deref(),
+            output(args.json, cli.verbose),
+            args.no_run,
+        ),
         Command::Memory(args) => memory::run(args),
     }
+}
+
+/// Where the daemon's JSON log goes (`prpd watch` only): `.prp-session/prpd.log` of the
+/// repository it watches. A repository that cannot be resolved logs nowhere but stderr; the
+/// command itself reports why.
+pub fn daemon_log(cli: &Cli) -> Option<PathBuf> {
+    let Command::Watch(args) = &cli.command else {
+        return None;
+    };
+    let repo = repo_dir(&args.repo).ok()?;
+    Some(crate::base::paths::SessionPaths::new(&repo).daemon_log())
 }
 
 fn session_options(
@@ -341,15 +405,26 @@ fn drive_output(json: bool) -> Output {
 
 fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
+    let daemon = watch::ask(&repo, &watch::Request::Status)?.map(|reply| reply.daemon);
+    let queue = match &daemon {
+        Some(daemon) => daemon.queue.clone(),
+        None => watch::saved_queue(&repo)?,
+    };
     let Some(record) = session::status(&repo)? else {
-        if args.json {
+        if args.json && daemon.is_none() && queue.is_empty() {
             println!("null");
+        } else if args.json {
+            println!(
+                "{}",
+                serde_json::json!({ "run_id": null, "daemon": daemon, "queue": queue })
+            );
         } else {
             println!("No run in {}.", repo.display());
+            print!("{}", status::daemon_lines(daemon.as_ref(), &queue));
         }
         return Ok(ExitCode::Success);
     };
-    let status = status::Status::of(&repo, &record)?;
+    let status = status::Status::of(&repo, &record, daemon, queue)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &status)?;
@@ -362,6 +437,12 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
 
 fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {
     let options = session_options(&args.repo, None, true)?;
+    let request = watch::Request::Abort {
+        run: args.run.clone(),
+    };
+    if let Some(reply) = watch::ask(&options.repo, &request)? {
+        return watch::answered(&reply);
+    }
     match session::abort(&options, args.run.as_deref())? {
         session::Aborted::Now { run_id } => println!("Run {run_id} aborted."),
         session::Aborted::Requested { run_id } => println!(

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -14,6 +15,7 @@ use crate::qa::runner::MAX_QA_ATTEMPTS;
 use crate::run::driver::Summary;
 use crate::run::machine::{QaVerdict, State};
 use crate::run::record::{RunRecord, ShipProgress, VerdictRecord};
+use crate::watch::control::DaemonView;
 
 /// Whether anything drives the run now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -57,6 +59,10 @@ pub struct Status {
     pub qa_report: Option<PathBuf>,
     /// The dry-run pull request, once SHIP wrote it.
     pub pull_request: Option<PathBuf>,
+    /// The daemon (`prpd watch`) of the repository, when one runs.
+    pub daemon: Option<DaemonView>,
+    /// The PRPs waiting for a run of the daemon.
+    pub queue: Vec<PathBuf>,
 }
 
 /// The iteration a run continues with.
@@ -67,10 +73,22 @@ pub struct NextIteration {
 }
 
 impl Status {
-    /// The status of `record` in `repo`, with the lock probed to tell running from stopped.
-    pub fn of(repo: &Path, record: &RunRecord) -> Result<Status, lock::LockError> {
+    /// The status of `record` in `repo`, with the lock probed to tell running from stopped
+    /// (a daemon holds the lock while idle too: then its word says whether it drives the run).
+    pub fn of(
+        repo: &Path,
+        record: &RunRecord,
+        daemon: Option<DaemonView>,
+        queue: Vec<PathBuf>,
+    ) -> Result<Status, lock::LockError> {
         let session = SessionPaths::new(repo);
-        let holder = lock::holder(&session.lock())?;
+        let holder = match &daemon {
+            Some(daemon) if daemon.driving => Holder::Process {
+                pid: daemon.pid.to_string(),
+            },
+            Some(_) => Holder::Nobody,
+            None => lock::holder(&session.lock())?,
+        };
         let pull_request = session.run_dir(&record.run_id).join("pr.md");
         Ok(Status {
             summary: Summary::of(record),
@@ -91,6 +109,8 @@ impl Status {
                 .find_map(|verdict| verdict.report.clone())
                 .or_else(|| record.last_qa_report.clone()),
             pull_request: pull_request.is_file().then_some(pull_request),
+            daemon,
+            queue,
         })
     }
 
@@ -171,6 +191,7 @@ impl Status {
         if let Some(path) = &self.pull_request {
             let _ = writeln!(out, "Pull request: {} (its title and body)", path.display());
         }
+        out.push_str(&daemon_lines(self.daemon.as_ref(), &self.queue));
         out
     }
 
@@ -216,6 +237,43 @@ impl Status {
             }
         }
     }
+}
+
+/// The daemon's lines of `prpd status`: what it does, the queue, its last report.
+pub fn daemon_lines(daemon: Option<&DaemonView>, queue: &[PathBuf]) -> String {
+    let mut out = String::new();
+    match daemon {
+        None => {
+            let _ = writeln!(out, "Daemon:       not running (`prpd watch` starts it)");
+        }
+        Some(daemon) => {
+            let _ = writeln!(out, "Daemon:       pid {}, {}", daemon.pid, daemon.activity);
+            if let Some(blocked) = &daemon.blocked {
+                let _ = writeln!(out, "Blocked:      {blocked}");
+            }
+            if let Some(at) = daemon.cooldown_ends_at {
+                let _ = writeln!(
+                    out,
+                    "Cooldown:     the open breaker gets a probe iteration at {}",
+                    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(at))
+                );
+            }
+            if let Some(report) = &daemon.last_report {
+                let _ = writeln!(out, "Last report:  {}", report.display());
+            }
+        }
+    }
+    let waiting = if queue.is_empty() {
+        "empty".to_owned()
+    } else {
+        queue
+            .iter()
+            .map(|prp| prp.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(out, "Queue:        {waiting}");
+    out
 }
 
 fn usage(summary: &Summary) -> String {

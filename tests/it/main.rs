@@ -26,3 +26,4 @@ mod ship_github;
 mod snapshots;
 mod task_runners;
 mod util;
+mod watch;

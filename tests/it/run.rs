@@ -206,7 +206,7 @@ pub(crate) fn agent_calls(repo: &Path, summary: &Value) -> Vec<Value> {
 }
 
 /// `[(attempt, verdict)]` of a summary.
-fn verdicts(summary: &Value) -> Vec<(u64, String)> {
+pub(crate) fn verdicts(summary: &Value) -> Vec<(u64, String)> {
     summary["verdicts"]
         .as_array()
         .expect("verdicts")
@@ -245,7 +245,7 @@ pub(crate) fn kill_leftover(pid: i32) {
 
 /// A new repository holding the bundled demo project, its scripted agent in `.prpd/agents/`
 /// and its prpd.toml followed by `extra_config`, like `prpd demo` builds it.
-fn demo_repo(extra_config: &str) -> TestRepo {
+pub(crate) fn demo_repo(extra_config: &str) -> TestRepo {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let repo = TestRepo::new();
     copy_dir(&root.join("examples/demo"), repo.path());

@@ -166,7 +166,10 @@ fn snapshot() -> Vec<Stat> {
         .collect()
 }
 
-/// The live processes re-parented to `me` and all their live descendants.
+/// The live processes re-parented to `me` and all their live descendants. The walk goes
+/// through dead processes too: a multi-threaded process (node) whose leader is already a zombie
+/// keeps its children until its last thread has exited, and only then are they re-parented to
+/// prpd, so a child of such a zombie would otherwise be missed by this round and the next.
 fn leftovers(table: &[Stat], me: i32) -> Vec<&Stat> {
     let mut children: BTreeMap<i32, Vec<&Stat>> = BTreeMap::new();
     for stat in table {
@@ -177,8 +180,10 @@ fn leftovers(table: &[Stat], me: i32) -> Vec<&Stat> {
     let mut next = vec![me];
     while let Some(parent) = next.pop() {
         for child in children.get(&parent).into_iter().flatten() {
-            if child.alive() && seen.insert(child.pid) {
-                found.push(*child);
+            if seen.insert(child.pid) {
+                if child.alive() {
+                    found.push(*child);
+                }
                 next.push(child.pid);
             }
         }
@@ -488,13 +493,14 @@ mod tests {
             stat(12, 11, 'R'), // its child
             stat(13, 12, 'S'), // its grandchild
             stat(14, 10, 'Z'), // an adopted zombie: dead
+            stat(15, 14, 'S'), // the child of a zombie whose other threads still exit
             stat(20, 1, 'S'),  // unrelated
             stat(21, 20, 'S'),
         ];
         let pids: Vec<i32> = leftovers(&table, 10).iter().map(|stat| stat.pid).collect();
         assert_eq!(
             pids.iter().copied().collect::<BTreeSet<_>>(),
-            BTreeSet::from([11, 12, 13])
+            BTreeSet::from([11, 12, 13, 15])
         );
         assert!(leftovers(&table, 13).is_empty());
     }
