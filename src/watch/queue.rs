@@ -1,0 +1,154 @@
+//! The PRPs waiting for a run: one run at a time per repository, the rest wait here in the
+//! order they arrived, each at most once. Saved atomically in `.prp-session/queue.json` after
+//! every change, so a PRP dropped while the daemon was busy survives any stop.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::base::files;
+
+/// The queue as saved.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Queue {
+    /// Oldest first.
+    pub waiting: Vec<Queued>,
+}
+
+/// One PRP waiting for its run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Queued {
+    /// Relative to the repository.
+    pub prp: PathBuf,
+    /// When it was queued (seconds since the Unix epoch).
+    pub queued_at: u64,
+}
+
+/// The queue file cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    #[error("failed to read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{}:{line}:{column}: not a prpd queue ({message}); move it away and queue the PRPs again with `prpd queue PRP`",
+        path.display()
+    )]
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("failed to write {}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Queue {
+    /// The queue saved at `path` (empty when there is none).
+    pub fn load(path: &Path) -> Result<Queue, QueueError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Queue::default());
+            }
+            Err(source) => {
+                return Err(QueueError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        serde_json::from_str(&text).map_err(|error| QueueError::Corrupt {
+            path: path.to_path_buf(),
+            line: error.line(),
+            column: error.column(),
+            message: error.to_string(),
+        })
+    }
+
+    /// Saves the queue atomically.
+    pub fn save(&self, path: &Path) -> Result<(), QueueError> {
+        let write = |source| QueueError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let text = serde_json::to_string_pretty(self).map_err(|error| write(error.into()))?;
+        files::write_atomically(path, text.as_bytes()).map_err(write)
+    }
+
+    /// Queues `prp` unless it already waits; whether it was added.
+    pub fn push(&mut self, prp: &Path, at: u64) -> bool {
+        if self.contains(prp) {
+            return false;
+        }
+        self.waiting.push(Queued {
+            prp: prp.to_path_buf(),
+            queued_at: at,
+        });
+        true
+    }
+
+    /// Whether `prp` waits.
+    pub fn contains(&self, prp: &Path) -> bool {
+        self.waiting.iter().any(|queued| queued.prp == prp)
+    }
+
+    /// Takes the oldest PRP out.
+    pub fn pop(&mut self) -> Option<Queued> {
+        (!self.waiting.is_empty()).then(|| self.waiting.remove(0))
+    }
+
+    /// The waiting PRPs, oldest first.
+    pub fn prps(&self) -> Vec<PathBuf> {
+        self.waiting
+            .iter()
+            .map(|queued| queued.prp.clone())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prp_waits_once_and_they_leave_in_order() {
+        let mut queue = Queue::default();
+        assert!(queue.push(Path::new("PRPs/a.md"), 1));
+        assert!(queue.push(Path::new("PRPs/b.md"), 2));
+        assert!(!queue.push(Path::new("PRPs/a.md"), 3), "queued twice");
+        assert_eq!(
+            queue.prps(),
+            [PathBuf::from("PRPs/a.md"), PathBuf::from("PRPs/b.md")]
+        );
+        assert_eq!(queue.pop().map(|queued| queued.queued_at), Some(1));
+        assert!(queue.push(Path::new("PRPs/a.md"), 4), "a.md left the queue");
+        assert_eq!(
+            queue.pop().map(|queued| queued.prp),
+            Some(PathBuf::from("PRPs/b.md"))
+        );
+    }
+
+    #[test]
+    fn the_queue_survives_a_restart_and_a_broken_file_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("queue.json");
+        assert_eq!(Queue::load(&path).expect("none yet"), Queue::default());
+        let mut queue = Queue::default();
+        queue.push(Path::new("PRPs/a.md"), 7);
+        queue.save(&path).expect("save");
+        assert_eq!(Queue::load(&path).expect("load"), queue);
+        std::fs::write(&path, "{\n  \"waiting\": 3\n}").expect("write");
+        let message = Queue::load(&path).expect_err("corrupt").to_string();
+        assert!(message.contains("queue.json:2:"), "{message}");
+        assert!(message.contains("prpd queue PRP"), "{message}");
+    }
+}
