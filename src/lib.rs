@@ -14,7 +14,7 @@
 //! 5. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
 //!    the GitHub pull request and its remote checks;
 //! 6. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
-//! 7. [`watch`]: the daemon — the file watcher;
+//! 7. [`watch`]: the daemon — its loop, the file watcher, the queue, the control socket;
 //! 8. [`cli`]: the command line.
 //!
 //! `ARCHITECTURE.md` at the repository root has the map of the modules and their invariants.

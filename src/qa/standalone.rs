@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::base::config::Config;
+use crate::base::config::{Config, QaOnly};
 use crate::base::config_file;
+use crate::base::config_file::ConfigError;
 use crate::base::files;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, Prp};
+use crate::qa::checklist::Checklist;
 use crate::qa::discover;
 use crate::qa::method::BaseDocs;
 use crate::qa::report::{self, Audience};
@@ -65,16 +67,43 @@ pub struct StandaloneResult {
 /// Runs the QA gate once against `request.repo` and writes `qa-report.md`, `qa-report.json` and
 /// the status block (appended to `phase-status.log`).
 pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
+    let inputs = QaInputs::load(&request.repo, request.config.as_deref())?;
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    runtime.block_on(check_now(request))
+    runtime.block_on(check_now(request, &inputs))
 }
 
-/// [`check`] inside a running async runtime (the daemon's QA on change).
-pub async fn check_now(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
+/// The files QA is configured by: prpd.toml's QA part, the checklist, the tools mapping.
+#[derive(Debug, Clone)]
+pub struct QaInputs {
+    pub config: QaOnly,
+    pub checklist: Checklist,
+    pub mapping: ToolsMapping,
+}
+
+impl QaInputs {
+    /// Loads them from `repo` (`config`: a prpd.toml other than the repository's).
+    pub fn load(repo: &Path, config: Option<&Path>) -> Result<QaInputs, ConfigError> {
+        let config = Config::load_qa(repo, config)?;
+        Ok(QaInputs {
+            checklist: settings::checklist(repo, &config.gate)?,
+            mapping: ToolsMapping::load(repo)?,
+            config,
+        })
+    }
+}
+
+/// [`check`] inside a running async runtime with inputs already loaded (the daemon keeps the
+/// last ones that loaded, so a broken file does not stop its QA on change).
+pub async fn check_now(
+    request: &StandaloneRequest,
+    inputs: &QaInputs,
+) -> anyhow::Result<StandaloneResult> {
     let repo = &request.repo;
-    let config = Config::load_qa(repo, request.config.as_deref())?;
-    let checklist = settings::checklist(repo, &config.gate)?;
-    let mapping = ToolsMapping::load(repo)?;
+    let QaInputs {
+        config,
+        checklist,
+        mapping,
+    } = inputs;
     let prp = request
         .prp
         .as_deref()
@@ -86,8 +115,8 @@ pub async fn check_now(request: &StandaloneRequest) -> anyhow::Result<Standalone
     // A sub-project's gate (`--path`) uses what discovery finds in that folder; prpd.toml's
     // `[commands]` describe the repository's root.
     let detection = match &request.path {
-        Some(folder) => discover::detect_in(repo, folder, &mapping)?,
-        None => settings::detect(repo, &mapping, &config.gate)?,
+        Some(folder) => discover::detect_in(repo, folder, mapping)?,
+        None => settings::detect(repo, mapping, &config.gate)?,
     };
     let base_docs = request
         .base
@@ -113,7 +142,7 @@ pub async fn check_now(request: &StandaloneRequest) -> anyhow::Result<Standalone
         // Like `[commands]`, `[qa] junit` describes the root's test command, not a sub-project's.
         junit: config.qa.junit.clone().filter(|_| request.path.is_none()),
     };
-    let outcome = runner::run(&qa_request, &checklist, detection).await?;
+    let outcome = runner::run(&qa_request, checklist, detection).await?;
 
     let markdown = report::markdown(&outcome, Audience::Standalone);
     let status_block = report::status_block(&outcome, 1).to_string();

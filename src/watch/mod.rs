@@ -1,5 +1,14 @@
 //! The daemon: `prpd watch` keeps one repository in view and turns its changes into runs.
 //!
+//! [`daemon`] is its loop: it holds the repository's lock for its whole life, resumes an
+//! interrupted run, then carries out one piece of work at a time — a run of the oldest queued
+//! PRP ([`queue`]), a resume (a human's, through the control socket or a `resume` file, or the
+//! breaker's [`cooldown`]), QA after source changes — while it answers the CLI on the Unix
+//! socket ([`control`]) and sorts file changes into what they ask for ([`trigger`]). SIGTERM
+//! stops the running agent's process group and leaves a record the next start resumes. Its log
+//! is a rotated JSON-lines file ([`log_file`]); an escalation runs the user's
+//! [`notify_command`].
+//!
 //! [`files`] is its eyes: a gitignore-aware file watcher that watches every kept directory of
 //! the repository (and no ignored one) and hands the daemon debounced batches of changed paths.
 //! Its parts, each in its own file: the ignore rules asked one path at a time (`ignored.rs`),
@@ -10,8 +19,15 @@
 //! `watch` sits above `run` and below `cli`: it may import every subsystem but the command line.
 
 mod backend;
+pub mod control;
+pub mod cooldown;
+pub mod daemon;
 pub mod files;
 mod ignored;
 mod kept_tree;
+pub mod log_file;
+pub mod notify_command;
+pub mod queue;
 mod touched;
+pub mod trigger;
 mod watched_tree;
