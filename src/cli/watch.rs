@@ -1,0 +1,123 @@
+//! The daemon's commands: `prpd watch` itself, `prpd queue`, and the part of `prpd status`,
+//! `resume` and `abort` that talks to a running daemon through its socket (they read and
+//! write the state files themselves when none runs).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::base::exit::ExitCode;
+use crate::base::paths::SessionPaths;
+use crate::run::driver::unix_now;
+use crate::run::session;
+pub(super) use crate::watch::control::Request;
+use crate::watch::control::{self, Reply};
+use crate::watch::daemon::{self, Daemon};
+use crate::watch::queue::Queue;
+
+use super::usage::UsageError;
+
+/// `prpd watch`: takes the lock (a second daemon stops here, naming the first one's pid),
+/// then runs the daemon until SIGTERM or Ctrl-C.
+pub(super) fn watch(repo: PathBuf, config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let lock = session::lock(&repo)?;
+    let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
+    runtime.block_on(async {
+        let daemon = Daemon::start(lock, daemon::Options { repo, config })?;
+        daemon.run().await
+    })?;
+    Ok(ExitCode::Success)
+}
+
+/// Asks the repository's daemon, when one runs.
+pub(super) fn ask(repo: &Path, request: &Request) -> anyhow::Result<Option<Reply>> {
+    Ok(control::ask(&SessionPaths::new(repo).socket(), request)?)
+}
+
+/// Prints the daemon's answer; a refused request is the user's to fix (exit 2).
+pub(super) fn answered(reply: &Reply) -> anyhow::Result<ExitCode> {
+    if !reply.ok {
+        return Err(UsageError(format!(
+            "the daemon (pid {}): {}",
+            reply.daemon.pid, reply.message
+        ))
+        .into());
+    }
+    println!("{} (daemon pid {})", reply.message, reply.daemon.pid);
+    Ok(ExitCode::Success)
+}
+
+/// The queue as the state file holds it (no daemon runs).
+pub(super) fn saved_queue(repo: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    Ok(Queue::load(&SessionPaths::new(repo).queue())?.prps())
+}
+
+/// `prpd queue [PRP]`: shows the queue; with a PRP, queues it first.
+pub(super) fn queue(repo: &Path, prp: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
+    let relative = prp.map(|prp| relative_prp(repo, prp)).transpose()?;
+    let request = Request::Queue {
+        add: relative.clone(),
+    };
+    let (message, waiting) = match ask(repo, &request)? {
+        Some(reply) if !reply.ok => return answered(&reply),
+        Some(reply) => (reply.message, reply.daemon.queue),
+        None => {
+            let session = SessionPaths::new(repo);
+            session
+                .ensure()
+                .with_context(|| format!("failed to create {}", session.root().display()))?;
+            let mut queue = Queue::load(&session.queue())?;
+            let message = match &relative {
+                Some(prp) if queue.push(prp, unix_now()) => {
+                    queue.save(&session.queue())?;
+                    format!(
+                        "{} queued; no daemon runs: `prpd watch` starts it",
+                        prp.display()
+                    )
+                }
+                Some(prp) => format!("{} is already queued", prp.display()),
+                None => "no daemon runs: `prpd watch` starts the queue".to_owned(),
+            };
+            (message, queue.prps())
+        }
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "message": message, "queue": waiting })
+        );
+        return Ok(ExitCode::Success);
+    }
+    println!("{message}");
+    if waiting.is_empty() {
+        println!("The queue is empty.");
+    }
+    for (position, prp) in waiting.iter().enumerate() {
+        println!("{:>3}. {}", position + 1, prp.display());
+    }
+    Ok(ExitCode::Success)
+}
+
+/// The PRP's path relative to the repository: it must be a file inside it.
+fn relative_prp(repo: &Path, prp: &Path) -> anyhow::Result<PathBuf> {
+    let candidate = if prp.is_absolute() {
+        prp.to_path_buf()
+    } else {
+        repo.join(prp)
+    };
+    let absolute = candidate
+        .canonicalize()
+        .ok()
+        .filter(|path| path.is_file())
+        .ok_or_else(|| UsageError(format!("{}: no such PRP file", prp.display())))?;
+    Ok(absolute
+        .strip_prefix(repo)
+        .map_err(|_| {
+            UsageError(format!(
+                "{}: not inside the repository {}",
+                prp.display(),
+                repo.display()
+            ))
+        })?
+        .to_path_buf())
+}
