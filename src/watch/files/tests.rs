@@ -95,7 +95,12 @@ async fn settled_changes(
     expected: &[PathBuf],
 ) -> Vec<PathBuf> {
     let mut seen = std::collections::BTreeSet::new();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
     loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "batches kept coming for the whole patience: {seen:?}"
+        );
         let covered = expected.iter().all(|path| seen.contains(path));
         let wait = if covered { QUIET } else { PATIENCE };
         match timeout(wait, changes.recv()).await {
