@@ -5,15 +5,17 @@
 //! non-recursive inotify watch on every kept directory — a recursive watch would spend one on
 //! every ignored directory too (a `node_modules/` or `target/` of thousands), and the kernel's
 //! budget (`fs.inotify.max_user_watches`) is shared by every program of the user. The events go
-//! through notify's full debouncer, which runs its own thread and hands over a batch once no
-//! new event came for a path within the debounce; each batch is applied to the watches and
-//! judged by the ignore rules (`watched_tree.rs`), and the changed paths, if any, are sent to
-//! the daemon's channel.
+//! through notify's full debouncer, which runs its own thread, merges the events of each path
+//! (pairing the two halves of a rename) and, once per debounce window, hands over those at
+//! least one window old: a path is reported at most once per window, and a change comes out
+//! between one and two windows after it was made (a burst that straddles the end of a window
+//! comes out in two batches). Each batch is applied to the watches and judged by the ignore
+//! rules (`watched_tree.rs`), and the changed paths, if any, are sent to the daemon's channel.
 //!
 //! The watched tree lives behind a mutex the debouncer's thread reaches through a weak
 //! reference; dropping the [`FileWatcher`] takes the tree out, so no batch is sent after the
-//! drop, then stops the debouncer and waits for its thread (at most one tick, a quarter of
-//! the debounce). A channel whose receiver is gone ends the work quietly: the batch is not
+//! drop, and stops the debouncer without waiting: its thread ends within one window, and the
+//! channel's sender goes with it. A channel whose receiver is gone ends the work quietly: the batch is not
 //! even computed.
 
 use std::path::{Path, PathBuf};
@@ -28,6 +30,10 @@ use crate::watch::watched_tree::{Refused, WatchedTree};
 
 /// Where the kernel's limit on inotify watches per user is read and set.
 const MAX_USER_WATCHES: &str = "/proc/sys/fs/inotify/max_user_watches";
+
+/// The shortest debounce the watcher uses: its thread wakes once per window, and a window of
+/// zero would keep it spinning.
+const MIN_DEBOUNCE: Duration = Duration::from_millis(10);
 
 /// Watches a repository's kept files and reports debounced batches of changed paths.
 #[derive(Debug)]
@@ -83,7 +89,7 @@ impl FileWatcher {
     /// The paths are under the canonical form of `repo`. A batch names the files and
     /// directories that were written, created, removed or renamed (both names), and for a
     /// directory that appeared, every kept path inside it; never a path git ignores, nor one
-    /// under `.git/` or `.prp-session/`.
+    /// under `.git/` or `.prp-session/`. A debounce under 10 ms counts as 10 ms.
     pub fn start(
         repo: &Path,
         debounce: Duration,
@@ -92,9 +98,10 @@ impl FileWatcher {
         let root = readable_dir(repo)?;
         let tree: Arc<Mutex<Option<WatchedTree>>> = Arc::new(Mutex::new(None));
         let handler = batch_handler(Arc::downgrade(&tree), changes);
+        let debounce = debounce.max(MIN_DEBOUNCE);
         let debouncer = new_debouncer_opt::<_, Backend, NoCache>(
             debounce,
-            None,
+            Some(debounce),
             handler,
             NoCache,
             notify::Config::default(),

@@ -1,7 +1,9 @@
 //! What a debounced batch of file events says, reduced to what the watcher acts on: the paths
-//! that may have changed, what each was when the event named its kind, whether it appeared
-//! (created or moved in, so a directory needs a fresh watch), and whether the kernel lost
-//! events (its queue overflowed, so only a new walk can tell what changed).
+//! that may have changed, what each was when the event named its kind, whether what is there
+//! now may be another file or directory than before (created, removed, or moved in or out: a
+//! directory there needs a fresh watch, since the kernel dropped the old one with the old
+//! directory), and whether the kernel lost events (its queue overflowed, so only a new walk
+//! can tell what changed).
 //!
 //! Access events (a file opened, or closed without writing) change nothing and are dropped
 //! here; a file closed after writing is a change. The ignore rules are not asked here: this
@@ -21,9 +23,9 @@ use crate::watch::ignored::Kind;
 pub(super) struct Touch {
     /// What the path was, when an event said so.
     pub(super) kind: Kind,
-    /// Whether the path was created or moved in: a directory there is a new one, even when
-    /// one of the same name was watched before.
-    pub(super) appeared: bool,
+    /// Whether the path was created, removed, or moved in or out: a directory there now is
+    /// not the one that was watched, even when it has the same name.
+    pub(super) replaced: bool,
 }
 
 /// The paths a batch named, and whether events were lost.
@@ -41,18 +43,19 @@ pub(super) fn touched(events: &[DebouncedEvent]) -> Touched {
             touched.events_lost = true;
             continue;
         }
-        let (kind, appeared) = match event.kind {
+        let (kind, replaced) = match event.kind {
             EventKind::Access(AccessKind::Close(AccessMode::Write)) => (Kind::File, false),
             EventKind::Access(_) | EventKind::Other => continue,
             EventKind::Create(create) => (created_kind(create), true),
-            EventKind::Remove(remove) => (removed_kind(remove), false),
+            EventKind::Remove(remove) => (removed_kind(remove), true),
             EventKind::Modify(ModifyKind::Name(mode)) => match mode {
                 RenameMode::Both => {
                     note_rename(&mut touched, &event.paths);
                     continue;
                 }
-                RenameMode::To | RenameMode::Any => (Kind::Unknown, true),
-                RenameMode::From | RenameMode::Other => (Kind::Unknown, false),
+                RenameMode::To | RenameMode::From | RenameMode::Any | RenameMode::Other => {
+                    (Kind::Unknown, true)
+                }
             },
             EventKind::Modify(
                 ModifyKind::Any | ModifyKind::Data(_) | ModifyKind::Metadata(_) | ModifyKind::Other,
@@ -60,27 +63,20 @@ pub(super) fn touched(events: &[DebouncedEvent]) -> Touched {
             | EventKind::Any => (Kind::Unknown, false),
         };
         for path in &event.paths {
-            note(&mut touched, path, Touch { kind, appeared });
+            note(&mut touched, path, Touch { kind, replaced });
         }
     }
     touched
 }
 
-/// A rename within the watched tree: the first path is gone, the last one appeared.
+/// A rename within the watched tree names both paths: the one that went, the one that came.
 fn note_rename(touched: &mut Touched, paths: &[PathBuf]) {
-    let gone = Touch {
+    let renamed = Touch {
         kind: Kind::Unknown,
-        appeared: false,
+        replaced: true,
     };
-    let arrived = Touch {
-        kind: Kind::Unknown,
-        appeared: true,
-    };
-    if let Some((to, from)) = paths.split_last() {
-        for path in from {
-            note(touched, path, gone);
-        }
-        note(touched, to, arrived);
+    for path in paths {
+        note(touched, path, renamed);
     }
 }
 
@@ -90,7 +86,7 @@ fn note(touched: &mut Touched, path: &Path, touch: Touch) {
     if entry.kind == Kind::Unknown {
         entry.kind = touch.kind;
     }
-    entry.appeared |= touch.appeared;
+    entry.replaced |= touch.replaced;
 }
 
 fn created_kind(create: CreateKind) -> Kind {
@@ -126,8 +122,8 @@ mod tests {
         DebouncedEvent::new(event, Instant::now())
     }
 
-    fn touch(kind: Kind, appeared: bool) -> Touch {
-        Touch { kind, appeared }
+    fn touch(kind: Kind, replaced: bool) -> Touch {
+        Touch { kind, replaced }
     }
 
     #[test]
@@ -162,19 +158,19 @@ mod tests {
             (
                 EventKind::Remove(RemoveKind::Folder),
                 vec!["/r/target"],
-                vec![("/r/target", touch(Kind::Directory, false))],
+                vec![("/r/target", touch(Kind::Directory, true))],
             ),
             (
                 EventKind::Remove(RemoveKind::File),
                 vec!["/r/a.rs"],
-                vec![("/r/a.rs", touch(Kind::File, false))],
+                vec![("/r/a.rs", touch(Kind::File, true))],
             ),
             (
                 EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
                 vec!["/r/old", "/r/new"],
                 vec![
                     ("/r/new", touch(Kind::Unknown, true)),
-                    ("/r/old", touch(Kind::Unknown, false)),
+                    ("/r/old", touch(Kind::Unknown, true)),
                 ],
             ),
             (
@@ -185,7 +181,7 @@ mod tests {
             (
                 EventKind::Modify(ModifyKind::Name(RenameMode::From)),
                 vec!["/r/moved-out"],
-                vec![("/r/moved-out", touch(Kind::Unknown, false))],
+                vec![("/r/moved-out", touch(Kind::Unknown, true))],
             ),
         ];
         for (kind, paths, expected) in cases {

@@ -6,10 +6,11 @@
 //! disk now, through the ignore rules of `ignored.rs`:
 //!
 //! - a kept file (or symbolic link) that changed is reported;
-//! - a directory that appeared (created, moved in, or made again after a delete) is walked:
-//!   it and its kept subdirectories get a watch, and it is reported with every kept file and
-//!   directory already inside it — `mkdir -p a/b && echo > a/b/f` is done before the watch on
-//!   `a` exists, so the walk is the only witness of `a/b/f`;
+//! - a directory that appeared (created, moved in, or made again after a delete, which the
+//!   kernel's watch of the old one does not see) is walked: it and its kept subdirectories get
+//!   a fresh watch, and it is reported with every kept file and directory already inside it —
+//!   `mkdir -p a/b && echo > a/b/f` is done before the watch on `a` exists, so the walk is
+//!   the only witness of `a/b/f`;
 //! - a path that is gone is reported unless the rules ignore it; a watched directory that is
 //!   gone loses its watch and those of everything under it;
 //! - a changed `.gitignore` walks the whole tree again: the rules are reloaded, directories
@@ -19,6 +20,9 @@
 //!
 //! The kernel refusing a watch because its limit is reached is logged with the setting to
 //! raise (`fs.inotify.max_user_watches`); at start it is an error (`files.rs`).
+//!
+//! `.git/info/exclude` and the global excludes file live outside the watched tree: an edit to
+//! them is read at the next whole walk (a `.gitignore` change, lost events, or a restart).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -95,9 +99,9 @@ impl WatchedTree {
         self.dirs.len()
     }
 
-    /// Stops the debouncer and waits for its thread to end.
+    /// Stops the debouncer; its thread ends within one debounce window.
     pub(super) fn stop(self) {
-        self.debouncer.stop();
+        self.debouncer.stop_nonblocking();
     }
 
     /// Applies a debounced batch to the watches and returns the changed paths it reports:
@@ -141,10 +145,10 @@ impl WatchedTree {
                 if self.rules.is_ignored(&path, Kind::Directory) {
                     return;
                 }
-                if touch.appeared {
+                if touch.replaced {
                     self.forget(&path);
                 }
-                if touch.appeared || !self.dirs.contains(&path) || newly_watched.contains(&path) {
+                if touch.replaced || !self.dirs.contains(&path) || newly_watched.contains(&path) {
                     changed.extend(self.adopt(&path));
                 }
                 changed.insert(path);
@@ -308,5 +312,126 @@ fn warn_refused(refused: &Refused) {
         );
     } else {
         tracing::warn!(dir = %refused.dir.display(), error = %refused.error, "the file watcher cannot watch this directory; changes in it go unseen");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use notify::event::{CreateKind, Flag, RemoveKind};
+    use notify::{Event, EventKind};
+    use notify_debouncer_full::new_debouncer_opt;
+
+    use super::*;
+
+    fn write(root: &Path, file: &str) {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "x\n").unwrap();
+    }
+
+    /// A watched tree over a real debouncer whose batches go nowhere: the tests hand
+    /// `absorb` the events themselves.
+    fn watched(files: &[&str]) -> (tempfile::TempDir, PathBuf, WatchedTree) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        git2::Repository::init(&root).unwrap();
+        for file in files {
+            write(&root, file);
+        }
+        let debouncer = new_debouncer_opt::<_, Backend, NoCache>(
+            Duration::from_secs(60),
+            None,
+            |_| {},
+            NoCache,
+            notify::Config::default(),
+        )
+        .unwrap();
+        let mut tree = WatchedTree::new(root.clone(), debouncer);
+        tree.watch_all().unwrap();
+        (dir, root, tree)
+    }
+
+    fn event(kind: EventKind, path: &Path) -> DebouncedEvent {
+        DebouncedEvent::new(
+            Event::new(kind).add_path(path.to_path_buf()),
+            Instant::now(),
+        )
+    }
+
+    #[test]
+    fn lost_events_report_every_kept_path_and_watch_what_is_new() {
+        let (_dir, root, mut tree) = watched(&[".gitignore", "src/lib.rs", "target/out.o"]);
+        std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+        write(&root, "src/new/mod.rs");
+        let lost = DebouncedEvent::new(
+            Event::new(EventKind::Other).set_flag(Flag::Rescan),
+            Instant::now(),
+        );
+        let mut expected: Vec<PathBuf> = [
+            "",
+            ".gitignore",
+            "src",
+            "src/lib.rs",
+            "src/new",
+            "src/new/mod.rs",
+        ]
+        .iter()
+        .map(|relative| root.join(relative))
+        .collect();
+        expected.sort();
+        let mut batch = tree.absorb(&[lost]);
+        batch.sort();
+        assert_eq!(batch, expected);
+        assert_eq!(
+            tree.watched_dirs(),
+            3,
+            "the root, src/ and src/new/; not target/"
+        );
+    }
+
+    #[test]
+    fn a_gone_path_is_reported_unless_the_rules_ignore_it() {
+        let (_dir, root, mut tree) = watched(&[".gitignore", "src/lib.rs"]);
+        std::fs::write(root.join(".gitignore"), "target/\n*.log\n").unwrap();
+        tree.watch_all().unwrap();
+        let batch = tree.absorb(&[
+            event(EventKind::Remove(RemoveKind::Any), &root.join("target")),
+            event(
+                EventKind::Remove(RemoveKind::File),
+                &root.join("src/debug.log"),
+            ),
+            event(
+                EventKind::Remove(RemoveKind::File),
+                &root.join("src/old.rs"),
+            ),
+            event(
+                EventKind::Create(CreateKind::File),
+                &root.join(".git/index.lock"),
+            ),
+            event(
+                EventKind::Create(CreateKind::File),
+                Path::new("/elsewhere/file.rs"),
+            ),
+        ]);
+        assert_eq!(batch, [root.join("src/old.rs")]);
+    }
+
+    #[test]
+    fn a_watched_directory_that_is_gone_loses_its_watch_and_those_under_it() {
+        let (_dir, root, mut tree) = watched(&["a/b/c/f.rs", "ab/g.rs"]);
+        assert_eq!(tree.watched_dirs(), 5);
+        std::fs::remove_dir_all(root.join("a")).unwrap();
+        let batch = tree.absorb(&[event(
+            EventKind::Remove(RemoveKind::Folder),
+            &root.join("a"),
+        )]);
+        assert_eq!(batch, [root.join("a")]);
+        assert_eq!(
+            tree.watched_dirs(),
+            2,
+            "the root and ab/, whose name starts like a's"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The file watcher against the real kernel: inotify on repositories in temporary directories,
 //! each test waiting for batches with a timeout rather than sleeping. Every test that expects
-//! silence ends with a control write whose batch must come alone, so a watcher that reported
-//! nothing at all would fail it.
+//! silence ends with a control write whose path must then come alone, so a watcher that
+//! reported nothing at all would fail it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -85,6 +85,37 @@ async fn next_batch(changes: &mut UnboundedReceiver<Vec<PathBuf>>) -> Vec<PathBu
         .expect("the watcher still runs")
 }
 
+/// The paths of the batches that come until every expected path came and then none for the
+/// quiet time (deduplicated, sorted), failing the test when the expected paths do not come in
+/// time. A burst of writes that straddles the end of a debounce window comes in two batches,
+/// which may name the same path (its creation in one, its last write in the other), so the
+/// tests take a burst's batches together.
+async fn settled_changes(
+    changes: &mut UnboundedReceiver<Vec<PathBuf>>,
+    expected: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut seen = std::collections::BTreeSet::new();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "batches kept coming for the whole patience: {seen:?}"
+        );
+        let covered = expected.iter().all(|path| seen.contains(path));
+        let wait = if covered { QUIET } else { PATIENCE };
+        match timeout(wait, changes.recv()).await {
+            Ok(Some(batch)) => {
+                let sorted = batch.windows(2).all(|pair| pair[0] < pair[1]);
+                assert!(sorted, "a batch is sorted and deduplicated: {batch:?}");
+                seen.extend(batch);
+            }
+            Ok(None) => panic!("the watcher stopped"),
+            Err(_) if covered => return seen.into_iter().collect(),
+            Err(elapsed) => panic!("expected {expected:?}, got {seen:?} ({elapsed})"),
+        }
+    }
+}
+
 /// Fails the test if a batch comes within the quiet time.
 async fn assert_quiet(changes: &mut UnboundedReceiver<Vec<PathBuf>>) {
     if let Ok(batch) = timeout(QUIET, changes.recv()).await {
@@ -133,7 +164,8 @@ async fn writes_under_ignored_directories_send_nothing_and_spend_no_watch() {
         "no watch under target/ or node_modules/"
     );
     repo.write("src/lib.rs", "fn control() {}\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["src/lib.rs"]));
+    let expected = repo.paths(&["src/lib.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -144,11 +176,8 @@ async fn an_ignored_file_in_a_kept_directory_is_dropped_and_a_whitelisted_one_re
     repo.write("src/debug.log", "noise");
     repo.write("keep.log", "kept");
     repo.write("src/keep.log", "kept");
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["keep.log", "src/keep.log"])
-    );
-    assert_quiet(&mut changes).await;
+    let expected = repo.paths(&["keep.log", "src/keep.log"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -164,7 +193,8 @@ async fn a_git_commit_sends_nothing() {
     repo.git(&["log", "--oneline"]);
     assert_quiet(&mut changes).await;
     repo.write("README.md", "# control\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["README.md"]));
+    let expected = repo.paths(&["README.md"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -177,9 +207,27 @@ async fn the_session_directory_is_never_watched_even_without_an_exclude_line() {
     repo.write(".prp-session/runs/r1/log", "more");
     repo.write(".prp-session/runs/r2/status.json", "{}");
     repo.write(".prp-session/prpd.lock", "1");
+    std::fs::remove_dir_all(repo.path(".prp-session")).unwrap();
+    repo.write(".prp-session/runs/r3/log", "made again");
     assert_quiet(&mut changes).await;
+    assert_eq!(watcher.watched_dirs(), 2);
     repo.write("src/lib.rs", "fn control() {}\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["src/lib.rs"]));
+    let expected = repo.paths(&["src/lib.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
+}
+
+#[tokio::test]
+async fn hidden_directories_are_the_projects_and_are_watched() {
+    let repo = Repo::new(&[(".github/workflows/ci.yml", "on: push\n")]);
+    let (watcher, mut changes) = repo.start();
+    assert_eq!(
+        watcher.watched_dirs(),
+        3,
+        "the root, .github/ and .github/workflows/"
+    );
+    repo.write(".github/workflows/ci.yml", "on: [push, pull_request]\n");
+    let expected = repo.paths(&[".github/workflows/ci.yml"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -187,16 +235,12 @@ async fn a_new_directory_tree_is_reported_and_then_watched() {
     let repo = Repo::new(&[("src/lib.rs", "")]);
     let (watcher, mut changes) = repo.start();
     repo.write("new/deep/f.rs", "fn f() {}\n");
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["new", "new/deep", "new/deep/f.rs"])
-    );
+    let expected = repo.paths(&["new", "new/deep", "new/deep/f.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(watcher.watched_dirs(), 4);
     repo.write("new/deep/g.rs", "fn g() {}\n");
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["new/deep/g.rs"])
-    );
+    let expected = repo.paths(&["new/deep/g.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -207,10 +251,8 @@ async fn a_new_directory_keeps_the_ignore_rules_inside_it() {
     repo.write("pkg/dist/bundle.js", "");
     repo.write("pkg/run.log", "");
     repo.write("pkg/index.js", "");
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["pkg", "pkg/.gitignore", "pkg/index.js"])
-    );
+    let expected = repo.paths(&["pkg", "pkg/.gitignore", "pkg/index.js"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(
         watcher.watched_dirs(),
         2,
@@ -218,10 +260,8 @@ async fn a_new_directory_keeps_the_ignore_rules_inside_it() {
     );
     repo.write("pkg/dist/bundle.js", "again");
     repo.write("pkg/index.js", "again");
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["pkg/index.js"])
-    );
+    let expected = repo.paths(&["pkg/index.js"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -231,10 +271,12 @@ async fn a_gitignore_that_stops_ignoring_a_directory_makes_its_writes_reported()
     assert_eq!(watcher.watched_dirs(), 1);
     repo.write("gen/api.rs", "ignored still");
     repo.write(".gitignore", "# nothing ignored\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&[".gitignore"]));
+    let expected = repo.paths(&[".gitignore"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(watcher.watched_dirs(), 2);
     repo.write("gen/api.rs", "kept now");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["gen/api.rs"]));
+    let expected = repo.paths(&["gen/api.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -243,12 +285,14 @@ async fn a_gitignore_that_starts_ignoring_a_directory_drops_its_watch() {
     let (watcher, mut changes) = repo.start();
     assert_eq!(watcher.watched_dirs(), 3);
     repo.write(".gitignore", "gen/\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&[".gitignore"]));
+    let expected = repo.paths(&[".gitignore"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(watcher.watched_dirs(), 2);
     repo.write("gen/api.rs", "ignored now");
     assert_quiet(&mut changes).await;
     repo.write("src/lib.rs", "fn control() {}\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["src/lib.rs"]));
+    let expected = repo.paths(&["src/lib.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -257,18 +301,15 @@ async fn a_removed_directory_loses_its_watches_and_a_new_one_of_the_same_name_ge
     let (watcher, mut changes) = repo.start();
     assert_eq!(watcher.watched_dirs(), 4);
     std::fs::remove_dir_all(repo.path("dist")).unwrap();
-    let batch = next_batch(&mut changes).await;
-    assert!(batch.contains(&repo.path("dist")), "{batch:?}");
+    let batch = settled_changes(&mut changes, &repo.paths(&["dist"])).await;
     assert!(
         batch.iter().all(|path| path.starts_with(repo.path("dist"))),
         "{batch:?}"
     );
     assert_eq!(watcher.watched_dirs(), 2);
     repo.write("dist/js/app.js", "rebuilt");
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["dist", "dist/js", "dist/js/app.js"])
-    );
+    let expected = repo.paths(&["dist", "dist/js", "dist/js/app.js"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(watcher.watched_dirs(), 4);
 }
 
@@ -278,11 +319,12 @@ async fn a_directory_deleted_and_made_again_within_one_window_is_watched_anew() 
     let (watcher, mut changes) = repo.start();
     std::fs::remove_dir_all(repo.path("dist")).unwrap();
     repo.write("dist/app.js", "rebuilt");
-    let batch = next_batch(&mut changes).await;
-    assert!(batch.contains(&repo.path("dist/app.js")), "{batch:?}");
+    let expected = repo.paths(&["dist", "dist/app.js"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(watcher.watched_dirs(), 3);
     repo.write("dist/app.js", "rebuilt again");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["dist/app.js"]));
+    let expected = repo.paths(&["dist/app.js"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
@@ -290,13 +332,12 @@ async fn a_renamed_directory_is_reported_under_both_names_and_watched_under_the_
     let repo = Repo::new(&[("old/mod.rs", ""), ("src/lib.rs", "")]);
     let (watcher, mut changes) = repo.start();
     std::fs::rename(repo.path("old"), repo.path("new")).unwrap();
-    assert_eq!(
-        next_batch(&mut changes).await,
-        repo.paths(&["new", "new/mod.rs", "old"])
-    );
+    let expected = repo.paths(&["new", "new/mod.rs", "old"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
     assert_eq!(watcher.watched_dirs(), 3);
     repo.write("new/mod.rs", "fn moved() {}\n");
-    assert_eq!(next_batch(&mut changes).await, repo.paths(&["new/mod.rs"]));
+    let expected = repo.paths(&["new/mod.rs"]);
+    assert_eq!(settled_changes(&mut changes, &expected).await, expected);
 }
 
 #[tokio::test]
