@@ -1,5 +1,6 @@
-//! Figures for the file watcher alone (in process; `benches/watch.rs` measures the whole daemon) on a generated repository: 50,000 kept files (500
-//! directories of 100) beside 20,000 ignored ones (`target/` and `node_modules/`, 1,100
+//! Figures for the file watcher alone, in process (`benches/watch.rs` measures the whole
+//! daemon), on a generated repository: 50,000 kept files (500 directories of 100) beside
+//! 20,000 ignored ones (`target/` and `node_modules/`, 1,100
 //! directories). It prints how long the start takes (the walk and one watch per kept
 //! directory), how many directories are watched, the process's resident memory before and
 //! after, how long one write takes to come out as a batch with the default debounce (500 ms),
