@@ -531,22 +531,33 @@ impl Daemon {
         })
     }
 
+    /// The current unfinished run, when `run` (if given) names it; else why not, for the
+    /// person who asked to `action` it.
+    fn asked_run(
+        &self,
+        run: Option<&str>,
+        action: &str,
+    ) -> Result<Result<RunRecord, String>, DaemonError> {
+        let record = RunRecord::load(&self.session.state())?;
+        let Some(record) = record.filter(|record| !record.is_finished()) else {
+            return Ok(Err(format!("there is no run to {action}")));
+        };
+        Ok(match run.filter(|asked| *asked != record.run_id) {
+            Some(asked) => Err(format!("the current run is {}, not {asked}", record.run_id)),
+            None => Ok(record),
+        })
+    }
+
     fn resume(
         &mut self,
         run: Option<&str>,
         reload_config: bool,
         doing: Doing<'_>,
     ) -> Result<(bool, String), DaemonError> {
-        let record = RunRecord::load(&self.session.state())?;
-        let Some(record) = record.filter(|record| !record.is_finished()) else {
-            return Ok((false, "there is no run to resume".to_owned()));
+        let record = match self.asked_run(run, "resume")? {
+            Ok(record) => record,
+            Err(refusal) => return Ok((false, refusal)),
         };
-        if let Some(asked) = run.filter(|asked| *asked != record.run_id) {
-            return Ok((
-                false,
-                format!("the current run is {}, not {asked}", record.run_id),
-            ));
-        }
         if doing == Doing::Run(&record.prp) {
             return Ok((false, format!("run {} is running", record.run_id)));
         }
@@ -563,16 +574,10 @@ impl Daemon {
         run: Option<&str>,
         doing: Doing<'_>,
     ) -> Result<(bool, String), DaemonError> {
-        let record = RunRecord::load(&self.session.state())?;
-        let Some(record) = record.filter(|record| !record.is_finished()) else {
-            return Ok((false, "there is no run to abort".to_owned()));
+        let record = match self.asked_run(run, "abort")? {
+            Ok(record) => record,
+            Err(refusal) => return Ok((false, refusal)),
         };
-        if let Some(asked) = run.filter(|asked| *asked != record.run_id) {
-            return Ok((
-                false,
-                format!("the current run is {}, not {asked}", record.run_id),
-            ));
-        }
         if doing == Doing::Run(&record.prp) {
             return Ok(match session::request_abort(&self.session, &record) {
                 Ok(()) => (
