@@ -15,8 +15,8 @@
 //! The watched tree lives behind a mutex the debouncer's thread reaches through a weak
 //! reference; dropping the [`FileWatcher`] takes the tree out, so no batch is sent after the
 //! drop, and stops the debouncer without waiting: its thread ends within one window, and the
-//! channel's sender goes with it. A channel whose receiver is gone ends the work quietly: the batch is not
-//! even computed.
+//! channel's sender goes with it. A channel whose receiver is gone ends the work quietly: the
+//! batch is not even computed.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
@@ -115,7 +115,11 @@ impl FileWatcher {
             }
             return Err(start_error(&root, refused));
         }
-        tracing::info!(root = %root.display(), dirs = watched.watched_dirs(), "watching the repository");
+        tracing::info!(
+            root = %root.display(),
+            dirs = watched.watched_dirs(),
+            "watching the repository",
+        );
         drop(slot);
         Ok(FileWatcher { tree })
     }
@@ -163,7 +167,10 @@ fn batch_handler(
             }
             Err(errors) => {
                 for error in errors {
-                    tracing::warn!(%error, "the file watcher reported an error; some changes may go unseen");
+                    tracing::warn!(
+                        %error,
+                        "the file watcher reported an error; some changes may go unseen",
+                    );
                 }
             }
         }

@@ -68,7 +68,11 @@ impl IgnoreRules {
         }
         let (gitignore, error) = Gitignore::new(&file);
         if let Some(error) = error {
-            tracing::warn!(file = %file.display(), %error, "some lines of an ignore file are not usable; the watcher skips them");
+            tracing::warn!(
+                file = %file.display(),
+                %error,
+                "some lines of an ignore file are not usable; the watcher skips them",
+            );
         }
         self.gitignore_by_dir.insert(dir.to_path_buf(), gitignore);
     }
@@ -159,10 +163,18 @@ fn exclude_file(root: &Path) -> Gitignore {
     }
     let mut builder = GitignoreBuilder::new(root);
     if let Some(error) = builder.add(&file) {
-        tracing::warn!(file = %file.display(), %error, "some lines of an ignore file are not usable; the watcher skips them");
+        tracing::warn!(
+            file = %file.display(),
+            %error,
+            "some lines of an ignore file are not usable; the watcher skips them",
+        );
     }
     builder.build().unwrap_or_else(|error| {
-        tracing::warn!(file = %file.display(), %error, "the exclude file is not usable; the watcher ignores it");
+        tracing::warn!(
+            file = %file.display(),
+            %error,
+            "the exclude file is not usable; the watcher ignores it",
+        );
         Gitignore::empty()
     })
 }
@@ -172,7 +184,10 @@ fn exclude_file(root: &Path) -> Gitignore {
 fn global_excludes(root: &Path) -> Gitignore {
     let (global, error) = GitignoreBuilder::new(root).build_global();
     if let Some(error) = error {
-        tracing::warn!(%error, "the global git excludes file is not fully usable; the watcher skips what it cannot read");
+        tracing::warn!(
+            %error,
+            "the global git excludes file is partly unusable; the watcher skips those lines",
+        );
     }
     global
 }

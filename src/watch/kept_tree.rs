@@ -47,7 +47,11 @@ pub(super) fn walk(root: &Path, top: &Path, files: Files) -> KeptTree {
         let entry = match entry {
             Ok(entry) => entry,
             Err(error) => {
-                tracing::warn!(top = %top.display(), %error, "the file watcher skips what it cannot read");
+                tracing::warn!(
+                    top = %top.display(),
+                    %error,
+                    "the file watcher skips what it cannot read",
+                );
                 continue;
             }
         };

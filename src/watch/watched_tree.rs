@@ -109,7 +109,10 @@ impl WatchedTree {
     pub(super) fn absorb(&mut self, events: &[DebouncedEvent]) -> Vec<PathBuf> {
         let touched = touched(events);
         if touched.events_lost {
-            tracing::warn!(root = %self.root.display(), "the kernel dropped file events; the watcher walks the repository again");
+            tracing::warn!(
+                root = %self.root.display(),
+                "the kernel dropped file events; the watcher walks the repository again",
+            );
             return match self.sync(Files::Listed) {
                 Ok(synced) => synced.kept,
                 Err(refused) => {
@@ -297,7 +300,11 @@ impl WatchedTree {
 /// Logs a directory the watcher could not watch; a directory that vanished first is no news.
 fn warn_unwatched(dir: &Path, error: &notify::Error) {
     if !matches!(error.kind, ErrorKind::PathNotFound) {
-        tracing::warn!(dir = %dir.display(), %error, "the file watcher cannot watch this directory; changes in it go unseen");
+        tracing::warn!(
+            dir = %dir.display(),
+            %error,
+            "the file watcher cannot watch this directory; changes in it go unseen",
+        );
     }
 }
 
@@ -308,10 +315,15 @@ fn warn_refused(refused: &Refused) {
             dir = %refused.dir.display(),
             wanted = refused.wanted,
             watched = refused.watched,
-            "the inotify watch limit is reached; changes in new directories go unseen: raise fs.inotify.max_user_watches (sysctl) and restart prpd watch"
+            "the inotify watch limit is reached; changes in new directories go unseen: raise \
+             fs.inotify.max_user_watches (sysctl) and restart prpd watch"
         );
     } else {
-        tracing::warn!(dir = %refused.dir.display(), error = %refused.error, "the file watcher cannot watch this directory; changes in it go unseen");
+        tracing::warn!(
+            dir = %refused.dir.display(),
+            error = %refused.error,
+            "the file watcher cannot watch this directory; changes in it go unseen",
+        );
     }
 }
 
