@@ -6,15 +6,15 @@
 //! every ignored directory too (a `node_modules/` or `target/` of thousands), and the kernel's
 //! budget (`fs.inotify.max_user_watches`) is shared by every program of the user. The events go
 //! through notify's full debouncer, which runs its own thread, merges the events of each path
-//! (pairing the two halves of a rename) and, once per debounce window, hands over those at
-//! least one window old: a path is reported at most once per window, and a change comes out
-//! between one and two windows after it was made (a burst that straddles the end of a window
-//! comes out in two batches). Each batch is applied to the watches and judged by the ignore
+//! (pairing the two halves of a rename) and, ten times per debounce window, hands over the
+//! paths whose last event is at least one window old: a change comes out between one window
+//! and a tenth more after the burst it belongs to settled (a burst with pauses longer than a
+//! window comes out in several batches). Each batch is applied to the watches and judged by the ignore
 //! rules (`watched_tree.rs`), and the changed paths, if any, are sent to the daemon's channel.
 //!
 //! The watched tree lives behind a mutex the debouncer's thread reaches through a weak
 //! reference; dropping the [`FileWatcher`] takes the tree out, so no batch is sent after the
-//! drop, and stops the debouncer without waiting: its thread ends within one window, and the
+//! drop, and stops the debouncer without waiting: its thread ends within one tick, and the
 //! channel's sender goes with it. A channel whose receiver is gone ends the work quietly: the
 //! batch is not even computed.
 
@@ -31,9 +31,16 @@ use crate::watch::watched_tree::{Refused, WatchedTree};
 /// Where the kernel's limit on inotify watches per user is read and set.
 const MAX_USER_WATCHES: &str = "/proc/sys/fs/inotify/max_user_watches";
 
-/// The shortest debounce the watcher uses: its thread wakes once per window, and a window of
-/// zero would keep it spinning.
+/// The shortest debounce the watcher uses: its thread wakes ten times per window, and a window
+/// of zero would keep it spinning.
 const MIN_DEBOUNCE: Duration = Duration::from_millis(10);
+
+/// How often the debouncer looks for settled events: a tenth of the debounce, so a change
+/// comes out at most a tenth after its window settled (550 ms for the default 500 ms), at the
+/// cost of ten wake-ups per window while idle.
+fn tick(debounce: Duration) -> Duration {
+    (debounce / 10).max(Duration::from_millis(5))
+}
 
 /// Watches a repository's kept files and reports debounced batches of changed paths.
 #[derive(Debug)]
@@ -101,7 +108,7 @@ impl FileWatcher {
         let debounce = debounce.max(MIN_DEBOUNCE);
         let debouncer = new_debouncer_opt::<_, Backend, NoCache>(
             debounce,
-            Some(debounce),
+            Some(tick(debounce)),
             handler,
             NoCache,
             notify::Config::default(),
