@@ -33,6 +33,8 @@ use crate::run::driver::{DriveError, InputChanges, Output};
 use crate::run::prompt::PromptError;
 use crate::run::record::{Delivery, RunError};
 use crate::run::session::{self, SessionError, SessionFailure};
+use crate::watch::daemon::DaemonError;
+use crate::watch::queue::QueueError;
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
 /// decides from its own measurements when each phase is done.
@@ -463,6 +465,10 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<NotInRepository>()
             || cause.is::<ReportNotWritable>()
             || cause.is::<SessionError>()
+            || matches!(
+                cause.downcast_ref::<DaemonError>(),
+                Some(DaemonError::Config(_) | DaemonError::Queue(QueueError::Corrupt { .. }))
+            )
             || matches!(
                 cause.downcast_ref::<BaseDocsError>(),
                 Some(BaseDocsError::UnknownRevision { .. } | BaseDocsError::NotARepository { .. })

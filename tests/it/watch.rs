@@ -441,3 +441,26 @@ fn an_escalated_run_resumes_on_prpd_resume_and_on_a_resume_file() {
     });
     drop(daemon);
 }
+
+#[test]
+fn a_daemon_with_a_broken_configuration_does_not_start() {
+    let config = format!(
+        "{}[watch]\ndebounce = \"1ms\"\n",
+        prpd_toml("plain", &[], "")
+    );
+    let (repo, _) = calc_without_prp(&config);
+    let output = repo
+        .prpd()
+        .args(["watch", "--repo"])
+        .arg(repo.path())
+        .timeout(Duration::from_secs(30))
+        .output()
+        .expect("prpd watch");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("prpd.toml:") && stderr.contains("between 10ms and 60s"),
+        "{stderr}"
+    );
+    assert!(!repo.join(".prp-session/prpd.sock").exists());
+}
