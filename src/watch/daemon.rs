@@ -28,7 +28,7 @@ use crate::base::paths::SessionPaths;
 use crate::base::{process, shutdown};
 use crate::qa::standalone::{self, QaInputs, StandaloneRequest};
 use crate::run::driver::{InputChanges, Output, unix_now};
-use crate::run::record::{Delivery, RunError, RunRecord};
+use crate::run::record::{Delivery, RunRecord};
 use crate::run::session::{self, DirtyTree, Resumption, SessionFailure, Start};
 use crate::watch::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
 use crate::watch::cooldown;
@@ -51,8 +51,6 @@ pub enum DaemonError {
     Control(#[from] ControlError),
     #[error(transparent)]
     Queue(#[from] QueueError),
-    #[error(transparent)]
-    Record(#[from] RunError),
 }
 
 /// What `prpd watch` was given.
@@ -131,7 +129,7 @@ impl Daemon {
         tokio::spawn(control::serve(listener, request_sender));
         let (watcher, changes) = start_watcher(&options.repo, config.watch.debounce)?;
         let mut queue = Queue::load(&session.queue())?;
-        if let Some(record) = RunRecord::load(&session.state())? {
+        if let Ok(Some(record)) = RunRecord::load(&session.state()) {
             // A PRP queued before its current run started is that run.
             queue
                 .waiting
@@ -183,7 +181,7 @@ impl Daemon {
         tokio::pin!(shutdown);
         notify_systemd_ready();
         loop {
-            let ended = match self.next_work()? {
+            let ended = match self.next_work() {
                 Some(work) => self.carry_out(work, &mut shutdown).await?,
                 None => self.idle(&mut shutdown).await?,
             };
@@ -201,35 +199,42 @@ impl Daemon {
     }
 
     /// What there is to do now, in order: the current run, then the queue, then QA.
-    fn next_work(&mut self) -> Result<Option<Work>, DaemonError> {
-        let record = RunRecord::load(&self.session.state())?;
+    fn next_work(&mut self) -> Option<Work> {
+        let record = match RunRecord::load(&self.session.state()) {
+            Ok(record) => record,
+            Err(error) => {
+                // Nothing starts over a record prpd cannot read: a queued run would replace it.
+                tracing::debug!(%error, "the run record cannot be read; waiting for a human");
+                return None;
+            }
+        };
         if let Some(record) = record.as_ref().filter(|record| !record.is_finished()) {
             if let Some(input_changes) = self.human_resume.take() {
                 self.blocked = None;
-                return Ok(Some(Work::Resume {
+                return Some(Work::Resume {
                     prp: record.prp.clone(),
                     resumption: Resumption::Human,
                     input_changes,
-                }));
+                });
             }
             if self.blocked.is_some() {
-                return Ok(None);
+                return None;
             }
             if !record.awaits_human() {
-                return Ok(Some(Work::Resume {
+                return Some(Work::Resume {
                     prp: record.prp.clone(),
                     resumption: Resumption::Human,
                     input_changes: InputChanges::Refuse,
-                }));
+                });
             }
             let resume_file = self.session.run_dir(&record.run_id).join("resume");
             if std::fs::remove_file(&resume_file).is_ok() {
                 tracing::info!(file = %resume_file.display(), "resume file found");
-                return Ok(Some(Work::Resume {
+                return Some(Work::Resume {
                     prp: record.prp.clone(),
                     resumption: Resumption::Human,
                     input_changes: InputChanges::Refuse,
-                }));
+                });
             }
             if let Some(ends_at) = cooldown::ends_at(record, self.cooldown)
                 && ends_at <= unix_now()
@@ -237,24 +242,24 @@ impl Daemon {
             {
                 self.probed_cooldown = Some(ends_at);
                 tracing::info!(run_id = %record.run_id, "breaker cooldown elapsed: one probe iteration");
-                return Ok(Some(Work::Resume {
+                return Some(Work::Resume {
                     prp: record.prp.clone(),
                     resumption: Resumption::Cooldown,
                     input_changes: InputChanges::Refuse,
-                }));
+                });
             }
-            return Ok(None);
+            return None;
         }
         self.human_resume = None;
         if let Some(queued) = self.queue.pop() {
-            return Ok(Some(Work::Start { prp: queued.prp }));
+            return Some(Work::Start { prp: queued.prp });
         }
         if self.sources_changed && self.watch.qa_on_change {
             self.sources_changed = false;
-            return Ok(Some(Work::Qa));
+            return Some(Work::Qa);
         }
         self.sources_changed = false;
-        Ok(None)
+        None
     }
 
     /// Waits for a change, a request, the shutdown, or (while a run waits for a human) the
@@ -263,8 +268,8 @@ impl Daemon {
         &mut self,
         shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
     ) -> Result<Ended, DaemonError> {
-        self.activity = self.idle_activity()?;
-        let wake = if self.waits_for_human()? {
+        self.activity = self.idle_activity();
+        let wake = if self.waits_for_human() {
             RESUME_FILE_POLL
         } else {
             Duration::from_secs(24 * 3600)
@@ -281,13 +286,22 @@ impl Daemon {
         Ok(Ended::Done)
     }
 
-    fn waits_for_human(&self) -> Result<bool, DaemonError> {
-        Ok(RunRecord::load(&self.session.state())?.is_some_and(|record| record.awaits_human()))
+    fn waits_for_human(&self) -> bool {
+        RunRecord::load(&self.session.state())
+            .is_ok_and(|record| record.is_some_and(|record| record.awaits_human()))
     }
 
-    fn idle_activity(&self) -> Result<String, DaemonError> {
-        let record = RunRecord::load(&self.session.state())?;
-        Ok(match record.filter(|record| !record.is_finished()) {
+    fn idle_activity(&self) -> String {
+        let record = match RunRecord::load(&self.session.state()) {
+            Ok(record) => record,
+            Err(error) => {
+                return format!(
+                    "stopped: {:#}; no run starts until it is fixed",
+                    anyhow::Error::from(error)
+                );
+            }
+        };
+        match record.filter(|record| !record.is_finished()) {
             Some(record) if self.blocked.is_some() => {
                 format!(
                     "blocked on run {} (prpd resume or prpd abort)",
@@ -300,7 +314,7 @@ impl Daemon {
                 self.session.run_dir(&record.run_id).display()
             ),
             None => "idle".to_owned(),
-        })
+        }
     }
 
     /// Carries out `work` while answering requests and sorting changes; the shutdown drops it.
@@ -505,14 +519,14 @@ impl Daemon {
             }
             Request::Queue { add: Some(prp) } => self.add_to_queue(&prp)?,
             Request::Resume { run, reload_config } => {
-                self.resume(run.as_deref(), reload_config, doing)?
+                self.resume(run.as_deref(), reload_config, doing)
             }
-            Request::Abort { run } => self.abort(run.as_deref(), doing)?,
+            Request::Abort { run } => self.abort(run.as_deref(), doing),
         };
         Ok(Reply {
             ok,
             message,
-            daemon: self.view()?,
+            daemon: self.view(),
         })
     }
 
@@ -533,19 +547,18 @@ impl Daemon {
 
     /// The current unfinished run, when `run` (if given) names it; else why not, for the
     /// person who asked to `action` it.
-    fn asked_run(
-        &self,
-        run: Option<&str>,
-        action: &str,
-    ) -> Result<Result<RunRecord, String>, DaemonError> {
-        let record = RunRecord::load(&self.session.state())?;
-        let Some(record) = record.filter(|record| !record.is_finished()) else {
-            return Ok(Err(format!("there is no run to {action}")));
+    fn asked_run(&self, run: Option<&str>, action: &str) -> Result<RunRecord, String> {
+        let record = match RunRecord::load(&self.session.state()) {
+            Ok(record) => record,
+            Err(error) => return Err(format!("{:#}", anyhow::Error::from(error))),
         };
-        Ok(match run.filter(|asked| *asked != record.run_id) {
+        let Some(record) = record.filter(|record| !record.is_finished()) else {
+            return Err(format!("there is no run to {action}"));
+        };
+        match run.filter(|asked| *asked != record.run_id) {
             Some(asked) => Err(format!("the current run is {}, not {asked}", record.run_id)),
             None => Ok(record),
-        })
+        }
     }
 
     fn resume(
@@ -553,61 +566,55 @@ impl Daemon {
         run: Option<&str>,
         reload_config: bool,
         doing: Doing<'_>,
-    ) -> Result<(bool, String), DaemonError> {
-        let record = match self.asked_run(run, "resume")? {
+    ) -> (bool, String) {
+        let record = match self.asked_run(run, "resume") {
             Ok(record) => record,
-            Err(refusal) => return Ok((false, refusal)),
+            Err(refusal) => return (false, refusal),
         };
         if doing == Doing::Run(&record.prp) {
-            return Ok((false, format!("run {} is running", record.run_id)));
+            return (false, format!("run {} is running", record.run_id));
         }
         self.human_resume = Some(if reload_config {
             InputChanges::Reload
         } else {
             InputChanges::Refuse
         });
-        Ok((true, format!("run {} resumes now", record.run_id)))
+        (true, format!("run {} resumes now", record.run_id))
     }
 
-    fn abort(
-        &mut self,
-        run: Option<&str>,
-        doing: Doing<'_>,
-    ) -> Result<(bool, String), DaemonError> {
-        let record = match self.asked_run(run, "abort")? {
+    fn abort(&mut self, run: Option<&str>, doing: Doing<'_>) -> (bool, String) {
+        let record = match self.asked_run(run, "abort") {
             Ok(record) => record,
-            Err(refusal) => return Ok((false, refusal)),
+            Err(refusal) => return (false, refusal),
         };
         if doing == Doing::Run(&record.prp) {
-            return Ok(match session::request_abort(&self.session, &record) {
+            return match session::request_abort(&self.session, &record) {
                 Ok(()) => (
                     true,
                     format!("run {} aborts after its current step", record.run_id),
                 ),
                 Err(error) => (false, format!("{:#}", anyhow::Error::from(error))),
-            });
+            };
         }
         let options = session::Options {
             repo: self.options.repo.clone(),
             config: self.options.config.clone(),
             output: Output::Quiet,
         };
-        Ok(
-            match session::abort_locked(&self.lock, &options, Some(&record.run_id)) {
-                Ok(run_id) => {
-                    self.blocked = None;
-                    self.human_resume = None;
-                    tracing::info!(%run_id, "run aborted by a human");
-                    (true, format!("run {run_id} aborted"))
-                }
-                Err(error) => (false, format!("{:#}", anyhow::Error::from(error))),
-            },
-        )
+        match session::abort_locked(&self.lock, &options, Some(&record.run_id)) {
+            Ok(run_id) => {
+                self.blocked = None;
+                self.human_resume = None;
+                tracing::info!(%run_id, "run aborted by a human");
+                (true, format!("run {run_id} aborted"))
+            }
+            Err(error) => (false, format!("{:#}", anyhow::Error::from(error))),
+        }
     }
 
-    fn view(&self) -> Result<DaemonView, DaemonError> {
-        let record = RunRecord::load(&self.session.state())?;
-        Ok(DaemonView {
+    fn view(&self) -> DaemonView {
+        let record = RunRecord::load(&self.session.state()).ok().flatten();
+        DaemonView {
             pid: std::process::id(),
             activity: self.activity.clone(),
             driving: self.driving,
@@ -617,7 +624,7 @@ impl Daemon {
                 .as_ref()
                 .and_then(|record| cooldown::ends_at(record, self.cooldown)),
             blocked: self.blocked.clone(),
-        })
+        }
     }
 }
 
