@@ -54,7 +54,9 @@ pub(super) fn saved_queue(repo: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
 /// `prpd queue [PRP]`: shows the queue; with a PRP, queues it first.
 pub(super) fn queue(repo: &Path, prp: Option<&Path>, json: bool) -> anyhow::Result<ExitCode> {
-    let relative = prp.map(|prp| relative_prp(repo, prp)).transpose()?;
+    let relative = prp
+        .map(|prp| session::relative_prp(repo, prp))
+        .transpose()?;
     let request = Request::Queue {
         add: relative.clone(),
     };
@@ -96,28 +98,4 @@ pub(super) fn queue(repo: &Path, prp: Option<&Path>, json: bool) -> anyhow::Resu
         println!("{:>3}. {}", position + 1, prp.display());
     }
     Ok(ExitCode::Success)
-}
-
-/// The PRP's path relative to the repository: it must be a file inside it.
-fn relative_prp(repo: &Path, prp: &Path) -> anyhow::Result<PathBuf> {
-    let candidate = if prp.is_absolute() {
-        prp.to_path_buf()
-    } else {
-        repo.join(prp)
-    };
-    let absolute = candidate
-        .canonicalize()
-        .ok()
-        .filter(|path| path.is_file())
-        .ok_or_else(|| UsageError(format!("{}: no such PRP file", prp.display())))?;
-    Ok(absolute
-        .strip_prefix(repo)
-        .map_err(|_| {
-            UsageError(format!(
-                "{}: not inside the repository {}",
-                prp.display(),
-                repo.display()
-            ))
-        })?
-        .to_path_buf())
 }

@@ -633,7 +633,7 @@ fn context(
 }
 
 /// The PRP's path relative to the repository (it must live inside it).
-fn relative_prp(repo: &Path, prp: &Path) -> Result<PathBuf, SessionFailure> {
+pub fn relative_prp(repo: &Path, prp: &Path) -> Result<PathBuf, SessionFailure> {
     let candidate = if prp.is_absolute() || prp.exists() {
         prp.to_path_buf()
     } else {

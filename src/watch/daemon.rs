@@ -28,7 +28,7 @@ use crate::base::paths::SessionPaths;
 use crate::base::{process, shutdown};
 use crate::qa::standalone::{self, QaInputs, StandaloneRequest};
 use crate::run::driver::{InputChanges, Output, unix_now};
-use crate::run::record::{Delivery, RunRecord};
+use crate::run::record::{Delivery, RunError, RunRecord};
 use crate::run::session::{self, DirtyTree, Resumption, SessionFailure, Start};
 use crate::watch::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
 use crate::watch::cooldown;
@@ -181,9 +181,11 @@ impl Daemon {
         tokio::pin!(shutdown);
         notify_systemd_ready();
         loop {
-            let ended = match self.next_work() {
+            // One read of the record per pass: what to do next and, if nothing, what to show.
+            let record = RunRecord::load(&self.session.state());
+            let ended = match self.next_work(&record) {
                 Some(work) => self.carry_out(work, &mut shutdown).await?,
-                None => self.idle(&mut shutdown).await?,
+                None => self.idle(&record, &mut shutdown).await?,
             };
             if ended == Ended::Stopped {
                 break;
@@ -199,8 +201,8 @@ impl Daemon {
     }
 
     /// What there is to do now, in order: the current run, then the queue, then QA.
-    fn next_work(&mut self) -> Option<Work> {
-        let record = match RunRecord::load(&self.session.state()) {
+    fn next_work(&mut self, record: &Result<Option<RunRecord>, RunError>) -> Option<Work> {
+        let record = match record {
             Ok(record) => record,
             Err(error) => {
                 // Nothing starts over a record prpd cannot read: a queued run would replace it.
@@ -266,10 +268,12 @@ impl Daemon {
     /// next look for a `resume` file and the cooldown.
     async fn idle(
         &mut self,
+        record: &Result<Option<RunRecord>, RunError>,
         shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
     ) -> Result<Ended, DaemonError> {
-        self.activity = self.idle_activity();
-        let wake = if self.waits_for_human() {
+        self.activity = self.idle_activity(record);
+        let waits_for_human = matches!(record, Ok(Some(record)) if record.awaits_human());
+        let wake = if waits_for_human {
             RESUME_FILE_POLL
         } else {
             Duration::from_secs(24 * 3600)
@@ -286,22 +290,14 @@ impl Daemon {
         Ok(Ended::Done)
     }
 
-    fn waits_for_human(&self) -> bool {
-        RunRecord::load(&self.session.state())
-            .is_ok_and(|record| record.is_some_and(|record| record.awaits_human()))
-    }
-
-    fn idle_activity(&self) -> String {
-        let record = match RunRecord::load(&self.session.state()) {
+    fn idle_activity(&self, record: &Result<Option<RunRecord>, RunError>) -> String {
+        let record = match record {
             Ok(record) => record,
             Err(error) => {
-                return format!(
-                    "stopped: {:#}; no run starts until it is fixed",
-                    anyhow::Error::from(error)
-                );
+                return format!("stopped: {error:#}; no run starts until it is fixed");
             }
         };
-        match record.filter(|record| !record.is_finished()) {
+        match record.as_ref().filter(|record| !record.is_finished()) {
             Some(record) if self.blocked.is_some() => {
                 format!(
                     "blocked on run {} (prpd resume or prpd abort)",
