@@ -13,15 +13,18 @@
 //! 4. [`memory`]: what earlier runs and humans taught prpd, and the four questions QA asks;
 //! 5. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
 //!    the GitHub pull request and its remote checks;
-//! 6. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
-//! 7. [`watch`]: the daemon — its loop, the file watcher, the queue, the control socket;
-//! 8. [`cli`]: the command line.
+//! 6. [`protocols`]: the seeds' verification protocols — critical points, `[VERIFY]` tasks,
+//!    agent test plans;
+//! 7. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
+//! 8. [`watch`]: the daemon — its loop, the file watcher, the queue, the control socket;
+//! 9. [`cli`]: the command line.
 //!
 //! `ARCHITECTURE.md` at the repository root has the map of the modules and their invariants.
 
 pub mod base;
 pub mod cli;
 pub mod memory;
+pub mod protocols;
 pub mod prp;
 pub mod qa;
 pub mod run;

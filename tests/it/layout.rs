@@ -9,7 +9,17 @@ use regex::Regex;
 
 /// The subsystems from the bottom up: a module may import from its own subsystem and the ones
 /// before it. A new top-level module must be placed here.
-const ORDER: [&str; 8] = ["base", "prp", "qa", "memory", "ship", "run", "watch", "cli"];
+const ORDER: [&str; 9] = [
+    "base",
+    "prp",
+    "qa",
+    "memory",
+    "ship",
+    "protocols",
+    "run",
+    "watch",
+    "cli",
+];
 
 /// Lines a file may have before ARCHITECTURE.md must name it under "Long files".
 const MAX_LINES: usize = 800;
