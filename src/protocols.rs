@@ -8,3 +8,4 @@
 //! `[VERIFY]` tasks at QA and reads RED's test plan). It knows nothing of the run record.
 
 pub mod critical_points;
+pub mod mcp_server;

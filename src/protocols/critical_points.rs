@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod from_prp;
 pub mod plan;
 pub mod store;
+pub mod table;
 pub mod verdict;
 
 pub use evidence::Evidence;
