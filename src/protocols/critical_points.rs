@@ -12,6 +12,7 @@
 
 pub mod evidence;
 pub mod from_prp;
+pub mod in_run;
 pub mod plan;
 pub mod store;
 pub mod table;

@@ -57,13 +57,19 @@ fn structured(result: &CallToolResult) -> &Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[expect(clippy::too_many_lines, reason = "one conversation with the server, step by step")]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one conversation with the server, step by step"
+)]
 async fn an_mcp_client_declares_points_with_qa_plan_and_gets_a_verdict_from_verify_plan() {
     let root = tempfile::tempdir().expect("tempdir");
     let server = start(root.path()).await;
 
     let info = server.client.peer_info().expect("server info");
-    assert_eq!(info.server_info.as_ref().map(|server| server.name.as_str()), Some("prpd"));
+    assert_eq!(
+        info.server_info.as_ref().map(|server| server.name.as_str()),
+        Some("prpd")
+    );
     let tools = server
         .client
         .peer()
@@ -249,7 +255,7 @@ fn prpd_plan_create_and_verify_for_scripts() {
     assert_eq!(passing.status.code(), Some(0));
     let table = String::from_utf8_lossy(&passing.stdout);
     assert!(
-        table.contains("| CP1 | test_login | `test_login` | PASS | `test_login ... ok` |"),
+        table.contains("| CP1 | test_login | `test_login` | PASS | test_login ... ok |"),
         "{table}"
     );
 
@@ -286,4 +292,80 @@ fn prpd_plan_create_and_verify_for_scripts() {
         .expect("run");
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("bad_plan_id"));
+}
+
+/// The calc fixture's PRP with one more success criterion.
+fn prp_with_criterion(criterion: &str) -> String {
+    crate::run::prp("").replace(
+        "- [ ] Every acceptance criterion has a test that names it\n",
+        &format!("- [ ] Every acceptance criterion has a test that names it\n- [ ] {criterion}\n"),
+    )
+}
+
+fn last_report(summary: &Value) -> String {
+    let verdicts = summary["verdicts"].as_array().expect("verdicts");
+    let path = verdicts.last().expect("a verdict")["report"]
+        .as_str()
+        .expect("the report's path");
+    crate::run::read(Path::new(path))
+}
+
+#[test]
+fn a_success_criterion_the_work_does_not_meet_keeps_it_from_approve() {
+    // The agents do everything the tests and checks ask, but the PRP also promised `divide`:
+    // every QA names the point, and the run escalates after three REJECTs.
+    let repo = crate::run::calc_repo(
+        &prp_with_criterion("`divide` is exported from `src/calc.js`"),
+        &crate::run::prpd_toml("plain", &[], ""),
+    );
+    let (code, summary) = crate::run::run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    for verdict in summary["verdicts"].as_array().expect("verdicts") {
+        assert_eq!(verdict["verdict"], "REJECT");
+        let blocking = verdict["blocking"].to_string();
+        assert!(
+            blocking.contains("critical_points")
+                && blocking.contains("CP3")
+                && blocking.contains("divide"),
+            "{verdict:#}"
+        );
+    }
+    let report = last_report(&summary);
+    assert!(report.contains("## Critical Points"), "{report}");
+    assert!(report.contains("| CP1 | `multiply` is exported from `src/calc.js` | `multiply` + `src/calc.js` | PASS |"), "{report}");
+    assert!(report.contains("| CP3 | `divide` is exported from `src/calc.js` | `divide` + `src/calc.js` | FAIL | no evidence contains \"divide\" |"), "{report}");
+    let points: Value = serde_json::from_str(&crate::run::read(
+        &crate::run::run_dir(repo.path(), &summary).join("critical-points.json"),
+    ))
+    .expect("critical-points.json");
+    assert_eq!(points["critical_points"][2]["id"], "CP3");
+    assert_eq!(points["hints"][2], json!(["divide", "src/calc.js"]));
+}
+
+#[test]
+fn the_same_run_with_the_criteria_it_meets_ships_and_reports_each_point() {
+    let repo = crate::run::calc_repo(
+        &prp_with_criterion("`npm test` passes (verify: `npm test`)"),
+        &crate::run::prpd_toml("plain", &[], ""),
+    );
+    let (code, summary) = crate::run::run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    let report = last_report(&summary);
+    assert!(report.contains("| CP1 | `multiply` is exported from `src/calc.js` | `multiply` + `src/calc.js` | PASS |"), "{report}");
+    assert!(
+        report.contains(
+            "| CP2 | Every acceptance criterion has a test that names it | — | UNVERIFIED |"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("| CP3 | `npm test` passes | `npm test` | PASS |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("2 of 3 critical points verified, 1 unverified (no hint)"),
+        "{report}"
+    );
 }

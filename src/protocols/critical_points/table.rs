@@ -14,26 +14,26 @@ pub fn markdown(verdict: &PlanVerdict) -> String {
         String::from("| Point | Criterion | Hint | Verdict | Evidence |\n|---|---|---|---|---|\n");
     for point in &verdict.points {
         let (status, evidence) = match point.verdict {
-            PointStatus::Pass => (
-                "PASS",
-                point
-                    .matched
-                    .first()
-                    .map_or_else(String::new, |row| format!("`{}`", cell(row))),
-            ),
+            PointStatus::Pass => ("PASS", point.matched.first().cloned().unwrap_or_default()),
             PointStatus::Fail => (
                 "FAIL",
                 match point.contradicted.first() {
-                    Some(row) => format!("{}: `{}`", point.reason, cell(row)),
+                    Some(row) => format!("{}: {row}", point.reason),
                     None => point.reason.clone(),
                 },
             ),
             PointStatus::Unverified => ("UNVERIFIED", point.reason.clone()),
         };
+        // A PRP criterion's several hints are joined with ` + `; each is shown as code.
         let hint = if point.verification_hint.is_empty() {
             "—".to_owned()
         } else {
-            format!("`{}`", cell(&point.verification_hint))
+            point
+                .verification_hint
+                .split(" + ")
+                .map(|hint| format!("`{}`", cell(hint).replace('`', "'")))
+                .collect::<Vec<_>>()
+                .join(" + ")
         };
         let _ = writeln!(
             out,
@@ -90,11 +90,11 @@ mod tests {
         assert_eq!(lines.len(), 4);
         assert_eq!(
             lines[2],
-            "| CP1 | login \\| passes | `test_login` | PASS | `test_login ... ok` |"
+            "| CP1 | login \\| passes | `test_login` | PASS | test_login ... ok |"
         );
         assert_eq!(
             lines[3],
-            "| CP2 | logout passes | `test_logout` | FAIL | evidence says \"test_logout\" failed: `test_logout ... FAILED` |"
+            "| CP2 | logout passes | `test_logout` | FAIL | evidence says \"test_logout\" failed: test_logout ... FAILED |"
         );
     }
 }

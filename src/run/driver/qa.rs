@@ -53,6 +53,7 @@ impl Driver {
             .proof_check(detection, iteration_dir, &outcome.checks)
             .await?;
         outcome.add_check(proof);
+        self.judge_critical_points(&mut outcome)?;
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");
         let markdown = report::markdown(&outcome, Audience::Run);
