@@ -7,6 +7,7 @@ pub mod init;
 pub mod memory;
 pub mod status;
 mod usage;
+mod verify;
 mod watch;
 
 pub use usage::UsageError;
@@ -23,6 +24,7 @@ use crate::base::exit::ExitCode;
 use crate::base::process;
 use crate::base::repo::{self, NotInRepository};
 use crate::base::status_block::Verdict;
+use crate::protocols::verify_tasks::{TasksFileError, VerifyError};
 use crate::prp::PrpError;
 use crate::qa::discover::DetectError;
 use crate::qa::method::BaseDocsError;
@@ -107,6 +109,14 @@ pub enum Command {
     ///
     /// Example: `prpd memory search "rate limiter" --kind bugs`
     Memory(memory::MemoryArgs),
+    /// Run a task list's `[VERIFY]` tasks now, without an agent: their commands, the local CI,
+    /// the remote CI of HEAD, the AC checklist. Each prints the seed's report ending in
+    /// `VERIFICATION_PASS` or `VERIFICATION_FAIL`, is appended to `.progress.md` beside the file,
+    /// and has its checkbox ticked only when it passed.
+    ///
+    /// Exit code 0 when every task passed, 1 when one failed, 2 for a file to fix.
+    /// Example: `prpd verify specs/word-stats/tasks.md --task V4`
+    Verify(verify::VerifyArgs),
 }
 
 /// Options shared by commands that work on one repository.
@@ -360,6 +370,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             args.no_run,
         ),
         Command::Memory(args) => memory::run(args),
+        Command::Verify(args) => verify::verify(&args),
     }
 }
 
@@ -465,6 +476,10 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<NotInRepository>()
             || cause.is::<ReportNotWritable>()
             || cause.is::<SessionError>()
+            || cause.is::<TasksFileError>()
+            || cause
+                .downcast_ref::<VerifyError>()
+                .is_some_and(VerifyError::is_users_to_fix)
             || matches!(
                 cause.downcast_ref::<DaemonError>(),
                 Some(DaemonError::Config(_) | DaemonError::Queue(QueueError::Corrupt { .. }))
