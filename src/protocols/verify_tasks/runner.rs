@@ -265,9 +265,8 @@ fn local_ci(detection: &Detection, repo: &std::path::Path) -> Vec<Planned> {
             planned.push(Planned::Skip(
                 found.command.clone(),
                 format!(
-                    "prpd's guess ({}): the project declares no {} command",
-                    found.source,
-                    kind.name()
+                    "not declared by the project: prpd's guess from {}",
+                    found.source
                 ),
             ));
         } else if let Err(reason) = discover::judge_now(repo, found) {
