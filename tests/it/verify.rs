@@ -16,7 +16,9 @@ use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::run::{PRP, agent_calls, calc_repo, prp, prpd_toml, read, run, run_dir, verdicts};
+use crate::run::{
+    PRP, agent_calls, calc_repo, measured, prp, prpd_toml, read, run, run_dir, verdicts,
+};
 use crate::ship::files_under;
 use crate::ship_github::{Api, REPOSITORY, TOKEN, authorized, check_runs, path_regex_commits};
 use crate::util::TestRepo;
@@ -475,20 +477,24 @@ const NEGATIVES: &str = "import { multiply } from \"../src/calc.js\";\n\
     \x20 process.exit(1);\n}\n\
     console.log(\"multiply keeps signs\");\n";
 
-#[test]
-fn in_the_loop_a_failed_verify_task_rejects_and_its_output_reaches_green() {
+/// The `calc` fixture whose PRP has `[VERIFY]` tasks (a sign check, the remote CI, the AC
+/// checklist), GREEN played by `green`; and the PRP's text.
+fn verify_loop_repo(green: &str) -> (TestRepo, String) {
     let tasks = "- [ ] V1 [VERIFY] Negative numbers: node scripts/negatives.mjs\n\
                  - [ ] V5 [VERIFY] CI pipeline passes\n- [ ] V6 [VERIFY] AC checklist\n";
     let prp_text = prp("").replace(
         "2. Implement `multiply` in `src/calc.js`.\n",
         &format!("2. Implement `multiply` in `src/calc.js`.\n{tasks}"),
     );
-    let repo = calc_repo(
-        &prp_text,
-        &prpd_toml("plain", &[("green", "verify-late")], ""),
-    );
+    let repo = calc_repo(&prp_text, &prpd_toml("plain", &[("green", green)], ""));
     repo.file("scripts/negatives.mjs", NEGATIVES)
         .commit("the sign check");
+    (repo, prp_text)
+}
+
+#[test]
+fn in_the_loop_a_failed_verify_task_rejects_and_its_output_reaches_green() {
+    let (repo, prp_text) = verify_loop_repo("verify-late");
 
     let (code, summary) = run(&repo);
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
@@ -575,4 +581,27 @@ fn in_the_loop_a_failed_verify_task_rejects_and_its_output_reaches_green() {
     );
     assert!(read(&repo.join(PRP)).contains("- [x] V1 [VERIFY] Negative numbers"));
     assert!(read(&repo.join("PRPs/.progress.md")).contains("VERIFICATION_PASS"));
+}
+
+#[test]
+fn in_the_loop_an_agent_cannot_rewrite_the_script_a_verify_task_runs() {
+    let (repo, _) = verify_loop_repo("cheat-verify");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "never reached QA: {summary:#}");
+    let expected = "`scripts/negatives.mjs` was changed: it is part of the test harness";
+    let green = measured(repo.path(), &summary, "green");
+    assert!(!green.is_empty());
+    for measured in &green {
+        assert!(
+            measured["gate_1"].to_string().contains(expected),
+            "{measured:#}"
+        );
+    }
+    assert_eq!(
+        read(&repo.join("scripts/negatives.mjs")),
+        NEGATIVES,
+        "the check is back as the PRP's author wrote it"
+    );
 }

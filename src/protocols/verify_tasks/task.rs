@@ -119,6 +119,15 @@ impl VerifyTask {
             .map(|field| field.text.as_str())
     }
 
+    /// The commands written on the task's line: none for a remote CI, an AC checklist, or a
+    /// local CI left to discovery. The loop freezes what they run through with the test harness.
+    pub fn written_commands(&self) -> &[String] {
+        match &self.kind {
+            TaskKind::Commands(commands) | TaskKind::LocalCi(commands) => commands,
+            TaskKind::Pipeline | TaskKind::AcceptanceChecklist | TaskKind::NothingToRun => &[],
+        }
+    }
+
     /// Whether `wanted` (from `--task`) names this task, case ignored.
     pub fn is_named(&self, wanted: &str) -> bool {
         self.id.label().eq_ignore_ascii_case(wanted.trim())

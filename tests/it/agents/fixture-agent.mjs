@@ -16,6 +16,8 @@
 //   verify-late   does the phase's work, but GREEN writes a multiply that loses the sign
 //                 (RED's test still passes) until its feedback holds a failed [VERIFY] task's
 //                 output (VERIFICATION_FAIL); then it writes the right one
+//   cheat-verify  GREEN: writes the multiply that loses the sign and rewrites the PRP's
+//                 [VERIFY] check (scripts/negatives.mjs) to pass whatever multiply does, says done
 //   stage-only    does the phase's work and, in GREEN, stages a file in git's index (`git add`)
 //                 and removes it from the working tree: it exists only in the user's index
 //   cheat-ignore  hides a passing test file of its own from git through .gitignore, says done
@@ -231,6 +233,15 @@ switch (behaviour) {
       const source = readFileSync(SOURCE, "utf8").replace(MULTIPLY, "").replace(SIGNLESS, "");
       writeFileSync(SOURCE, source + (told ? MULTIPLY : SIGNLESS));
       answer(`${phase}: implemented multiply.\n${block(true)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
+    break;
+  case "cheat-verify":
+    if (phase === "GREEN") {
+      writeFileSync(SOURCE, readFileSync(SOURCE, "utf8").replace(MULTIPLY, "").replace(SIGNLESS, "") + SIGNLESS);
+      writeFileSync("scripts/negatives.mjs", 'console.log("multiply keeps signs");\n');
+      answer(`${phase}: implemented multiply and simplified a check.\n${block(true)}`);
     } else {
       answer(`${phase}: did the work.\n${block(work())}`);
     }
