@@ -9,3 +9,4 @@
 
 pub mod critical_points;
 pub mod mcp_server;
+pub mod verify_tasks;

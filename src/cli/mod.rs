@@ -9,6 +9,7 @@ pub mod memory;
 mod plan;
 pub mod status;
 mod usage;
+mod verify;
 mod watch;
 
 pub use usage::UsageError;
@@ -25,6 +26,7 @@ use crate::base::exit::ExitCode;
 use crate::base::process;
 use crate::base::repo::{self, NotInRepository};
 use crate::base::status_block::Verdict;
+use crate::protocols::verify_tasks::{TasksFileError, VerifyError};
 use crate::prp::PrpError;
 use crate::qa::discover::DetectError;
 use crate::qa::method::BaseDocsError;
@@ -117,6 +119,14 @@ pub enum Command {
     /// Critical points for scripts: declare a task's points (`plan create`) and judge evidence
     /// against them (`plan verify`); plans are kept under `test-results/plans/`.
     Plan(plan::PlanArgs),
+    /// Run a task list's `[VERIFY]` tasks now, without an agent: their commands, the local CI,
+    /// the remote CI of HEAD, the AC checklist. Each prints the seed's report ending in
+    /// `VERIFICATION_PASS` or `VERIFICATION_FAIL`, is appended to `.progress.md` beside the file,
+    /// and has its checkbox ticked only when it passed.
+    ///
+    /// Exit code 0 when every task passed, 1 when one failed, 2 for a file to fix.
+    /// Example: `prpd verify specs/word-stats/tasks.md --task V4`
+    Verify(verify::VerifyArgs),
 }
 
 /// Options shared by commands that work on one repository.
@@ -372,6 +382,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Memory(args) => memory::run(args),
         Command::Mcp(args) => mcp::run(&args),
         Command::Plan(args) => plan::run(args),
+        Command::Verify(args) => verify::verify(&args),
     }
 }
 
@@ -477,6 +488,10 @@ pub fn exit_code_for(error: &anyhow::Error) -> ExitCode {
             || cause.is::<NotInRepository>()
             || cause.is::<ReportNotWritable>()
             || cause.is::<SessionError>()
+            || cause.is::<TasksFileError>()
+            || cause
+                .downcast_ref::<VerifyError>()
+                .is_some_and(VerifyError::is_users_to_fix)
             || matches!(
                 cause.downcast_ref::<DaemonError>(),
                 Some(DaemonError::Config(_) | DaemonError::Queue(QueueError::Corrupt { .. }))

@@ -248,8 +248,9 @@ fn acceptance_id(text: &str) -> Option<(String, String)> {
     Some((id, rest))
 }
 
-/// The lines outside fenced code blocks, with their 1-based numbers.
-fn unfenced_lines(text: &str) -> Vec<(usize, &str)> {
+/// The lines outside fenced code blocks, with their 1-based numbers: what every reader of a
+/// task list or PRP looks at, so example Markdown inside a fence is never taken as structure.
+pub(crate) fn unfenced_lines(text: &str) -> Vec<(usize, &str)> {
     let mut lines = Vec::new();
     let mut open_fence: Option<String> = None;
     for (index, line) in text.lines().enumerate() {
@@ -325,6 +326,18 @@ pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
         tasks: collector.tasks,
         acceptance,
     })
+}
+
+/// The acceptance criteria of any Markdown document, by the rules of [`parse`] (ids anywhere,
+/// unnamed items of an Acceptance Criteria section numbered), without asking for a title or
+/// success criteria: a ralph-specum `requirements.md` beside a task list is such a document.
+pub fn acceptance_criteria(text: &str) -> Vec<Acceptance> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut collector = Collector::default();
+    for (number, line) in unfenced_lines(text) {
+        collector.line(number, line);
+    }
+    merge_acceptance(collector.explicit_acceptance, collector.unnamed_acceptance)
 }
 
 /// What the line-by-line pass over the unfenced lines collects.
@@ -736,6 +749,25 @@ Gate 1 (Objective): blocking_failed == 0
         for (text, expected) in cases {
             assert_eq!(error(text), expected, "{text:?}");
         }
+    }
+
+    #[test]
+    fn acceptance_criteria_of_a_requirements_file_need_no_title() {
+        let text = "### US-1\n- [ ] AC-1.1: tagged tasks\n```\n- [ ] AC-9: fenced\n```\n\
+                    ## Acceptance Criteria\n- the report lists every criterion\n";
+        let found: Vec<(String, String, usize)> = acceptance_criteria(text)
+            .into_iter()
+            .map(|ac| (ac.id, ac.text, ac.line))
+            .collect();
+        let expected = [
+            ("AC-1.1", "tagged tasks", 2),
+            ("AC-1", "the report lists every criterion", 7),
+        ];
+        let expected: Vec<(String, String, usize)> = expected
+            .iter()
+            .map(|(id, text, line)| ((*id).to_owned(), (*text).to_owned(), *line))
+            .collect();
+        assert_eq!(found, expected);
     }
 
     #[test]

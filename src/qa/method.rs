@@ -34,6 +34,7 @@ mod since_base;
 mod written;
 
 pub(crate) use files::is_test_path;
+pub use prp_coverage::{AcceptanceId, test_files_naming};
 pub use since_base::{BaseDocs, BaseDocsError};
 
 use adr::check_docs_adr;
@@ -222,6 +223,10 @@ mod tests {
             std::fs::create_dir_all(path.parent().expect("test fixture")).expect("test fixture");
             std::fs::write(path, text).expect("test fixture");
             self
+        }
+
+        pub(super) fn path(&self) -> &Path {
+            self.0.path()
         }
 
         pub(super) fn run(&self, method: Method, prp: Option<&Prp>) -> MethodOutcome {

@@ -26,6 +26,7 @@ mod remote_checks;
 mod ship;
 mod snapshots;
 mod status;
+mod verify;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

@@ -5,8 +5,10 @@
 //! `qa-tools-mapping.yml`, everything under `.prpd/`) freeze when the run starts: an agent never
 //! configures the loop that judges it. The test harness freezes at the end of RED: every file
 //! under the test paths (RED's tests and those that were there before), the files the test
-//! command runs through (a Makefile or justfile recipe, a script it names, runner configuration,
-//! `conftest.py`, `sitecustomize.py`, `*.pth`), and the test sections of files that also hold
+//! command and the PRP's `[VERIFY]` commands run through (a Makefile or justfile recipe, a
+//! script it names, runner configuration, `conftest.py`, `sitecustomize.py`, `*.pth`; a check
+//! the PRP runs is judged by its script, which no agent may rewrite to pass), and the test
+//! sections of files that also hold
 //! other things (`package.json` scripts and runner keys, `pyproject.toml` `[tool.pytest]`,
 //! `setup.cfg` `[tool:pytest]`), so that GREEN may still add a dependency there.
 //!
@@ -303,19 +305,21 @@ impl Freeze {
     }
 
     /// Adds the test harness as it is in `files`, the files of `snapshot` (the end of RED, and
-    /// again the end of GREEN); `read` gives the text of a file of that snapshot.
+    /// again the end of GREEN), with the files `commands` (the test command, the PRP's
+    /// `[VERIFY]` commands) run through; `read` gives the text of a file of that snapshot.
     pub fn harness(
         &mut self,
         snapshot: &Snapshot,
         files: &BTreeMap<PathBuf, String>,
-        test_command: Option<&str>,
+        commands: &[&str],
         read: impl Fn(&Path) -> Option<String>,
     ) {
         self.families.insert(Family::Harness);
         self.frozen_at.insert(Family::Harness, snapshot.clone());
-        let named = test_command.map_or_else(BTreeSet::new, |command| {
-            command_files(command, files, &read)
-        });
+        let named: BTreeSet<PathBuf> = commands
+            .iter()
+            .flat_map(|command| command_files(command, files, &read))
+            .collect();
         for (path, blob) in files {
             if is_prpd_input(path) {
                 continue;
@@ -462,7 +466,7 @@ mod tests {
             before.contains("prpd.toml") && before.contains("p1"),
             "{before}"
         );
-        freeze.harness(&snapshot("red"), &base, Some("npm test"), no_text);
+        freeze.harness(&snapshot("red"), &base, &["npm test"], no_text);
         assert_eq!(freeze.prpd_inputs_text(), before);
     }
 
@@ -476,7 +480,7 @@ mod tests {
             ("calc.py", "c1"),
         ]);
         let mut freeze = Freeze::default();
-        freeze.harness(&snapshot("red"), &at_red_end, Some("make test"), no_text);
+        freeze.harness(&snapshot("red"), &at_red_end, &["make test"], no_text);
         let honest = files(&[
             ("Makefile", "m1"),
             ("run_tests.py", "r1"),
@@ -548,7 +552,7 @@ mod tests {
         let at = |text: &'static str| move |_: &Path| Some(text.to_owned());
         let repo = files(&[("package.json", "x")]);
         let mut freeze = Freeze::default();
-        freeze.harness(&snapshot("red"), &repo, Some("npm test"), at(before));
+        freeze.harness(&snapshot("red"), &repo, &["npm test"], at(before));
         assert!(freeze.violations(&repo, false, at(more_deps)).is_empty());
         let violations = freeze.violations(&repo, false, at(new_script));
         assert_eq!(violations.len(), 1);

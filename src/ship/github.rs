@@ -11,7 +11,8 @@
 //! (`issues.rs`) files the escalation issue; [`GitHub::wait_for_checks`] (`wait.rs`) polls the
 //! check runs and commit statuses of a SHA with backoff and returns [`RemoteChecks`]
 //! (`checks.rs`, pure): finished, timed out, or no checks at all — never a silent pass.
-//! [`repository_from_remote_url`] reads `owner/repo` from a git remote's URL.
+//! [`repository_from_remote_url`] reads `owner/repo` from a git remote's URL; [`repository_for`]
+//! and [`client_for`] (`repository.rs`) turn `[ship]` into the repository and its client.
 //!
 //! Responses are read into minimal serde structs rather than octocrab's models, so a field
 //! GitHub adds, drops or nulls cannot fail a ship, and tests can answer with GitHub's documented
@@ -26,6 +27,7 @@ mod pulls;
 mod rate_limit;
 mod remote_url;
 mod reply;
+mod repository;
 mod wait;
 
 #[cfg(test)]
@@ -38,4 +40,5 @@ pub use issues::IssueRef;
 pub use pulls::{Opened, PullRequest, PullRequestDraft};
 pub use rate_limit::RateLimitPolicy;
 pub use remote_url::repository_from_remote_url;
+pub use repository::{client_for, repository_for};
 pub use wait::PollPolicy;

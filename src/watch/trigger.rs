@@ -63,15 +63,19 @@ impl Layout {
     }
 
     /// Whether `relative` names a PRP: a Markdown file under the PRP folder, other than a
-    /// folder's README.
+    /// folder's README and a hidden file (`.progress.md`, which `prpd verify` keeps beside the
+    /// task list it verified).
     pub fn is_prp(&self, relative: &Path) -> bool {
+        let name = relative
+            .file_name()
+            .map(|name| name.to_string_lossy())
+            .unwrap_or_default();
         relative.starts_with(&self.prp_dir)
             && relative
                 .extension()
                 .is_some_and(|extension| extension.eq_ignore_ascii_case("md"))
-            && !relative
-                .file_name()
-                .is_some_and(|name| name.eq_ignore_ascii_case("README.md"))
+            && !name.eq_ignore_ascii_case("README.md")
+            && !name.starts_with('.')
     }
 }
 
@@ -114,6 +118,7 @@ mod tests {
                     "PRPs/nested/b.MD",
                     "PRPs/nested/b.MD",
                     "PRPs/README.md",
+                    "PRPs/.progress.md",
                 ],
                 Triggers {
                     prps: vec![PathBuf::from("PRPs/nested/b.MD")],

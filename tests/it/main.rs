@@ -27,4 +27,5 @@ mod ship_github;
 mod snapshots;
 mod task_runners;
 mod util;
+mod verify;
 mod watch;

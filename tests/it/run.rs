@@ -314,6 +314,14 @@ fn demo_ships_after_one_reject_then_approve() {
     // The artifacts of the run.
     let session = dir.join(".prp-session");
     let run = run_dir(&dir, &summary);
+    let progress = read(&run.join("progress.md"));
+    assert_eq!(
+        progress
+            .matches("### V4 [VERIFY] Full local CI: VERIFICATION_PASS")
+            .count(),
+        2,
+        "the PRP's [VERIFY] task ran at both QAs: {progress}"
+    );
     let pr = read(&run.join("pr.md"));
     assert!(pr.starts_with("# feat: Word statistics"), "{pr}");
     assert_eq!(json_file(&run.join("summary.json")), summary);

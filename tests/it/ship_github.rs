@@ -21,13 +21,13 @@ use crate::ship::{BRANCH, bare_remote, branch_tip, files_under, oid, prpd, ship_
 use crate::util::TestRepo;
 
 /// The token prpd finds in `$GITHUB_TOKEN`; long and odd enough that finding it is a leak.
-const TOKEN: &str = "ghp_prpdItToken0123456789abcdefGHIJKL";
+pub(crate) const TOKEN: &str = "ghp_prpdItToken0123456789abcdefGHIJKL";
 
 /// The repository `[ship] repository` names (the remote is a local path).
-const REPOSITORY: &str = "/repos/acme/calc";
+pub(crate) const REPOSITORY: &str = "/repos/acme/calc";
 
 /// The body of a documented GitHub answer from `tests/fixtures/github/`.
-fn fixture(name: &str) -> Value {
+pub(crate) fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/github")
         .join(name);
@@ -43,7 +43,7 @@ fn pull_request() -> Value {
 }
 
 /// `GET …/check-runs` listing one finished check run named `ci / test` with `conclusion`.
-fn check_runs(conclusion: &str) -> Value {
+pub(crate) fn check_runs(conclusion: &str) -> Value {
     let mut page = fixture("check-runs.json");
     let run = &mut page["check_runs"][0];
     run["name"] = json!("ci / test");
@@ -54,7 +54,7 @@ fn check_runs(conclusion: &str) -> Value {
 
 /// A mock GitHub API on its own runtime, which keeps serving while the test thread waits
 /// for prpd.
-struct Api {
+pub(crate) struct Api {
     runtime: tokio::runtime::Runtime,
     server: MockServer,
 }
@@ -62,7 +62,7 @@ struct Api {
 impl Api {
     /// A server of its own (not one of wiremock's pooled servers, which keep listening after
     /// they are dropped), so that dropping it takes the API down.
-    fn start() -> Api {
+    pub(crate) fn start() -> Api {
         Api::start_on(0)
     }
 
@@ -74,11 +74,11 @@ impl Api {
         Api { runtime, server }
     }
 
-    fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.server.address().port()
     }
 
-    fn mount(&self, mock: Mock) {
+    pub(crate) fn mount(&self, mock: Mock) {
         self.runtime.block_on(mock.mount(&self.server));
     }
 
@@ -94,7 +94,7 @@ impl Api {
     }
 
     /// The requests `verb path`, in order.
-    fn requests_to(&self, verb: &str, route: &str) -> Vec<Request> {
+    pub(crate) fn requests_to(&self, verb: &str, route: &str) -> Vec<Request> {
         self.requests()
             .into_iter()
             .filter(|request| request.method.as_str() == verb && request.url.path() == route)
@@ -167,7 +167,7 @@ impl Api {
     }
 
     /// The commit statuses of any commit: none (the checks come as check runs).
-    fn mount_no_statuses(&self) {
+    pub(crate) fn mount_no_statuses(&self) {
         self.mount(
             authorized(Mock::given(method("GET")).and(path_regex_commits("status"))).respond_with(
                 ResponseTemplate::new(200).set_body_json(json!({
@@ -179,12 +179,12 @@ impl Api {
 }
 
 /// `mock` answering only requests that carry the token as octocrab sends it.
-fn authorized(mock: wiremock::MockBuilder) -> wiremock::MockBuilder {
+pub(crate) fn authorized(mock: wiremock::MockBuilder) -> wiremock::MockBuilder {
     mock.and(header("authorization", format!("Bearer {TOKEN}").as_str()))
 }
 
 /// Matches `…/commits/<sha>/<tail>` of the repository.
-fn path_regex_commits(tail: &str) -> wiremock::matchers::PathRegexMatcher {
+pub(crate) fn path_regex_commits(tail: &str) -> wiremock::matchers::PathRegexMatcher {
     wiremock::matchers::path_regex(format!("^{REPOSITORY}/commits/[0-9a-f]{{40}}/{tail}$"))
 }
 

@@ -1,6 +1,10 @@
 //! The `parse_prp_and_verify` method: a PRP's acceptance criteria are only trustworthy when
 //! tests exercise them, so this check traces each criterion to a test file that names it and
-//! reports the share that is covered.
+//! reports the share that is covered. The same trace ([`AcceptanceId`], [`test_files_naming`])
+//! serves the `[VERIFY] AC checklist` task, which also needs the tests named after an id.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
@@ -18,10 +22,17 @@ struct Requirement {
     pattern: Regex,
 }
 
-impl Requirement {
-    /// An acceptance id such as `AC-1.2`, found as `AC-1.2` or `ac_1_2`, but not inside
-    /// `AC-1.20` or `AC-12`.
-    fn acceptance(id: &str) -> Requirement {
+/// An acceptance id such as `AC-1.2` as a text names it: `AC-1.2`, `ac_1_2` or `AC 1.2`'s
+/// test name `ac_1_2_…`, but not `AC-1.20` or `AC-12`.
+#[derive(Debug, Clone)]
+pub struct AcceptanceId {
+    id: String,
+    pattern: Regex,
+}
+
+impl AcceptanceId {
+    /// The pattern of `id`.
+    pub fn new(id: &str) -> AcceptanceId {
         let parts: Vec<String> = id
             .split(['-', '.', '_'])
             .filter(|part| !part.is_empty())
@@ -31,9 +42,70 @@ impl Requirement {
             r"(?i)(?:^|[^a-z0-9]){}(?:$|[^a-z0-9_.-]|[_.-](?:$|[^0-9]))",
             parts.join("[-_.]")
         );
-        Requirement {
-            label: id.to_owned(),
+        AcceptanceId {
+            id: id.to_owned(),
             pattern: regex(&pattern),
+        }
+    }
+
+    /// The id as written.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Whether `text` (a file, a test's name) names the id.
+    pub fn is_named_in(&self, text: &str) -> bool {
+        self.pattern.is_match(text)
+    }
+}
+
+/// For each of `ids`, the test files under `repo` that name it (relative paths, sorted), by the
+/// rules of `parse_prp_and_verify`: test files by path, or Rust files with tests in them;
+/// prose (the PRP, a `requirements.md`) never counts.
+pub fn test_files_naming(repo: &Path, ids: &[AcceptanceId]) -> BTreeMap<String, Vec<PathBuf>> {
+    let mut named: BTreeMap<String, Vec<PathBuf>> =
+        ids.iter().map(|id| (id.id.clone(), Vec::new())).collect();
+    for path in walk(repo) {
+        let Some(text) = test_file_text(repo, &path, None) else {
+            continue;
+        };
+        let relative = path.strip_prefix(repo).unwrap_or(&path);
+        for id in ids.iter().filter(|id| id.is_named_in(&text)) {
+            named
+                .entry(id.id.clone())
+                .or_default()
+                .push(relative.to_path_buf());
+        }
+    }
+    named
+}
+
+/// The text of `path` when it holds tests (see [`test_files_naming`]); `prp` is skipped too.
+fn test_file_text(repo: &Path, path: &Path, prp: Option<&Path>) -> Option<String> {
+    let relative = path.strip_prefix(repo).unwrap_or(path);
+    let extension = extension(path);
+    if PROSE_EXTENSIONS.contains(&extension.as_str())
+        || prp.is_some_and(|prp| path == repo.join(prp) || path == prp)
+    {
+        return None;
+    }
+    let by_path = is_test_path(relative);
+    if !by_path && extension != "rs" {
+        return None;
+    }
+    let text = read_text(path)?;
+    if !by_path && !text.contains("#[cfg(test)]") && !text.contains("#[test]") {
+        return None;
+    }
+    Some(text)
+}
+
+impl Requirement {
+    fn acceptance(id: &str) -> Requirement {
+        let id = AcceptanceId::new(id);
+        Requirement {
+            label: id.id,
+            pattern: id.pattern,
         }
     }
 
@@ -78,27 +150,14 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
             reason: "the PRP lists no acceptance or success criteria".to_owned(),
         };
     }
-    let prp_path = context.repo.join(&prp.path);
     let mut test_files = 0usize;
     for path in walk(context.repo) {
         if open.is_empty() {
             break;
         }
-        let relative = path.strip_prefix(context.repo).unwrap_or(&path);
-        let extension = extension(&path);
-        if PROSE_EXTENSIONS.contains(&extension.as_str()) || path == prp_path || path == prp.path {
-            continue;
-        }
-        let by_path = is_test_path(relative);
-        if !by_path && extension != "rs" {
-            continue;
-        }
-        let Some(text) = read_text(&path) else {
+        let Some(text) = test_file_text(context.repo, &path, Some(&prp.path)) else {
             continue;
         };
-        if !by_path && !text.contains("#[cfg(test)]") && !text.contains("#[test]") {
-            continue;
-        }
         test_files += 1;
         open.retain(|requirement| !requirement.pattern.is_match(&text));
     }
@@ -129,6 +188,7 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
 
 #[cfg(test)]
 mod tests {
+    use super::{AcceptanceId, test_files_naming};
     use crate::qa::method::tests::{Repo, figure, prp, rate_limiter};
     use crate::qa::method::{Method, MethodOutcome};
     use crate::qa::metrics::MetricValue;
@@ -173,6 +233,31 @@ mod tests {
         );
         assert_eq!(value, MetricValue::Number(100.0));
         assert_eq!(detail, "all 3 acceptance criteria are referenced in tests");
+    }
+
+    #[test]
+    fn test_files_naming_traces_each_id_to_its_test_files_only() {
+        let repo = Repo::new();
+        repo.file("PRPs/feature.md", "- [ ] AC-1 x\n- [ ] AC-2 y\n")
+            .file("specs/x/requirements.md", "AC-1 AC-2\n")
+            .file("src/lib.js", "// AC-2 implemented here, not a test\n")
+            .file("test/a.test.js", "test('AC-1: works', () => {});\n")
+            .file("test/b.test.js", "test('AC-10 and ac_1_case', () => {});\n");
+        let ids = [AcceptanceId::new("AC-1"), AcceptanceId::new("AC-2")];
+        let named = test_files_naming(repo.path(), &ids);
+        assert_eq!(
+            named["AC-1"],
+            [
+                std::path::PathBuf::from("test/a.test.js"),
+                std::path::PathBuf::from("test/b.test.js")
+            ]
+        );
+        assert!(named["AC-2"].is_empty(), "{named:?}");
+        assert!(ids[0].is_named_in("AC-1: wordStats counts words"));
+        assert!(ids[0].is_named_in("tests::ac_1_over_the_limit"));
+        assert!(!ids[0].is_named_in("AC-10: something else"));
+        assert!(!ids[0].is_named_in("AC-1.2 nested"));
+        assert_eq!(ids[1].id(), "AC-2");
     }
 
     #[test]

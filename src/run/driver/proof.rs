@@ -240,7 +240,7 @@ mod tests {
             commit: "c".to_owned(),
             tree: "t".to_owned(),
         };
-        freeze.harness(&snapshot, &at_red_end, None, |_| None);
+        freeze.harness(&snapshot, &at_red_end, &[], |_| None);
         let (paths, files) = harness_layout(&freeze, &at_base);
         assert!(
             paths.contains(&PathBuf::from("tests/test_old.py")),

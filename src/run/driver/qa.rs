@@ -36,7 +36,8 @@ impl Driver {
         write_json(&self.context.session.qa_state(), &state)
     }
 
-    /// Runs the whole checklist for a QA iteration and writes its report.
+    /// Runs the whole checklist for a QA iteration, then the PRP's `[VERIFY]` tasks
+    /// (`driver/verify.rs`), and writes the report.
     pub(super) async fn qa_pass(
         &mut self,
         detection: &Detection,
@@ -53,6 +54,12 @@ impl Driver {
             .proof_check(detection, iteration_dir, &outcome.checks)
             .await?;
         outcome.add_check(proof);
+        for check in self
+            .verify_tasks(detection, iteration_dir, &outcome)
+            .await?
+        {
+            outcome.add_check(check);
+        }
         self.judge_critical_points(&mut outcome)?;
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
+use crate::protocols::verify_tasks;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::method::BaseDocs;
@@ -236,19 +237,30 @@ impl Driver {
     }
 
     /// Freezes the test harness as the last accepted snapshot holds it (end of RED; again at
-    /// the end of GREEN, which may have added tests after a REJECT).
+    /// the end of GREEN, which may have added tests after a REJECT), with what the test command
+    /// and the PRP's `[VERIFY]` commands run through.
     pub(super) fn freeze_harness(&mut self, detection: &Detection) -> Result<(), DriveError> {
         let Some(last) = self.record.snapshots.last.clone() else {
             return Ok(());
         };
         let snapshots = self.snapshots()?;
         let files = snapshots.files(&last)?;
-        self.record.freeze.harness(
-            &last,
-            &files,
-            detection.command(CommandKind::Test),
-            |path| snapshots.read(&last, path).ok().flatten(),
-        );
+        let tasks = verify_tasks::parse(&self.context.prp_text);
+        let commands: Vec<&str> = detection
+            .command(CommandKind::Test)
+            .into_iter()
+            .chain(
+                tasks
+                    .iter()
+                    .flat_map(verify_tasks::VerifyTask::written_commands)
+                    .map(String::as_str),
+            )
+            .collect();
+        self.record
+            .freeze
+            .harness(&last, &files, &commands, |path| {
+                snapshots.read(&last, path).ok().flatten()
+            });
         Ok(())
     }
 

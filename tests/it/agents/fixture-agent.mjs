@@ -13,6 +13,11 @@
 //   cheat-runner  rewrites package.json's test script to print a passing tally, says done
 //   cheat-newtest adds a test file of its own that passes, says done
 //   extra-test    does the phase's work and, in GREEN, adds a test of its own for multiply
+//   verify-late   does the phase's work, but GREEN writes a multiply that loses the sign
+//                 (RED's test still passes) until its feedback holds a failed [VERIFY] task's
+//                 output (VERIFICATION_FAIL); then it writes the right one
+//   cheat-verify  GREEN: writes the multiply that loses the sign and rewrites the PRP's
+//                 [VERIFY] check (scripts/negatives.mjs) to pass whatever multiply does, says done
 //   stage-only    does the phase's work and, in GREEN, stages a file in git's index (`git add`)
 //                 and removes it from the working tree: it exists only in the user's index
 //   cheat-ignore  hides a passing test file of its own from git through .gitignore, says done
@@ -78,6 +83,13 @@ const MULTIPLY = `
 /** The product of two numbers. */
 export function multiply(a, b) {
   return a * b;
+}
+`;
+
+const SIGNLESS = `
+/** The product of two numbers. */
+export function multiply(a, b) {
+  return Math.abs(a * b);
 }
 `;
 
@@ -213,6 +225,26 @@ switch (behaviour) {
       );
     }
     answer(`${phase}: did the work.\n${block(work())}`);
+    break;
+  case "verify-late":
+    if (phase === "GREEN") {
+      const feedback = process.env.PRPD_FEEDBACK ?? "";
+      const told = feedback !== "" && existsSync(feedback) && readFileSync(feedback, "utf8").includes("VERIFICATION_FAIL");
+      const source = readFileSync(SOURCE, "utf8").replace(MULTIPLY, "").replace(SIGNLESS, "");
+      writeFileSync(SOURCE, source + (told ? MULTIPLY : SIGNLESS));
+      answer(`${phase}: implemented multiply.\n${block(true)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
+    break;
+  case "cheat-verify":
+    if (phase === "GREEN") {
+      writeFileSync(SOURCE, readFileSync(SOURCE, "utf8").replace(MULTIPLY, "").replace(SIGNLESS, "") + SIGNLESS);
+      writeFileSync("scripts/negatives.mjs", 'console.log("multiply keeps signs");\n');
+      answer(`${phase}: implemented multiply and simplified a check.\n${block(true)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
     break;
   case "stage-only":
     if (phase === "GREEN") {
