@@ -28,14 +28,14 @@ mod render;
 mod write;
 
 pub use coverage::{HeldPlan, PlanCheck, PlannedCase, matches_test};
-pub use extract::{MAX_PLAN_BYTES, extract_plan, find_plan};
+pub use extract::{MAX_PLAN_BYTES, extract_plan, find_plan, plan_window};
 pub use model::{
     CaseType, FlowPlan, PlanAuth, PlanConfig, PlanGuardrails, Priority, StepPlan, TestCasePlan,
     TestPlan,
 };
 pub use normalise::{MAX_CASES, Normalised, normalise};
 pub use render::{PROMPT_SECTION, markdown};
-pub use write::{PLAN_FILE, SPECS_DIR, WriteError, Written, write_plan};
+pub use write::{PLAN_DIR, PLAN_FILE, SPECS_DIR, WriteError, Written, write_plan};
 
 /// Why an agent's answer gave no usable `TestPlan`. The messages are the seed's own (hence
 /// capitalised, unlike prpd's other errors); the last variant is prpd's bound on a plan.

@@ -25,6 +25,7 @@ mod remote_checks;
 mod ship;
 mod snapshots;
 mod status;
+mod test_plan;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

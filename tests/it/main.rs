@@ -25,5 +25,6 @@ mod ship;
 mod ship_github;
 mod snapshots;
 mod task_runners;
+mod test_plan;
 mod util;
 mod watch;

@@ -43,7 +43,7 @@ pub fn extract_plan(output: &str) -> Result<Map<String, Json>, PlanError> {
 /// The plan object of an agent's final message; `Ok(None)` when the message neither holds nor
 /// names one. See the module docs for the rules.
 pub fn find_plan(message: &str) -> Result<Option<Map<String, Json>>, PlanError> {
-    let text = last_bytes(message, MAX_PLAN_BYTES);
+    let text = plan_window(message);
     let segments = segments(text);
     let mut budget = SCAN_BUDGET;
     let mut candidates = Vec::new();
@@ -266,6 +266,12 @@ fn matching_end(bytes: &[u8], start: usize, budget: &mut usize) -> Option<usize>
         }
     }
     None
+}
+
+/// The part of a message [`find_plan`] reads: its last [`MAX_PLAN_BYTES`], from a character
+/// boundary.
+pub fn plan_window(message: &str) -> &str {
+    last_bytes(message, MAX_PLAN_BYTES)
 }
 
 /// The last `limit` bytes of `text`, starting on a character boundary.

@@ -16,6 +16,9 @@ use crate::base::files;
 use super::model::TestPlan;
 use super::render::markdown;
 
+/// The plan directory's name in a run directory (`runs/<id>/plan/`), as the seed lays it out.
+pub const PLAN_DIR: &str = "plan";
+
 /// The normalised plan, in the plan directory.
 pub const PLAN_FILE: &str = "test-plan.json";
 
