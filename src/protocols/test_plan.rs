@@ -41,7 +41,7 @@ pub use write::{PLAN_DIR, PLAN_FILE, SPECS_DIR, WriteError, Written, write_plan}
 /// capitalised, unlike prpd's other errors); the last variant is prpd's bound on a plan.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
-    /// The answer names a plan (`"cases"`) but holds no complete JSON object with it.
+    /// The answer has a `"cases":` key but no complete JSON object around it.
     #[error("Failed to extract JSON TestPlan from planner output")]
     Extract,
     /// The JSON that holds the plan does not parse, or its `cases` is not an array.

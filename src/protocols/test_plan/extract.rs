@@ -15,10 +15,10 @@
 //!   several, the **last** one wins: the agent's final word, as with status blocks.
 //! - A candidate whose cases are the prompt's own example (a `type` or `priority` written
 //!   `<…>`) is an echo of the prompt, not the agent's plan, and is passed over.
-//! - With no plan: a candidate that mentions `"cases"` but does not parse, or whose `cases` is
-//!   not an array, is [`PlanError::Parse`] (the last such one); a `"cases"` key with no
-//!   complete object around it (a truncated answer) is [`PlanError::Extract`]; a message that
-//!   never mentions `"cases"` holds no plan at all.
+//! - With no plan: a candidate that holds a `"cases":` key but does not parse, or whose
+//!   `cases` is not an array, is [`PlanError::Parse`] (the last such one); a `"cases":` key
+//!   with no complete object around it (a truncated answer) is [`PlanError::Extract`]; a
+//!   message without a `"cases":` key (prose may say "cases", even in quotes) holds no plan.
 
 use serde_json::{Map, Value as Json};
 
@@ -31,7 +31,7 @@ pub const MAX_PLAN_BYTES: usize = 1024 * 1024;
 /// braces would otherwise cost a pass over the rest of the text per brace.
 const SCAN_BUDGET: usize = 32 * MAX_PLAN_BYTES;
 
-/// The key whose presence says the agent meant to give a plan.
+/// The key whose presence (followed by a colon) says the agent meant to give a plan.
 const CASES_KEY: &str = "\"cases\"";
 
 /// The seed's extraction: the plan object of `output`, or [`PlanError::Extract`] when there is
@@ -76,7 +76,7 @@ pub fn find_plan(message: &str) -> Result<Option<Map<String, Json>>, PlanError> 
         return Err(PlanError::Parse(error));
     }
     let names_a_plan = segments.iter().any(|segment| {
-        segment.text.match_indices(CASES_KEY).any(|(offset, _)| {
+        cases_keys(segment.text).any(|offset| {
             let at = segment.start + offset;
             !echoes.iter().any(|echo| echo.contains(&at))
         })
@@ -94,7 +94,7 @@ enum Candidate {
     Plan(Map<String, Json>),
     /// The prompt's example plan.
     Echo,
-    /// Meant as a plan (it mentions `"cases"`), but not one: why.
+    /// Meant as a plan (it holds a `"cases":` key), but not one: why.
     Broken(String),
     /// Anything else: prose in braces, another JSON value.
     Other,
@@ -108,9 +108,19 @@ fn classify(candidate: &str) -> Candidate {
             Some(_) => Candidate::Broken("`cases` is not an array".to_owned()),
             None => Candidate::Other,
         },
-        Err(error) if candidate.contains(CASES_KEY) => Candidate::Broken(error.to_string()),
+        Err(error) if cases_keys(candidate).next().is_some() => {
+            Candidate::Broken(error.to_string())
+        }
         Ok(_) | Err(_) => Candidate::Other,
     }
+}
+
+/// Where `text` holds a `"cases"` key: the quoted word followed, after any whitespace, by a
+/// colon.
+fn cases_keys(text: &str) -> impl Iterator<Item = usize> + '_ {
+    text.match_indices(CASES_KEY)
+        .filter(|(offset, key)| text[offset + key.len()..].trim_start().starts_with(':'))
+        .map(|(offset, _)| offset)
 }
 
 /// A case of the prompt's example: its `type` or `priority` is a `<…>` placeholder.
@@ -356,6 +366,11 @@ mod tests {
                 None,
             ),
             ("no JSON at all", "All tests written.".to_owned(), None),
+            (
+                "prose that quotes the word",
+                "I did not fill the \"cases\" of the plan. {\"cases\" are later}".to_owned(),
+                None,
+            ),
             ("JSON that is not a plan", "{\"ok\": true} [1, 2]".to_owned(), None),
         ];
         for (name, answer, expected) in cases {
