@@ -9,4 +9,5 @@
 
 pub mod critical_points;
 pub mod mcp_server;
+pub mod test_plan;
 pub mod verify_tasks;

@@ -165,6 +165,9 @@ pub struct AgentReport {
     pub reset_at: Option<u64>,
     /// The model the CLI says it worked with (Claude Code's `modelUsage`, Aider's banner).
     pub model: Option<String>,
+    /// The end of the agent's final message (its last [`crate::protocols::test_plan::MAX_PLAN_BYTES`]), with
+    /// the secrets it was given redacted: where a RED agent's `TestPlan` is looked for.
+    pub answer: String,
 }
 
 /// prpd could not run the agent at all; the orchestrator escalates.
@@ -237,9 +240,10 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
         index.restore();
     }
     let mut outcome = outcome.map_err(|source| start_error(invocation.phase, program, source))?;
-    redact_secrets(&mut outcome, &process::passed_secret_values(&config.env)).await;
+    let secrets = process::passed_secret_values(&config.env);
+    redact_secrets(&mut outcome, &secrets).await;
     let output = read_output(&outcome).await;
-    let last_message = tokio::fs::read_to_string(&last_message_path).await.ok();
+    let last_message = read_last_message(&last_message_path, &secrets).await;
     let report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
     if let Found::Block(block) = &report.status {
         write_artifact(
@@ -259,11 +263,7 @@ async fn redact_secrets(outcome: &mut process::Outcome, secrets: &[String]) {
     if secrets.is_empty() {
         return;
     }
-    let redact = |text: &str| {
-        secrets.iter().fold(text.to_owned(), |text, secret| {
-            text.replace(secret.as_str(), REDACTED)
-        })
-    };
+    let redact = |text: &str| redacted(text, secrets);
     outcome.tail = redact(&outcome.tail);
     let Ok(bytes) = tokio::fs::read(&outcome.log_path).await else {
         return;
@@ -276,6 +276,29 @@ async fn redact_secrets(outcome: &mut process::Outcome, secrets: &[String]) {
         tracing::warn!(path = %outcome.log_path.display(), %error, "failed to redact the agent's output log; removing it");
         let _ = tokio::fs::remove_file(&outcome.log_path).await;
     }
+}
+
+/// The final message the CLI wrote to `{last_message_file}` (Codex), when it wrote one, with
+/// the secrets it was given redacted, in the file too: the file lies in the iteration's
+/// directory, and its text becomes the answer prpd reads a `TestPlan` from.
+async fn read_last_message(path: &Path, secrets: &[String]) -> Option<String> {
+    let text = tokio::fs::read_to_string(path).await.ok()?;
+    if !secrets.iter().any(|secret| text.contains(secret.as_str())) {
+        return Some(text);
+    }
+    let text = redacted(&text, secrets);
+    if let Err(error) = tokio::fs::write(path, &text).await {
+        tracing::warn!(path = %path.display(), %error, "failed to redact the agent's last message; removing it");
+        let _ = tokio::fs::remove_file(path).await;
+    }
+    Some(text)
+}
+
+/// `text` with every one of `secrets` replaced by `[redacted]`.
+fn redacted(text: &str, secrets: &[String]) -> String {
+    secrets.iter().fold(text.to_owned(), |text, secret| {
+        text.replace(secret.as_str(), REDACTED)
+    })
 }
 
 /// What a redacted secret reads as.

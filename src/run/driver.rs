@@ -26,6 +26,7 @@ mod remote_checks;
 mod ship;
 mod snapshots;
 mod status;
+mod test_plan;
 mod verify;
 
 use std::path::{Path, PathBuf};

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::base::phase::Phase;
+use crate::protocols::test_plan::PlanCheck;
 use crate::run::proof::Proof;
 
 /// Passing and failing test counts parsed from the test command's output.
@@ -85,12 +86,15 @@ pub enum Lint {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Measured {
     /// RED: the test command must run and fail with at least one counted failing test, and
-    /// test files must have been added or changed.
+    /// test files must have been added or changed; with a `TestPlan`, each of its cases must
+    /// have a failing test (`protocols/test_plan/coverage.rs`).
     Red {
         /// The test run after the iteration; `None` when no test command could be run.
         tests: Option<TestRun>,
         /// Test files added or changed since the run started.
         changed_test_files: Vec<PathBuf>,
+        /// The agent's test plan against the run's failing tests (nothing without a plan).
+        test_plan: PlanCheck,
     },
     /// GREEN: the last two test runs pass, at least as many tests as RED counted. (That RED's
     /// tests are unchanged is the frozen measurement's job: they are restored before GREEN is
@@ -205,6 +209,7 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
         Measured::Red {
             tests,
             changed_test_files,
+            test_plan,
         } => {
             match tests {
                 None => reasons.push("the test command did not run".to_owned()),
@@ -217,6 +222,7 @@ fn gate1_reasons(measured: &Measured) -> Vec<String> {
             if changed_test_files.is_empty() {
                 reasons.push("no test file was added or changed; RED must write tests".to_owned());
             }
+            reasons.extend(test_plan.shortfall());
         }
         Measured::Green {
             runs,
@@ -397,6 +403,7 @@ mod tests {
                 Measured::Red {
                     tests: Some(run(Some(101), Some((3, 2)))),
                     changed_test_files: vec![PathBuf::from("tests/login.rs")],
+                    test_plan: PlanCheck::default(),
                 },
                 vec![],
             ),
@@ -405,6 +412,7 @@ mod tests {
                 Measured::Red {
                     tests: None,
                     changed_test_files: vec![],
+                    test_plan: PlanCheck::default(),
                 },
                 vec![
                     "the test command did not run",
@@ -416,6 +424,7 @@ mod tests {
                 Measured::Red {
                     tests: Some(passing()),
                     changed_test_files: vec![PathBuf::from("tests/login.rs")],
+                    test_plan: PlanCheck::default(),
                 },
                 vec!["the test command passed; RED needs at least one failing test"],
             ),
@@ -424,6 +433,7 @@ mod tests {
                 Measured::Red {
                     tests: Some(run(Some(101), None)),
                     changed_test_files: vec![PathBuf::from("tests/login.rs")],
+                    test_plan: PlanCheck::default(),
                 },
                 vec![
                     "the test command failed (exit code 101) but no failing test was counted; \
@@ -435,6 +445,7 @@ mod tests {
                 Measured::Red {
                     tests: Some(run(None, None)),
                     changed_test_files: vec![PathBuf::from("tests/login.rs")],
+                    test_plan: PlanCheck::default(),
                 },
                 vec!["the test command did not finish (killed or timed out)"],
             ),
@@ -738,6 +749,25 @@ mod tests {
             }),
         };
         assert!(evaluate(&proven, Signal::default()).gate1.is_ok());
+    }
+
+    #[test]
+    fn a_test_plan_holds_red_to_a_failing_test_per_case() {
+        let held: crate::protocols::test_plan::HeldPlan =
+            serde_json::from_str(r#"{"cases": [{"id": "ac-1", "name": "Multiplies"}]}"#)
+                .expect("a held plan");
+        let red = |failing: &str| Measured::Red {
+            tests: Some(run(Some(1), Some((0, 1)))),
+            changed_test_files: vec![PathBuf::from("test/a.test.js")],
+            test_plan: held.check(&[failing]),
+        };
+        assert!(
+            evaluate(&red("ac_1 works"), Signal::default())
+                .gate1
+                .is_ok()
+        );
+        let unmet = evaluate(&red("ac_2 works"), Signal::default()).unmet();
+        assert!(unmet[0].contains("`ac-1` (Multiplies)"), "{unmet:?}");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! contain `{{phase}}`) is never expanded. An unknown placeholder in a template is an error that
 //! names the file and the line, because a silently empty section is worse than a refused run.
 //! The `{{status_block}}` text is rendered by [`StatusBlock`] itself, so the format agents are
-//! told to print cannot drift from the one prpd parses.
+//! told to print cannot drift from the one prpd parses; `{{test_plan}}` (RED's optional
+//! `TestPlan`) by `protocols/test_plan`, whose reader knows the example it shows.
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -17,12 +18,13 @@ use regex::Regex;
 
 use crate::base::phase::Phase;
 use crate::base::status_block::{StatusBlock, Value};
+use crate::protocols::test_plan;
 
 /// Where a target repository keeps its template overrides, relative to its root.
 pub const OVERRIDE_DIR: &str = ".prpd/prompts";
 
 /// Every placeholder a template may use.
-pub const PLACEHOLDERS: [&str; 9] = [
+pub const PLACEHOLDERS: [&str; 10] = [
     "phase",
     "iteration",
     "attempt",
@@ -32,6 +34,7 @@ pub const PLACEHOLDERS: [&str; 9] = [
     "qa_report",
     "test_command",
     "status_block",
+    "test_plan",
 ];
 
 /// What `{{feedback}}` says when there is nothing to report.
@@ -188,6 +191,7 @@ fn value_of(name: &str, context: &PromptContext) -> Option<String> {
         "qa_report" => context.qa_report.unwrap_or_default().to_owned(),
         "test_command" => context.test_command.unwrap_or(NO_TEST_COMMAND).to_owned(),
         "status_block" => status_block_template(context).to_string(),
+        "test_plan" => test_plan::PROMPT_SECTION.to_owned(),
         _ => return None,
     };
     Some(value)
@@ -307,7 +311,14 @@ mod tests {
     #[test]
     fn every_default_template_renders_without_leftover_placeholders() {
         for phase in AGENT_PHASES {
-            let prompt = render(None, &context(phase)).expect("renders");
+            let rendered = render(None, &context(phase)).expect("renders");
+            // The test plan's section shows `{{PASSWORD}}`-style placeholders on purpose.
+            let prompt = rendered.replace(test_plan::PROMPT_SECTION, "");
+            assert_eq!(
+                rendered != prompt,
+                phase == Phase::Red,
+                "{phase}: only RED asks for a test plan"
+            );
             assert!(!prompt.contains("{{"), "{phase}: {prompt}");
             assert!(!prompt.contains("}}"), "{phase}: {prompt}");
             assert!(prompt.contains("AC-1: lowercases the title"), "{phase}");

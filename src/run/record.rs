@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::config::BreakerConfig;
 use crate::base::phase::Phase;
+use crate::protocols::test_plan::HeldPlan;
 use crate::qa::discover::Detection;
 use crate::qa::runner::EarlierRun;
 
@@ -103,6 +104,10 @@ pub struct RunRecord {
     /// The GitHub issue prpd opened for the current escalation (`[ship] issue_on_escalation`).
     #[serde(default)]
     pub escalation_issue: Option<IssueRef>,
+    /// The `TestPlan` RED's tests are held to, and why the RED agent's latest plan was refused
+    /// (absent in older records).
+    #[serde(default)]
+    pub test_plan: HeldPlan,
 }
 
 /// What SHIP has done so far, and what it was told when the run started. Each step is saved
@@ -347,6 +352,7 @@ impl RunRecord {
             last_test_run: None,
             ship: ShipProgress::default(),
             escalation_issue: None,
+            test_plan: HeldPlan::default(),
         }
     }
 
@@ -493,6 +499,7 @@ mod tests {
             &crate::run::gate::Measured::Red {
                 tests: None,
                 changed_test_files: Vec::new(),
+                test_plan: crate::protocols::test_plan::PlanCheck::default(),
             },
             crate::run::gate::Signal::default(),
         );
@@ -538,6 +545,7 @@ mod tests {
                     report_problem: None,
                 }),
                 changed_test_files: vec![PathBuf::from("test/x.test.js")],
+                test_plan: crate::protocols::test_plan::PlanCheck::default(),
             },
             crate::run::gate::Signal {
                 exit_signal: Some(true),

@@ -26,6 +26,7 @@ mod ship;
 mod ship_github;
 mod snapshots;
 mod task_runners;
+mod test_plan;
 mod util;
 mod verify;
 mod watch;

@@ -11,6 +11,7 @@ use regex::Regex;
 
 use crate::base::process::{Outcome, Termination};
 use crate::base::status_block::Found;
+use crate::protocols::test_plan;
 use crate::run::breaker::{AgentEnd, normalise_error};
 
 use super::formats::{aider_model, aider_usage, find_codex_run};
@@ -158,6 +159,7 @@ pub(super) fn read_report(
             Some(result) => result.model.clone(),
             None => aider_model(output),
         },
+        answer: test_plan::plan_window(answer).to_owned(),
         reset_at: match end {
             AgentEnd::Quota => usage_limit_reset(&failure_text(claude.as_ref(), printed)),
             AgentEnd::Ok

@@ -87,6 +87,12 @@ impl Driver {
         };
 
         let (tree, violations) = self.snapshot_after_agent(phase, number)?;
+        let plan_evidence = match phase {
+            Phase::Red => self.read_test_plan(&report.answer)?,
+            Phase::Green | Phase::Refactor | Phase::Document | Phase::Qa | Phase::Ship => {
+                Vec::new()
+            }
+        };
         if let Some(message) = self.same_model_reported(phase, &report) {
             return Ok(Event::FatalAgentError { message });
         }
@@ -117,6 +123,7 @@ impl Driver {
             )
             .await?;
         measurement.refused = violations;
+        measurement.evidence.extend(plan_evidence);
         // Nothing a measurement started outlives the iteration that measured.
         stop_leftovers(phase).await;
         let event = self.conclude(

@@ -10,6 +10,7 @@ use crate::base::phase::Phase;
 use crate::qa::checklist::Category;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
+use crate::qa::metrics::Outcome;
 use crate::qa::runner::{CheckStatus, QaOutcome};
 use crate::qa::runner::{EarlierRun, log_fingerprint};
 use crate::run::breaker::{self, Observation};
@@ -44,7 +45,9 @@ impl Driver {
                         .error_signature
                         .or_else(|| tests.error_signature());
                 }
+                let failing: Vec<&str> = tests.iter().flat_map(failing_names).collect();
                 Measured::Red {
+                    test_plan: self.record.test_plan.check(&failing),
                     tests: tests.map(|tests| tests.run),
                     changed_test_files: tree.changed_tests(&self.record.baseline.tests_at_start),
                 }
@@ -309,6 +312,16 @@ async fn green_runs(
         }
     }
     Ok((runs, last))
+}
+
+/// The names of the tests that failed in `tests`, as its output (or JUnit report) gave them.
+fn failing_names(tests: &measure::TestMeasurement) -> impl Iterator<Item = &str> {
+    tests
+        .cases
+        .cases
+        .iter()
+        .filter(|(_, outcome)| **outcome == Outcome::Failed)
+        .map(|(name, _)| name.as_str())
 }
 
 /// The failures of blocking checks, as `ID: detail`.
