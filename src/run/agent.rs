@@ -165,8 +165,9 @@ pub struct AgentReport {
     pub reset_at: Option<u64>,
     /// The model the CLI says it worked with (Claude Code's `modelUsage`, Aider's banner).
     pub model: Option<String>,
-    /// The end of the agent's final message (its last [`crate::protocols::test_plan::MAX_PLAN_BYTES`]), with
-    /// the secrets it was given redacted: where a RED agent's `TestPlan` is looked for.
+    /// The end of the agent's final message (its last
+    /// [`crate::protocols::test_plan::MAX_PLAN_BYTES`]), with the secrets it was given
+    /// redacted: where a RED agent's `TestPlan` is looked for.
     pub answer: String,
 }
 

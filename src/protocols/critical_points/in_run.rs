@@ -1,5 +1,6 @@
 //! A run's critical points judged at QA: the evidence is what prpd itself measured — each
-//! check with how it ended (its command, id and detail), each test the test run named with its
+//! check with how it ended (its id, command and criterion; not its detail, which quotes
+//! output and would tie a point to whatever a failing command happened to print), each test the test run named with its
 //! outcome, and what the run changed (the files, and the lines it added, the PRP excluded so
 //! that it cannot vouch for itself). The verdict becomes one blocking check, `critical_points`,
 //! whose failure is a REJECT, and a per-point table for the report. Pure: the driver gathers
@@ -43,10 +44,7 @@ pub fn evidence_from_checks(checks: &[CheckResult]) -> Vec<Evidence> {
             CheckStatus::Warn | CheckStatus::Skip => "warning",
         };
         rows.push(Evidence::judged(
-            format!(
-                "check {}{command}: {status}: {} — {}",
-                check.id, check.criterion, check.detail
-            ),
+            format!("check {}{command}: {status}: {}", check.id, check.criterion),
             format!("check {}", check.id),
             check.status == CheckStatus::Pass,
         ));
