@@ -1,8 +1,8 @@
 //! A run's critical points judged at QA: the evidence is what prpd itself measured — each
-//! check with how it ended (its id, command and criterion; not its detail, which quotes
-//! output and would tie a point to whatever a failing command happened to print), each test the test run named with its
-//! outcome, and what the run changed (the files, and the lines it added, the PRP excluded so
-//! that it cannot vouch for itself). The verdict becomes one blocking check, `critical_points`,
+//! check with how it ended (its id, command and criterion; not its detail, which quotes output
+//! and would tie a point to whatever a failing command happened to print), each test the test
+//! run named with its outcome, and what the run changed (the files, and the lines it added, the
+//! PRP excluded so that it cannot vouch for itself). The verdict becomes one blocking check, `critical_points`,
 //! whose failure is a REJECT, and a per-point table for the report. Pure: the driver gathers
 //! the changes and hands them over as plain data.
 
