@@ -7,4 +7,6 @@
 //! and below `run` (the loop turns a PRP's success criteria into critical points, runs its
 //! `[VERIFY]` tasks at QA and reads RED's test plan). It knows nothing of the run record.
 
+pub mod critical_points;
+pub mod mcp_server;
 pub mod verify_tasks;

@@ -4,7 +4,9 @@
 pub mod demo;
 mod foreground;
 pub mod init;
+mod mcp;
 pub mod memory;
+mod plan;
 pub mod status;
 mod usage;
 mod verify;
@@ -109,6 +111,14 @@ pub enum Command {
     ///
     /// Example: `prpd memory search "rate limiter" --kind bugs`
     Memory(memory::MemoryArgs),
+    /// Serve prpd's protocols to an agent as an MCP server over stdio: `qa_plan` and
+    /// `verify_plan` (critical points declared up front, judged against evidence).
+    ///
+    /// Example: `claude mcp add prpd -- prpd mcp`
+    Mcp(mcp::McpArgs),
+    /// Critical points for scripts: declare a task's points (`plan create`) and judge evidence
+    /// against them (`plan verify`); plans are kept under `test-results/plans/`.
+    Plan(plan::PlanArgs),
     /// Run a task list's `[VERIFY]` tasks now, without an agent: their commands, the local CI,
     /// the remote CI of HEAD, the AC checklist. Each prints the seed's report ending in
     /// `VERIFICATION_PASS` or `VERIFICATION_FAIL`, is appended to `.progress.md` beside the file,
@@ -370,6 +380,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             args.no_run,
         ),
         Command::Memory(args) => memory::run(args),
+        Command::Mcp(args) => mcp::run(&args),
+        Command::Plan(args) => plan::run(args),
         Command::Verify(args) => verify::verify(&args),
     }
 }

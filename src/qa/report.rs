@@ -75,6 +75,14 @@ pub fn markdown(outcome: &QaOutcome, audience: Audience) -> String {
     memory::write(&mut out, outcome.memory.as_ref());
     write_stack(&mut out, outcome);
     write_checklist(&mut out, outcome);
+    for section in &outcome.sections {
+        let _ = writeln!(
+            out,
+            "## {}\n\n{}\n---\n",
+            section.title,
+            section.markdown.trim_end()
+        );
+    }
     write_issues(&mut out, outcome);
     write_next_action(&mut out, outcome, audience);
     out
@@ -400,6 +408,7 @@ mod tests {
             attempt: 1,
             finished_at: SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000),
             memory: None,
+            sections: Vec::new(),
         }
     }
 

@@ -81,6 +81,16 @@ pub struct QaOutcome {
     /// What the memory answered before this QA, filled by whoever asked it (`None`: no
     /// memory is configured).
     pub memory: Option<MemorySection>,
+    /// Sections other parts of prpd add to the report after the checklist (inside a run: the
+    /// critical points, point by point).
+    pub sections: Vec<ReportSection>,
+}
+
+/// A titled piece of Markdown the report shows after the checklist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportSection {
+    pub title: String,
+    pub markdown: String,
 }
 
 impl QaOutcome {
@@ -245,6 +255,7 @@ pub async fn run(
         attempt: request.attempt,
         finished_at: SystemTime::now(),
         memory: None,
+        sections: Vec::new(),
     })
 }
 

@@ -3,6 +3,7 @@
 
 mod cache;
 mod config_errors;
+mod critical_points;
 mod detect;
 mod discovery;
 mod first_hour;

@@ -65,6 +65,7 @@ impl Driver {
             &self.context.mapping,
             &self.context.config.gate,
         )?);
+        self.write_critical_points()?;
         let files = snapshots.files(&base)?;
         self.record.freeze.prpd_inputs(&base, &files);
         self.record.baseline.tests_at_start = Tree::from_snapshot(&base.tree, &files).test_files;
