@@ -497,6 +497,11 @@ mod tests {
             tasks[0].field("done WHEN"),
             Some("No lint errors, no type errors")
         );
+        assert_eq!(tasks[1].written_commands(), ["npm run lint", "npm test"]);
+        assert!(
+            tasks[2].written_commands().is_empty(),
+            "a remote CI runs nothing"
+        );
         assert!(tasks[1].is_named("v4"));
         assert!(!tasks[1].is_named("V5"));
     }
