@@ -82,7 +82,13 @@ fn python_repo(green: &str) -> TestRepo {
         "docs/adr/0001-plain-python.md",
         "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
     )
-    .file(PRP, &crate::run::prp(""))
+    // The calc PRP names `src/calc.js`, the JavaScript fixture's file: here the module is
+    // `calc.py`, and a success criterion naming a file the project does not have could never
+    // be met.
+    .file(
+        PRP,
+        &crate::run::prp("").replace("`src/calc.js`", "`calc.py`"),
+    )
     .file("prpd.toml", &prpd_toml(green))
     .commit("calc");
     repo
