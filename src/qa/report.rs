@@ -247,9 +247,10 @@ fn status_icon(check: &CheckResult) -> &'static str {
     }
 }
 
-/// Table cells may not hold newlines or pipes.
-fn cell(text: &str) -> String {
-    text.replace('\n', " ").replace('|', "\\|")
+/// Text fit for one Markdown table cell: one line, pipes escaped. Every table prpd renders
+/// (this report, the critical points, the `[VERIFY]` AC checklist) uses it.
+pub fn cell(text: &str) -> String {
+    text.replace(['\n', '\r'], " ").replace('|', "\\|")
 }
 
 /// The status block's `MEMORY_CONTEXT`: the queries answered and what two of them found.

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::verdict::{PlanVerdict, PointStatus};
+use crate::qa::report;
 
 /// A cell shows at most this many characters of an evidence row.
 const CELL_CHARS: usize = 120;
@@ -46,13 +47,9 @@ pub fn markdown(verdict: &PlanVerdict) -> String {
     out
 }
 
-/// Text fit for one table cell: one line, pipes escaped, long rows cut.
+/// Text fit for one table cell (`qa::report::cell`), runs of spaces made one, long rows cut.
 fn cell(text: &str) -> String {
-    let line = text
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .replace('|', "\\|");
+    let line = report::cell(&text.split_whitespace().collect::<Vec<_>>().join(" "));
     if line.chars().count() > CELL_CHARS {
         let cut: String = line.chars().take(CELL_CHARS).collect();
         format!("{cut}…")

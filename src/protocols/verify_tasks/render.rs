@@ -23,6 +23,7 @@ use super::result::{
     short_sha,
 };
 use crate::base::files;
+use crate::qa::report::cell;
 use crate::ship::github::{ChecksOutcome, Conclusion, RemoteChecks};
 
 /// How many output lines of a failed command stdout shows.
@@ -120,11 +121,6 @@ fn acceptance_table(out: &mut String, source: &str, rows: &[AcceptanceRow]) {
     if !failed.is_empty() {
         let _ = writeln!(out, "\n{} AC failed: {}", failed.len(), failed.join(", "));
     }
-}
-
-/// A table cell: one line, `|` escaped.
-fn cell(text: &str) -> String {
-    text.replace(['\n', '\r'], " ").replace('|', "\\|")
 }
 
 fn pipeline_lines(out: &mut String, checks: &RemoteChecks) {
