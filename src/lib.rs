@@ -8,20 +8,22 @@
 //!
 //! 1. [`base`]: process supervision, files, paths, the lock, configuration, exit codes, and the
 //!    small shared vocabulary (phases, status blocks);
-//! 2. [`prp`]: the PRP document model;
-//! 3. [`qa`]: the QA gate — discovery, checklist, methods, metrics, report;
-//! 4. [`memory`]: what earlier runs and humans taught prpd, and the four questions QA asks;
-//! 5. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
+//! 2. [`browser`]: a headless Chromium driven over the DevTools protocol;
+//! 3. [`prp`]: the PRP document model;
+//! 4. [`qa`]: the QA gate — discovery, checklist, methods, metrics, report;
+//! 5. [`memory`]: what earlier runs and humans taught prpd, and the four questions QA asks;
+//! 6. [`ship`]: what an approved run becomes — the commit, the branch, the push, the PR's text,
 //!    the GitHub pull request and its remote checks;
-//! 6. [`protocols`]: the seeds' verification protocols — critical points, `[VERIFY]` tasks,
-//!    agent test plans;
-//! 7. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
-//! 8. [`watch`]: the daemon — its loop, the file watcher, the queue, the control socket;
-//! 9. [`cli`]: the command line.
+//! 7. [`protocols`]: the seeds' verification protocols — critical points, `[VERIFY]` tasks,
+//!    agent test plans, web test plans from a running app;
+//! 8. [`run`]: the loop — phase machine, gates, breakers, agents, driver, sessions;
+//! 9. [`watch`]: the daemon — its loop, the file watcher, the queue, the control socket;
+//! 10. [`cli`]: the command line.
 //!
 //! `ARCHITECTURE.md` at the repository root has the map of the modules and their invariants.
 
 pub mod base;
+pub mod browser;
 pub mod cli;
 pub mod memory;
 pub mod protocols;

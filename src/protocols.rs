@@ -11,3 +11,4 @@ pub mod critical_points;
 pub mod mcp_server;
 pub mod test_plan;
 pub mod verify_tasks;
+pub mod web_plan;

@@ -18,12 +18,14 @@ mod gate;
 mod junit;
 mod memory;
 pub mod model;
+mod plan;
 mod presets;
 mod ship;
 mod watch;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
 pub use memory::{McpServer, McpToolNames, MemoryBackend, MemoryConfig};
+pub use plan::{PlanAuthSection, PlanSection, TEST_TYPES};
 pub use presets::Preset;
 pub use ship::{SLUG_PLACEHOLDER, ShipConfig};
 pub use watch::{NotifyConfig, WatchConfig};
@@ -60,6 +62,8 @@ pub struct Config {
     pub watch: WatchConfig,
     /// `[notify]`: the command that tells a human about an escalation.
     pub notify: NotifyConfig,
+    /// `[plan]`: the running web app `prpd plan` explores; `None` when the project has none.
+    pub plan: Option<PlanSection>,
 }
 
 /// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
@@ -174,6 +178,7 @@ struct RawConfig {
     memory: Option<memory::RawMemory>,
     watch: Option<watch::RawWatch>,
     notify: Option<watch::RawNotify>,
+    plan: Option<plan::RawPlan>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -265,6 +270,21 @@ impl Config {
         memory::memory(&path, &text, raw.memory.unwrap_or_default())
     }
 
+    /// Loads only `[plan]` of the same file (`prpd plan` runs no agent and no check; the file
+    /// must still parse and hold no unknown key); `None` when the section is absent.
+    pub fn load_plan(
+        repo: &Path,
+        explicit: Option<&Path>,
+    ) -> Result<Option<PlanSection>, ConfigError> {
+        let Some((path, text)) = read(repo, explicit)? else {
+            return Ok(None);
+        };
+        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
+        raw.plan
+            .map(|raw| plan::plan(&path, &text, raw))
+            .transpose()
+    }
+
     /// Parses and validates `text`; `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         let raw: RawConfig = config_file::parse_toml(path, text)?;
@@ -289,6 +309,10 @@ impl Config {
             memory: memory::memory(path, text, raw.memory.unwrap_or_default())?,
             watch: watch::watch(path, text, raw.watch.unwrap_or_default())?,
             notify: watch::notify(path, text, raw.notify.unwrap_or_default())?,
+            plan: raw
+                .plan
+                .map(|raw| plan::plan(path, text, raw))
+                .transpose()?,
         })
     }
 }

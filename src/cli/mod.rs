@@ -11,6 +11,7 @@ pub mod status;
 mod usage;
 mod verify;
 mod watch;
+mod web_plan;
 
 pub use usage::UsageError;
 
@@ -116,8 +117,13 @@ pub enum Command {
     ///
     /// Example: `claude mcp add prpd -- prpd mcp`
     Mcp(mcp::McpArgs),
-    /// Critical points for scripts: declare a task's points (`plan create`) and judge evidence
-    /// against them (`plan verify`); plans are kept under `test-results/plans/`.
+    /// Test plans from a running web app (`plan -u URL`, `plan explore -u URL`: a headless
+    /// Chromium explores it; the plan, its specs and a summary go under
+    /// `.prp-session/runs/<id>/plan/`), and critical points for scripts (`plan create`,
+    /// `plan verify`; kept under `test-results/plans/`).
+    ///
+    /// Exit code 0 when done, 1 when a guardrail or a failing point stopped it, 2 for input to fix.
+    /// Example: `prpd plan -u http://127.0.0.1:3000 -d 2`
     Plan(plan::PlanArgs),
     /// Run a task list's `[VERIFY]` tasks now, without an agent: their commands, the local CI,
     /// the remote CI of HEAD, the AC checklist. Each prints the seed's report ending in

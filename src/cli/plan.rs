@@ -1,4 +1,5 @@
-//! `prpd plan create` / `prpd plan verify`: the critical-points protocol of `prpd mcp` for
+//! `prpd plan`: with `-u URL` or `explore`, a test plan from a running web app
+//! (`cli/web_plan.rs`); `create` / `verify`, the critical-points protocol of `prpd mcp` for
 //! scripts. Each command is its own process, so plans always go to disk, under
 //! `<root>/test-results/plans/` (the root: `--root`, else `QA_PROJECT_ROOT`, else the
 //! repository around the current directory, else the current directory); results are JSON on
@@ -13,6 +14,7 @@ use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
 use super::UsageError;
+use super::web_plan::{self, Mode, WebPlanArgs};
 use crate::base::exit::ExitCode;
 use crate::base::repo;
 use crate::protocols::critical_points::store::{self, CAPACITY, TTL};
@@ -20,13 +22,23 @@ use crate::protocols::critical_points::verdict::PlanStatus;
 use crate::protocols::critical_points::{PlanStore, StoreSettings, table};
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct PlanArgs {
     #[command(subcommand)]
-    pub command: PlanCommand,
+    pub command: Option<PlanCommand>,
+    /// With no subcommand: explore the running web app and write its test plan.
+    #[command(flatten)]
+    pub web: WebPlanArgs,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum PlanCommand {
+    /// Explore a running web app with a headless Chromium: every page reached is snapshotted
+    /// (JPEG, accessibility tree, metadata) and recorded with its links, forms and elements in
+    /// `.prp-session/runs/<id>/plan-explore/` (`graph.json`, `snapshots/`, `transcript.jsonl`).
+    ///
+    /// Example: `prpd plan explore -u http://127.0.0.1:3000 -d 2 --max-pages 30`
+    Explore(WebPlanArgs),
     /// Declare a task's critical points before doing it (`qa_plan`); prints the plan as JSON.
     ///
     /// Example: `prpd plan create --task "add login" --point "test_login passes"
@@ -86,8 +98,10 @@ pub struct VerifyArgs {
 
 pub fn run(args: PlanArgs) -> anyhow::Result<ExitCode> {
     match args.command {
-        PlanCommand::Create(create) => run_create(&create),
-        PlanCommand::Verify(verify) => run_verify(&verify),
+        None => web_plan::run(&args.web, Mode::Plan),
+        Some(PlanCommand::Explore(web)) => web_plan::run(&web, Mode::Explore),
+        Some(PlanCommand::Create(create)) => run_create(&create),
+        Some(PlanCommand::Verify(verify)) => run_verify(&verify),
     }
 }
 

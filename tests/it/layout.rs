@@ -9,8 +9,9 @@ use regex::Regex;
 
 /// The subsystems from the bottom up: a module may import from its own subsystem and the ones
 /// before it. A new top-level module must be placed here.
-const ORDER: [&str; 9] = [
+const ORDER: [&str; 10] = [
     "base",
+    "browser",
     "prp",
     "qa",
     "memory",

@@ -1,0 +1,274 @@
+//! `[plan]` of `prpd.toml`: how `prpd plan` explores the running web app and what it plans for
+//! (seed `001_…`'s `PlanConfig`, with prpd's names for the guardrails), and optionally how to
+//! start the app first (`serve`, then wait for the base URL's port). Parsed from raw tables
+//! (unknown keys refused) into validated values; every refusal names the file and the line.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::base::config_file::ConfigError;
+
+/// The test types the seed names; `test_types` may list only these.
+pub const TEST_TYPES: [&str; 6] = [
+    "functional",
+    "form",
+    "navigation",
+    "responsive",
+    "boundary",
+    "security",
+];
+
+/// `[plan]`, validated, with every default filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanSection {
+    /// Where exploring starts; `prpd plan -u` overrides it.
+    pub base_url: Option<String>,
+    pub max_depth: u32,
+    pub max_pages: u32,
+    /// Regular expressions; an address must match one (when any are given).
+    pub include_patterns: Vec<String>,
+    /// Regular expressions; an address matching one is not visited.
+    pub exclude_patterns: Vec<String>,
+    /// Of [`TEST_TYPES`]; empty means every type.
+    pub test_types: Vec<String>,
+    pub max_agent_turns: Option<u32>,
+    pub max_snapshots: Option<u32>,
+    pub max_tokens: Option<u64>,
+    pub auth: Option<PlanAuthSection>,
+    /// A shell command that starts the app; prpd waits for the base URL's port to accept.
+    pub serve: Option<String>,
+    /// How long the port may take to open.
+    pub serve_timeout: Duration,
+}
+
+/// `[plan.auth]`: the names of the variables that hold the credentials, never the values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanAuthSection {
+    pub login_url: Option<String>,
+    pub username_var: Option<String>,
+    pub password_var: Option<String>,
+}
+
+impl Default for PlanSection {
+    fn default() -> Self {
+        PlanSection {
+            base_url: None,
+            max_depth: 2,
+            max_pages: 20,
+            include_patterns: Vec::new(),
+            exclude_patterns: Vec::new(),
+            test_types: Vec::new(),
+            max_agent_turns: None,
+            max_snapshots: None,
+            max_tokens: None,
+            auth: None,
+            serve: None,
+            serve_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPlan {
+    base_url: Option<String>,
+    max_depth: Option<u32>,
+    max_pages: Option<u32>,
+    include_patterns: Option<Vec<String>>,
+    exclude_patterns: Option<Vec<String>>,
+    test_types: Option<Vec<String>>,
+    max_agent_turns: Option<u32>,
+    max_snapshots: Option<u32>,
+    max_tokens: Option<u64>,
+    auth: Option<RawAuth>,
+    serve: Option<String>,
+    serve_timeout: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAuth {
+    login_url: Option<String>,
+    username_var: Option<String>,
+    password_var: Option<String>,
+}
+
+/// Validates `[plan]` of the file at `path` (whose text is `text`).
+pub(super) fn plan(path: &Path, text: &str, raw: RawPlan) -> Result<PlanSection, ConfigError> {
+    let defaults = PlanSection::default();
+    let refuse =
+        |key: &str, message: String| ConfigError::at_key(path, text, "[plan]", key, message);
+    let max_pages = raw.max_pages.unwrap_or(defaults.max_pages);
+    if max_pages == 0 {
+        return Err(refuse(
+            "max_pages",
+            "`plan.max_pages` must be at least 1".to_owned(),
+        ));
+    }
+    if let Some(url) = &raw.base_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(refuse(
+            "base_url",
+            format!(
+                "`plan.base_url` = {url:?} is not an http(s) address; expected e.g. \"http://127.0.0.1:3000\""
+            ),
+        ));
+    }
+    let test_types = raw.test_types.unwrap_or_default();
+    if let Some(unknown) = test_types
+        .iter()
+        .find(|name| !TEST_TYPES.contains(&name.as_str()))
+    {
+        return Err(refuse(
+            "test_types",
+            format!(
+                "`plan.test_types` has {unknown:?}; expected some of {}",
+                TEST_TYPES.join(", ")
+            ),
+        ));
+    }
+    for (key, patterns) in [
+        ("include_patterns", &raw.include_patterns),
+        ("exclude_patterns", &raw.exclude_patterns),
+    ] {
+        for pattern in patterns.iter().flatten() {
+            if let Err(error) = regex::Regex::new(pattern) {
+                return Err(refuse(
+                    key,
+                    format!(
+                        "`plan.{key}` has {pattern:?}, which is not a regular expression: {error}"
+                    ),
+                ));
+            }
+        }
+    }
+    for (key, value) in [
+        ("max_agent_turns", raw.max_agent_turns.map(u64::from)),
+        ("max_snapshots", raw.max_snapshots.map(u64::from)),
+        ("max_tokens", raw.max_tokens),
+    ] {
+        if value == Some(0) {
+            return Err(refuse(
+                key,
+                format!("`plan.{key}` must be at least 1 (leave it out for no limit)"),
+            ));
+        }
+    }
+    let auth = auth(path, text, raw.auth)?;
+    Ok(PlanSection {
+        base_url: raw.base_url,
+        max_depth: raw.max_depth.unwrap_or(defaults.max_depth),
+        max_pages,
+        include_patterns: raw.include_patterns.unwrap_or_default(),
+        exclude_patterns: raw.exclude_patterns.unwrap_or_default(),
+        test_types,
+        max_agent_turns: raw.max_agent_turns,
+        max_snapshots: raw.max_snapshots,
+        max_tokens: raw.max_tokens,
+        auth,
+        serve: raw.serve.filter(|command| !command.trim().is_empty()),
+        serve_timeout: super::duration(path, text, "serve_timeout", raw.serve_timeout)?
+            .unwrap_or(defaults.serve_timeout),
+    })
+}
+
+/// `[plan.auth]`, whose variables must be names, not values.
+fn auth(
+    path: &Path,
+    text: &str,
+    raw: Option<RawAuth>,
+) -> Result<Option<PlanAuthSection>, ConfigError> {
+    let auth = raw.map(|auth| PlanAuthSection {
+        login_url: auth.login_url,
+        username_var: auth.username_var,
+        password_var: auth.password_var,
+    });
+    if let Some(name) = auth
+        .iter()
+        .flat_map(|auth| [&auth.username_var, &auth.password_var])
+        .flatten()
+        .find(|name| {
+            name.is_empty()
+                || !name
+                    .chars()
+                    .all(|character| character.is_ascii_alphanumeric() || character == '_')
+        })
+    {
+        return Err(ConfigError::at_key(
+            path,
+            text,
+            "[plan.auth]",
+            if auth.as_ref().and_then(|auth| auth.username_var.as_ref()) == Some(name) {
+                "username_var"
+            } else {
+                "password_var"
+            },
+            format!(
+                "{name:?} is not a variable name; `[plan.auth]` takes the *names* of the variables that hold the credentials (e.g. \"APP_PASSWORD\"), never the values"
+            ),
+        ));
+    }
+    Ok(auth)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::base::config::Config;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        Config::parse(std::path::Path::new("prpd.toml"), text).map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn the_section_is_optional_and_its_keys_validated() {
+        assert_eq!(parse("").expect("empty").plan, None);
+        let config = parse(
+            "[plan]\nbase_url = \"http://127.0.0.1:3000\"\nmax_depth = 3\nexclude_patterns = [\"/logout\"]\n\
+             test_types = [\"form\"]\nmax_snapshots = 30\nserve = \"npm start\"\n\
+             [plan.auth]\nusername_var = \"APP_USER\"\npassword_var = \"APP_PASSWORD\"\n",
+        )
+        .expect("valid");
+        let plan = config.plan.expect("[plan]");
+        assert_eq!(
+            (plan.max_depth, plan.max_pages, plan.max_snapshots),
+            (3, 20, Some(30))
+        );
+        assert_eq!(plan.serve.as_deref(), Some("npm start"));
+        assert_eq!(
+            plan.auth.and_then(|auth| auth.password_var).as_deref(),
+            Some("APP_PASSWORD")
+        );
+    }
+
+    #[test]
+    fn a_wrong_value_is_refused_on_its_line() {
+        for (text, line, words) in [
+            ("[plan]\nmax_pages = 0\n", 2, "at least 1"),
+            ("[plan]\n\ntest_types = [\"smoke\"]\n", 3, "\"smoke\""),
+            ("[plan]\nbase_url = \"localhost:3000\"\n", 2, "http(s)"),
+            (
+                "[plan]\nexclude_patterns = [\"(\"]\n",
+                2,
+                "regular expression",
+            ),
+            (
+                "[plan]\n[plan.auth]\npassword_var = \"hunter2!\"\n",
+                3,
+                "names",
+            ),
+            ("[plan]\nmax_tokens = 0\n", 2, "at least 1"),
+            ("[plan]\nserve_timeout = \"soon\"\n", 2, "not a duration"),
+        ] {
+            let error = parse(text).expect_err(text);
+            assert!(
+                error.contains(&format!("prpd.toml:{line}:")),
+                "{text}: {error}"
+            );
+            assert!(error.contains(words), "{text}: {error}");
+        }
+        assert!(parse("[plan]\nmax_page = 3\n").is_err(), "unknown key");
+    }
+}

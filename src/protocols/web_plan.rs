@@ -1,0 +1,192 @@
+//! Test plans from a running web app (seed `001_…`, the `AutoQA` planner of Epic 7): explore the app with a
+//! real browser within a budget, and turn what was seen into a `TestPlan` and one Markdown spec
+//! per case — what RED of a web project needs to know beyond the PRP's words.
+//!
+//! Theory of operation.
+//!
+//! 1. An [`Exploration`] (`exploration.rs`) holds the browser, the graph (`graph.rs`: the seed's
+//!    `ExplorationGraph`), the guardrail counters (`budget.rs`) and the files of
+//!    `runs/<id>/plan-explore/`. Addresses are judged by `scope.rs` (same origin,
+//!    include/exclude patterns).
+//! 2. With no agent, `walk.rs` explores breadth first within `max_depth` and `max_pages`; with
+//!    an agent, the planner tools of `prpd mcp` (`protocols/mcp_server/planner.rs`) drive the
+//!    same exploration one call at a time.
+//! 3. The plan is either prpd's deterministic `baseline.rs` or the cases the agent finalised
+//!    (read with the rules of `test_plan::normalise`); either way it is written with
+//!    `test_plan::write_plan` under `runs/<id>/plan/` and summarised in `plan-summary.json`
+//!    (`summary.rs`).
+//! 4. A guardrail hit ends the phase it happened in; the summary records it and the command
+//!    exits 1 naming it. The browser is closed on every path ([`Exploration::close`], or its
+//!    process group killed when the exploration is dropped).
+//! 5. In the loop, `in_run.rs` picks the specs of the pages a PRP names for RED's prompt and
+//!    lists which cases have tests for the QA report.
+
+mod baseline;
+mod budget;
+mod exploration;
+mod graph;
+pub mod in_run;
+mod scope;
+mod serve;
+mod summary;
+mod walk;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::base::config::PlanSection;
+use crate::base::files;
+use crate::protocols::test_plan::{
+    self, CaseType, PlanAuth, PlanConfig, PlanError, PlanGuardrails, TestPlan, WriteError,
+};
+
+pub use baseline::baseline;
+pub use budget::{Budget, GuardrailHit, estimate_tokens};
+pub use exploration::{Arrival, EXPLORE_DIR, Exploration, ExploreError};
+pub use graph::{ElementSummary, ExplorationGraph, PageNode};
+pub use serve::{ServeError, serve};
+pub use summary::{PlanSummary, SUMMARY_FILE, summarise};
+pub use walk::{WalkOutcome, walk};
+
+/// A planning run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanRunError {
+    #[error(transparent)]
+    Explore(#[from] ExploreError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+}
+
+/// What a planning run wrote.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub summary: PlanSummary,
+    /// The run directory.
+    pub run_dir: PathBuf,
+}
+
+impl Planned {
+    /// The guardrail that cut the run short.
+    pub fn guardrail(&self) -> Option<&GuardrailHit> {
+        self.summary.truncated_by.as_ref()
+    }
+}
+
+/// `prpd plan explore`: walks the app and leaves `plan-explore/`; the browser is closed
+/// whatever happens.
+pub async fn explore_app(
+    run_dir: &Path,
+    run_id: &str,
+    config: PlanConfig,
+) -> Result<(Exploration, WalkOutcome), ExploreError> {
+    let mut exploration = Exploration::new(run_dir, run_id, config)?;
+    let walked = walk(&mut exploration).await;
+    exploration.close().await;
+    Ok((exploration, walked?))
+}
+
+/// `prpd plan`: walks the app, then writes the baseline plan, its specs and the summary. A
+/// guardrail hit during the walk leaves the graph and a summary without a plan.
+pub async fn plan_app(
+    run_dir: &Path,
+    run_id: &str,
+    config: PlanConfig,
+) -> Result<Planned, PlanRunError> {
+    let (exploration, outcome) = explore_app(run_dir, run_id, config).await?;
+    if outcome.guardrail.is_some() {
+        return finish(&exploration, None, &outcome, "baseline", run_dir);
+    }
+    let plan = baseline(&exploration.graph, &exploration.config, run_id, &now());
+    finish(&exploration, Some(&plan), &outcome, "baseline", run_dir)
+}
+
+/// The agent's plan (`finalize_test_plan`'s input: `{flows?, cases}` in the seed's shape),
+/// normalised with the seed's rules and written as [`plan_app`] writes prpd's own.
+pub fn finish_agent_plan(
+    exploration: &Exploration,
+    input: &Map<String, Value>,
+    run_dir: &Path,
+) -> Result<(Planned, Vec<String>), PlanRunError> {
+    let normalised = test_plan::normalise(input)?;
+    let warnings = normalised.warnings.clone();
+    let mut plan = normalised.into_plan(&exploration.run_id, &now());
+    plan.config_snapshot = Some(exploration.config.clone());
+    let planned = finish(
+        exploration,
+        Some(&plan),
+        &WalkOutcome::default(),
+        "agent",
+        run_dir,
+    )?;
+    Ok((planned, warnings))
+}
+
+/// Writes the plan (when there is one) and the summary.
+fn finish(
+    exploration: &Exploration,
+    plan: Option<&TestPlan>,
+    outcome: &WalkOutcome,
+    planner: &str,
+    run_dir: &Path,
+) -> Result<Planned, PlanRunError> {
+    let plan_dir = run_dir.join(test_plan::PLAN_DIR);
+    let specs = match plan {
+        Some(plan) => test_plan::write_plan(&plan_dir, plan)?
+            .specs
+            .iter()
+            .filter_map(|spec| spec.strip_prefix(run_dir).ok())
+            .map(|spec| spec.display().to_string())
+            .collect(),
+        None => Vec::new(),
+    };
+    let summary = summarise(exploration, plan, outcome, planner, specs);
+    let path = plan_dir.join(SUMMARY_FILE);
+    std::fs::create_dir_all(&plan_dir)
+        .and_then(|()| {
+            files::write_atomically(
+                &path,
+                serde_json::to_string_pretty(&summary)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            )
+        })
+        .map_err(|source| ExploreError::Io { path, source })?;
+    Ok(Planned {
+        summary,
+        run_dir: run_dir.to_path_buf(),
+    })
+}
+
+/// The seed's `PlanConfig` of `[plan]`, exploring from `base_url`.
+pub fn plan_config(section: &PlanSection, base_url: &str) -> PlanConfig {
+    PlanConfig {
+        base_url: base_url.to_owned(),
+        max_depth: section.max_depth,
+        max_pages: section.max_pages,
+        include_patterns: section.include_patterns.clone(),
+        exclude_patterns: section.exclude_patterns.clone(),
+        test_types: section
+            .test_types
+            .iter()
+            .filter_map(|name| serde_json::from_value::<CaseType>(Value::String(name.clone())).ok())
+            .collect(),
+        guardrails: PlanGuardrails {
+            max_agent_turns_per_run: section.max_agent_turns,
+            max_snapshots_per_run: section.max_snapshots,
+            max_token_per_run: section.max_tokens,
+        },
+        auth: section.auth.as_ref().map(|auth| PlanAuth {
+            login_url: auth.login_url.clone(),
+            username_var: auth.username_var.clone(),
+            password_var: auth.password_var.clone(),
+            extra: None,
+        }),
+    }
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,1 @@
+//! The web plan in the loop (placeholder until the loop part lands).

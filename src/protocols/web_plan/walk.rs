@@ -1,0 +1,140 @@
+//! prpd's own exploration, with no agent: breadth first from the start page over the links and
+//! `GET` forms in scope, down to `max_depth` links and up to `max_pages` pages. A `POST` form is
+//! recorded (its fields, its rules) but never submitted: with no one to judge what a submit
+//! does, prpd does not create, change or delete anything in the app. A page that fails to load
+//! is recorded as skipped with the browser's error; only the start page failing fails the walk.
+//! The depth and page limits end the walk normally; a guardrail ends it as truncated.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::Serialize;
+use serde_json::json;
+use url::Url;
+
+use super::budget::GuardrailHit;
+use super::exploration::{Arrival, Exploration, ExploreError};
+use super::graph::NavigationEdge;
+
+/// How a walk ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WalkOutcome {
+    /// Addresses left unvisited because `max_pages` pages were explored.
+    pub page_limit_reached: bool,
+    /// Addresses left unvisited because they lie deeper than `max_depth`.
+    pub depth_limit_reached: bool,
+    /// The guardrail that cut the walk short (the summary names it as `truncatedBy`).
+    #[serde(skip)]
+    pub guardrail: Option<GuardrailHit>,
+}
+
+/// Walks the app from its start page; the graph is in `exploration` whatever the outcome.
+pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreError> {
+    let mut outcome = WalkOutcome::default();
+    let start = exploration.scope.start().clone();
+    let max_pages = exploration.config.max_pages as usize;
+    let max_depth = exploration.config.max_depth;
+    let mut queue: VecDeque<(Url, u32, Option<Arrival>)> =
+        VecDeque::from([(start.clone(), 0, None)]);
+    let mut queued: HashSet<String> = HashSet::from([start.to_string()]);
+    exploration.log(
+        "walk",
+        &json!({"start": start.as_str(), "maxDepth": max_depth, "maxPages": max_pages}),
+    );
+    // Each address queued, once visited: the page it showed (`None`: nothing explored).
+    let mut visited: HashMap<String, Option<String>> = HashMap::new();
+    while let Some((url, depth, arrival)) = queue.pop_front() {
+        if let Some(result) = visited.get(url.as_str()) {
+            // A second way to reach an address already explored: an edge, not a visit.
+            if let (Some(to), Some(arrival)) = (result, arrival) {
+                link(exploration, arrival, to);
+            }
+            continue;
+        }
+        let from = arrival
+            .as_ref()
+            .map(|arrival| arrival.from.clone())
+            .unwrap_or_default();
+        if exploration.graph.pages.len() >= max_pages {
+            outcome.page_limit_reached = true;
+            exploration.graph.skip(url.as_str(), &from, "pages");
+            visited.insert(url.to_string(), None);
+            continue;
+        }
+        let visit = exploration.visit(&url, depth, arrival).await;
+        visited.insert(url.to_string(), visit.as_ref().ok().cloned().flatten());
+        let id = match visit {
+            Ok(Some(id)) => id,
+            Ok(None) => continue,
+            Err(ExploreError::Guardrail(hit)) => {
+                exploration.log("guardrail", &json!(hit));
+                outcome.guardrail = Some(hit);
+                break;
+            }
+            Err(ExploreError::Browser(error)) if depth > 0 => {
+                exploration
+                    .graph
+                    .skip(url.as_str(), &from, &format!("error: {error}"));
+                exploration.log(
+                    "error",
+                    &json!({"url": url.as_str(), "error": error.to_string()}),
+                );
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
+        let Some(page) = exploration.graph.page(&id) else {
+            continue;
+        };
+        let here = Url::parse(&page.url).unwrap_or_else(|_| url.clone());
+        let targets: Vec<(String, &'static str, String)> = page
+            .element_summary
+            .iter()
+            .filter_map(|element| {
+                let target = element.target.clone()?;
+                match (element.kind.as_str(), element.method.as_deref()) {
+                    ("link", _) => Some((target, "link", element.id.clone())),
+                    ("form", Some("get")) => Some((target, "form", element.id.clone())),
+                    _ => None,
+                }
+            })
+            .collect();
+        for (target, via, element) in targets {
+            let arrival = Arrival {
+                from: id.clone(),
+                via,
+                element: Some(element),
+            };
+            match exploration.scope.judge(&here, &target) {
+                Err((skipped, reason)) => exploration.graph.skip(&skipped, &id, reason.as_str()),
+                Ok(next) => {
+                    if queued.contains(next.as_str()) {
+                        // Queued (or explored) already: this entry only adds the edge.
+                        queue.push_back((next, depth + 1, Some(arrival)));
+                    } else if depth + 1 > max_depth {
+                        outcome.depth_limit_reached = true;
+                        exploration.graph.skip(next.as_str(), &id, "depth");
+                    } else {
+                        queued.insert(next.to_string());
+                        queue.push_back((next, depth + 1, Some(arrival)));
+                    }
+                }
+            }
+        }
+        exploration.save_graph()?;
+    }
+    exploration.save_graph()?;
+    Ok(outcome)
+}
+
+/// Records the edge of `arrival` to the explored page `to` (a page's link to itself is none).
+fn link(exploration: &mut Exploration, arrival: Arrival, to: &str) {
+    if arrival.from != to {
+        exploration.graph.add_edge(NavigationEdge {
+            from: arrival.from,
+            to: to.to_owned(),
+            via: arrival.via.to_owned(),
+            element: arrival.element,
+        });
+    }
+}
