@@ -21,7 +21,7 @@ use serde_json::json;
 
 pub use cdp::CdpError;
 pub use launch::{LaunchError, PROGRAM_VARIABLE, VIEWPORT, program};
-pub use page::{ObservedElement, PageObservation};
+pub use page::{MAX_WAIT, ObservedElement, PageObservation};
 
 use cdp::Cdp;
 use launch::Launched;

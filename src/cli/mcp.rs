@@ -7,14 +7,17 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::base::config::Config;
 use crate::base::exit::ExitCode;
 use crate::protocols::critical_points::StoreSettings;
 use crate::protocols::mcp_server::{self, PrpdServer};
+use crate::protocols::web_plan::PlannerSession;
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// The project root plans are persisted under when `QA_PLAN_PERSIST=true` and
-    /// `QA_PROJECT_ROOT` is not set (default: the current directory).
+    /// The project root: plans are persisted under it when `QA_PLAN_PERSIST=true` and
+    /// `QA_PROJECT_ROOT` is not set; its `prpd.toml`'s `[plan]` configures the planner tools,
+    /// whose files go under its `.prp-session/runs/` (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
 }
@@ -24,8 +27,16 @@ pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
         Some(root) => root.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
-    let server = PrpdServer::new(StoreSettings::from_env(&root));
+    let section = Config::load_plan(&root, None)?.unwrap_or_default();
+    let server = PrpdServer::new(
+        StoreSettings::from_env(&root),
+        PlannerSession::new(&root, section),
+    );
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
-    runtime.block_on(mcp_server::serve_stdio(server))?;
+    let ended = runtime.block_on(mcp_server::serve_stdio(server))?;
+    if let Some(hit) = ended.planner_stopped_by {
+        eprintln!("prpd mcp: the planning session stopped early: {hit}");
+        return Ok(ExitCode::NotShipped);
+    }
     Ok(ExitCode::Success)
 }

@@ -1,14 +1,16 @@
 //! `prpd mcp`: prpd's protocols offered to agents as an MCP server over stdio, so Claude Code
 //! or any MCP client can declare its success criteria up front (`qa_plan`) and have prpd judge
-//! the evidence (`verify_plan`). stdout is the JSON-RPC channel: nothing else may be written
-//! there, and logs go to stderr.
+//! the evidence (`verify_plan`), and explore a running web app with prpd's browser to plan its
+//! tests (the planner tools of `web_plan::PlannerSession`). stdout is the JSON-RPC channel:
+//! nothing else may be written there, and logs go to stderr.
 //!
-//! [`tools`] holds the tools' names, descriptions and input schemas; this module answers the
-//! protocol: the handshake, `tools/list`, and `tools/call`, which hands the arguments to the
-//! plan store. A refused request is a tool-level error (`isError: true`) whose structured
+//! [`tools`] and [`planner_tools`] hold the tools' names, descriptions and input schemas; this
+//! module answers the protocol: the handshake, `tools/list`, and `tools/call`, which hands the
+//! arguments to the plan store or the planning session. The session's browser is closed when
+//! the client goes, and on SIGTERM or Ctrl-C. A refused request is a tool-level error (`isError: true`) whose structured
 //! content is `{"error": code, "message": …}`, so the agent sees why.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use rmcp::ServiceExt as _;
@@ -19,8 +21,11 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
+use crate::base::shutdown;
 use crate::protocols::critical_points::{PlanStore, StoreSettings};
+use crate::protocols::web_plan::{GuardrailHit, PlannerSession};
 
+mod planner_tools;
 mod tools;
 
 /// The server could not run.
@@ -32,16 +37,25 @@ pub enum ServeError {
     Session(String),
 }
 
-/// The server's state: the plans agents declared.
+/// The server's state: the plans agents declared, and the web planning session.
 #[derive(Debug)]
 pub struct PrpdServer {
     plans: Mutex<PlanStore>,
+    planner: Arc<tokio::sync::Mutex<PlannerSession>>,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Default)]
+pub struct Served {
+    /// The guardrail that stopped the planning session, if one did.
+    pub planner_stopped_by: Option<GuardrailHit>,
 }
 
 impl PrpdServer {
-    pub fn new(settings: StoreSettings) -> PrpdServer {
+    pub fn new(settings: StoreSettings, planner: PlannerSession) -> PrpdServer {
         PrpdServer {
             plans: Mutex::new(PlanStore::new(settings)),
+            planner: Arc::new(tokio::sync::Mutex::new(planner)),
         }
     }
 
@@ -69,7 +83,11 @@ impl PrpdServer {
             }
             other => Err(serde_json::json!({
                 "error": "unknown_tool",
-                "message": format!("prpd has no tool \"{other}\"; it offers {}", tools::NAMES.join(", ")),
+                "message": format!(
+                    "prpd has no tool \"{other}\"; it offers {}, {}",
+                    tools::NAMES.join(", "),
+                    planner_tools::NAMES.join(", ")
+                ),
             })),
         }
     }
@@ -88,7 +106,9 @@ impl rmcp::ServerHandler for PrpdServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::all()))
+        let mut all = tools::all();
+        all.extend(planner_tools::all());
+        Ok(ListToolsResult::with_all_items(all))
     }
 
     async fn call_tool(
@@ -96,9 +116,19 @@ impl rmcp::ServerHandler for PrpdServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = request.arguments.unwrap_or_default();
         tracing::info!(tool = %request.name, "tool call");
-        let result = match self.answer(&request.name, &arguments) {
+        let answer = if planner_tools::NAMES.contains(&&*request.name) {
+            let mut planner = self.planner.lock().await;
+            if request.name == planner_tools::FINALIZE_TEST_PLAN {
+                planner.finalize(&arguments)
+            } else {
+                planner.call(&request.name, &arguments).await
+            }
+        } else {
+            self.answer(&request.name, &Value::Object(arguments))
+        };
+        let result = match answer {
             Ok(value) => CallToolResult::structured(value),
             Err(error) => CallToolResult::structured_error(error),
         };
@@ -106,15 +136,28 @@ impl rmcp::ServerHandler for PrpdServer {
     }
 }
 
-/// Serves `server` over prpd's stdin and stdout until the client closes them.
-pub async fn serve_stdio(server: PrpdServer) -> Result<(), ServeError> {
-    let running = server
-        .serve(rmcp::transport::io::stdio_pipes())
-        .await
-        .map_err(|error| ServeError::Handshake(error.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|error| ServeError::Session(error.to_string()))?;
-    Ok(())
+/// Serves `server` over prpd's stdin and stdout until the client closes them (or SIGTERM or
+/// Ctrl-C comes), then closes the planning session's browser.
+pub async fn serve_stdio(server: PrpdServer) -> Result<Served, ServeError> {
+    let planner = Arc::clone(&server.planner);
+    let session = async {
+        let running = server
+            .serve(rmcp::transport::io::stdio_pipes())
+            .await
+            .map_err(|error| ServeError::Handshake(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|error| ServeError::Session(error.to_string()))
+            .map(drop)
+    };
+    let ended = tokio::select! {
+        ended = session => ended,
+        () = shutdown::requested() => Ok(()),
+    };
+    let mut planner = planner.lock().await;
+    planner.close().await;
+    ended.map(|()| Served {
+        planner_stopped_by: planner.stopped_by().cloned(),
+    })
 }

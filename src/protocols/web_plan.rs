@@ -26,6 +26,7 @@ mod budget;
 mod exploration;
 mod graph;
 pub mod in_run;
+mod planner;
 mod scope;
 mod serve;
 mod summary;
@@ -45,6 +46,7 @@ pub use baseline::baseline;
 pub use budget::{Budget, GuardrailHit, estimate_tokens};
 pub use exploration::{Arrival, EXPLORE_DIR, Exploration, ExploreError};
 pub use graph::{ElementSummary, ExplorationGraph, PageNode};
+pub use planner::PlannerSession;
 pub use serve::{ServeError, serve};
 pub use summary::{PlanSummary, SUMMARY_FILE, summarise};
 pub use walk::{WalkOutcome, walk};
@@ -66,6 +68,10 @@ pub struct Planned {
     pub summary: PlanSummary,
     /// The run directory.
     pub run_dir: PathBuf,
+    /// What was explored.
+    pub graph: ExplorationGraph,
+    /// The plan; `None` when a guardrail stopped the run first.
+    pub plan: Option<TestPlan>,
 }
 
 impl Planned {
@@ -157,6 +163,8 @@ fn finish(
     Ok(Planned {
         summary,
         run_dir: run_dir.to_path_buf(),
+        graph: exploration.graph.clone(),
+        plan: plan.cloned(),
     })
 }
 

@@ -28,6 +28,7 @@ mod snapshots;
 mod status;
 mod test_plan;
 mod verify;
+mod web_plan;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

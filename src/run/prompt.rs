@@ -24,7 +24,7 @@ use crate::protocols::test_plan;
 pub const OVERRIDE_DIR: &str = ".prpd/prompts";
 
 /// Every placeholder a template may use.
-pub const PLACEHOLDERS: [&str; 10] = [
+pub const PLACEHOLDERS: [&str; 11] = [
     "phase",
     "iteration",
     "attempt",
@@ -35,6 +35,7 @@ pub const PLACEHOLDERS: [&str; 10] = [
     "test_command",
     "status_block",
     "test_plan",
+    "web_plan",
 ];
 
 /// What `{{feedback}}` says when there is nothing to report.
@@ -58,6 +59,8 @@ pub struct PromptContext<'a> {
     pub qa_report: Option<&'a str>,
     /// The test command prpd discovered.
     pub test_command: Option<&'a str>,
+    /// The section about the running app's test plan (`[plan]`), empty without one.
+    pub web_plan: Option<&'a str>,
 }
 
 /// prpd could not build a prompt.
@@ -192,6 +195,7 @@ fn value_of(name: &str, context: &PromptContext) -> Option<String> {
         "test_command" => context.test_command.unwrap_or(NO_TEST_COMMAND).to_owned(),
         "status_block" => status_block_template(context).to_string(),
         "test_plan" => test_plan::PROMPT_SECTION.to_owned(),
+        "web_plan" => context.web_plan.unwrap_or_default().to_owned(),
         _ => return None,
     };
     Some(value)
@@ -305,7 +309,21 @@ mod tests {
             feedback: &[],
             qa_report: Some("# QA report\nVERDICT: REJECT (clippy: 3 warnings)"),
             test_command: Some("cargo test"),
+            web_plan: None,
         }
+    }
+
+    #[test]
+    fn red_carries_the_web_plan_section_only_when_there_is_one() {
+        let mut with = context(Phase::Red);
+        with.web_plan = Some("## The web app's test plan\n\nthe signup spec");
+        assert!(
+            render(None, &with)
+                .expect("renders")
+                .contains("the signup spec")
+        );
+        let without = render(None, &context(Phase::Red)).expect("renders");
+        assert!(!without.contains("web app"), "{without}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::config::BreakerConfig;
 use crate::base::phase::Phase;
 use crate::protocols::test_plan::HeldPlan;
+use crate::protocols::web_plan::in_run::WebCase;
 use crate::qa::discover::Detection;
 use crate::qa::runner::EarlierRun;
 
@@ -108,6 +109,22 @@ pub struct RunRecord {
     /// (absent in older records).
     #[serde(default)]
     pub test_plan: HeldPlan,
+    /// The plan prpd made of the running web app at RED's start, when `[plan]` is set (absent
+    /// in older records and without `[plan]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_plan: Option<WebPlanState>,
+}
+
+/// What the run keeps of its web plan: what RED's prompt says of it and the cases QA lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebPlanState {
+    /// The plan's folder (`runs/<id>/web/`).
+    pub dir: PathBuf,
+    /// Why there is no plan (the app could not be explored, a guardrail stopped it).
+    pub error: Option<String>,
+    /// The section of RED's prompt (`{{web_plan}}`).
+    pub prompt: String,
+    pub cases: Vec<WebCase>,
 }
 
 /// What SHIP has done so far, and what it was told when the run started. Each step is saved
@@ -353,6 +370,7 @@ impl RunRecord {
             ship: ShipProgress::default(),
             escalation_issue: None,
             test_plan: HeldPlan::default(),
+            web_plan: None,
         }
     }
 

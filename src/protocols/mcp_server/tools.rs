@@ -1,5 +1,6 @@
-//! The tools `prpd mcp` offers, as an MCP client lists them: names, descriptions and input
-//! schemas, written out by hand so that they say exactly what the store accepts.
+//! The critical-points tools `prpd mcp` offers, as an MCP client lists them: names,
+//! descriptions and input schemas, written out by hand so that they say exactly what the store
+//! accepts. The planner tools are in `planner_tools.rs`.
 
 use std::sync::Arc;
 
@@ -15,7 +16,11 @@ pub const INSTRUCTIONS: &str = "prpd judges work against criteria declared befor
 Call qa_plan with the task and its critical points before you act; when done, call verify_plan \
 with the plan_id and the evidence (test result rows, scan findings, log lines, screenshot \
 paths). Each point passes only when some evidence row contains its verification_hint and no \
-row containing it reports a failure.";
+row containing it reports a failure. To plan tests for a running web app, explore it with \
+open_url, click, fill, navigate and observe_current_page (a headless Chromium; every page is \
+recorded with a screenshot and its accessibility tree), read list_known_pages and \
+propose_test_cases_for_page, then call finalize_test_plan with the cases: prpd writes the plan \
+and one Markdown spec per case. Write credentials only as placeholders ({{PASSWORD}}).";
 
 const QA_PLAN_DESCRIPTION: &str = "Store a critical-points checklist for a task before doing \
 it; later call verify_plan with evidence to get a pass/fail verdict per point. Plans live 30 \
@@ -34,7 +39,7 @@ ignored) and no row containing it reports a failure (passed: false, or FAILED / 
 matched, contradicted, reason}]}. Errors: bad_plan_id, unknown_plan, plan_expired, \
 bad_evidence.";
 
-/// Every tool, for `tools/list`.
+/// Every critical-points tool, for `tools/list`.
 pub fn all() -> Vec<Tool> {
     vec![
         Tool::new(QA_PLAN, QA_PLAN_DESCRIPTION, schema(qa_plan_schema())),
@@ -46,7 +51,7 @@ pub fn all() -> Vec<Tool> {
     ]
 }
 
-fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
+pub(super) fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
     match value {
         Value::Object(map) => Arc::new(map),
         _ => Arc::default(),

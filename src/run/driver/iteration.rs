@@ -227,6 +227,11 @@ impl Driver {
                 feedback: &feedback,
                 qa_report: qa_report.as_deref(),
                 test_command: detection.command(CommandKind::Test),
+                web_plan: self
+                    .record
+                    .web_plan
+                    .as_ref()
+                    .map(|state| state.prompt.as_str()),
             },
         )?)
     }

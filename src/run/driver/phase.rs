@@ -18,6 +18,10 @@ impl Driver {
         self.record.iteration = 0;
         let repo = self.context.repo.clone();
         self.ensure_base_snapshot()?;
+        if phase == Phase::Red {
+            // Boxed: exploring a web app is a large future, and rarely awaited.
+            Box::pin(self.ensure_web_plan()).await?;
+        }
         let tree_hash = self.record_tree(&format!("start of {phase}"))?;
         let log_dir = self.run_dir().join("measure");
         self.record.last_observation = Some(Observation {

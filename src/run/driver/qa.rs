@@ -61,6 +61,7 @@ impl Driver {
             outcome.add_check(check);
         }
         self.judge_critical_points(&mut outcome)?;
+        self.report_web_plan(&mut outcome);
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");
         let markdown = report::markdown(&outcome, Audience::Run);
