@@ -10,8 +10,11 @@
 //! is dropped.
 //!
 //! Credentials: a value typed into a field may be a placeholder (`{{PASSWORD}}`), which prpd
-//! fills from the variable `[plan.auth]` names just before typing it; the transcript, the
-//! graph and every tool result carry the placeholder, never the value.
+//! fills from the variable of that name just before typing it — a variable `[plan.auth]`
+//! names, or one whose name marks it as a secret (`*PASSWORD*`, `*TOKEN*`, `*_KEY`, …). The
+//! transcript, the graph, the plan and every tool result carry the placeholder, never the value:
+//! a value that comes back (a page echoing it, an agent writing it into a step) is replaced by
+//! its placeholder before anything is kept or answered.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +22,7 @@ use serde_json::{Value, json};
 use url::Url;
 
 use crate::base::files;
+use crate::base::process::is_secret_name;
 use crate::browser::{Browser, BrowserError};
 use crate::protocols::test_plan::PlanConfig;
 
@@ -82,6 +86,33 @@ pub struct Exploration {
     step: u64,
 }
 
+/// The placeholders prpd fills, with their values, longest value first: the `[plan.auth]`
+/// variables (3 characters or more) and every secret-named variable (8 or more, as
+/// `base::process` redacts agents' output).
+fn secrets(config: &PlanConfig) -> Vec<(String, String)> {
+    let auth_names: Vec<&String> = config
+        .auth
+        .iter()
+        .flat_map(|auth| [&auth.username_var, &auth.password_var])
+        .flatten()
+        .collect();
+    let mut secrets: Vec<(String, String)> = std::env::vars()
+        .filter(|(name, value)| {
+            let shortest = if auth_names.contains(&name) {
+                3
+            } else if is_secret_name(name) {
+                8
+            } else {
+                return false;
+            };
+            value.len() >= shortest
+        })
+        .map(|(name, value)| (format!("{{{{{name}}}}}"), value))
+        .collect();
+    secrets.sort_by_key(|(_, value)| std::cmp::Reverse(value.len()));
+    secrets
+}
+
 impl Exploration {
     /// An exploration of `config.base_url` writing into `<run_dir>/plan-explore/`.
     pub fn new(
@@ -106,16 +137,7 @@ impl Exploration {
             path: snapshots,
             source,
         })?;
-        let secrets = config
-            .auth
-            .iter()
-            .flat_map(|auth| [&auth.username_var, &auth.password_var])
-            .flatten()
-            .filter_map(|name| {
-                let value = std::env::var(name).ok().filter(|value| !value.is_empty())?;
-                Some((format!("{{{{{name}}}}}"), value))
-            })
-            .collect();
+        let secrets = secrets(&config);
         Ok(Exploration {
             dir,
             run_id: run_id.to_owned(),
