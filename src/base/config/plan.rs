@@ -244,6 +244,26 @@ mod tests {
     }
 
     #[test]
+    fn the_examples_commented_section_parses_once_uncommented() {
+        let start = crate::base::config::EXAMPLE
+            .find("# [plan]")
+            .expect("the example documents [plan]");
+        let section: String = crate::base::config::EXAMPLE[start..]
+            .lines()
+            .filter_map(|line| line.strip_prefix("# "))
+            .filter(|line| line.starts_with('[') || line.contains(" = "))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let plan = parse(&section).expect("parses").plan.expect("[plan]");
+        assert_eq!(plan.max_snapshots, Some(40));
+        assert_eq!(plan.exclude_patterns, ["/logout", "/admin"]);
+        assert_eq!(
+            plan.auth.and_then(|auth| auth.username_var).as_deref(),
+            Some("APP_USER")
+        );
+    }
+
+    #[test]
     fn a_wrong_value_is_refused_on_its_line() {
         for (text, line, words) in [
             ("[plan]\nmax_pages = 0\n", 2, "at least 1"),
