@@ -248,12 +248,11 @@ mod tests {
         let start = crate::base::config::EXAMPLE
             .find("# [plan]")
             .expect("the example documents [plan]");
-        let section: String = crate::base::config::EXAMPLE[start..]
+        let section = crate::base::config::EXAMPLE[start..]
             .lines()
             .filter_map(|line| line.strip_prefix("# "))
             .filter(|line| line.starts_with('[') || line.contains(" = "))
-            .map(|line| format!("{line}\n"))
-            .collect();
+            .fold(String::new(), |text, line| text + line + "\n");
         let plan = parse(&section).expect("parses").plan.expect("[plan]");
         assert_eq!(plan.max_snapshots, Some(40));
         assert_eq!(plan.exclude_patterns, ["/logout", "/admin"]);
