@@ -31,4 +31,5 @@ mod test_plan;
 mod util;
 mod verify;
 mod watch;
+mod web_plan_loop;
 mod web_plan_mcp;

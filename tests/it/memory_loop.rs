@@ -6,7 +6,7 @@
 use crate::run::{calc_repo, prp, prpd_toml, run, run_dir};
 
 /// The QA report of the run's last iteration.
-fn last_qa_report(repo: &std::path::Path, summary: &serde_json::Value) -> String {
+pub(crate) fn last_qa_report(repo: &std::path::Path, summary: &serde_json::Value) -> String {
     let iterations = run_dir(repo, summary).join("iterations");
     let mut dirs: Vec<_> = std::fs::read_dir(&iterations)
         .expect("iterations")
