@@ -2,16 +2,17 @@
 //! client starts it (Claude Code: `claude mcp add prpd -- prpd mcp`); stdout belongs to the
 //! protocol, so this command prints nothing else.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use clap::Args;
 
+use super::UsageError;
 use crate::base::config::Config;
 use crate::base::exit::ExitCode;
 use crate::protocols::critical_points::StoreSettings;
 use crate::protocols::mcp_server::{self, PrpdServer};
-use crate::protocols::web_plan::PlannerSession;
+use crate::protocols::web_plan::{PLAN_RUN_VARIABLE, PlannerSession};
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
@@ -28,10 +29,12 @@ pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
     let section = Config::load_plan(&root, None)?.unwrap_or_default();
-    let server = PrpdServer::new(
-        StoreSettings::from_env(&root),
-        PlannerSession::new(&root, section),
-    );
+    let planner = match std::env::var_os(PLAN_RUN_VARIABLE).filter(|dir| !dir.is_empty()) {
+        Some(run_dir) => PlannerSession::attach(&root, section, Path::new(&run_dir))
+            .map_err(|error| UsageError(format!("{PLAN_RUN_VARIABLE}: {error}")))?,
+        None => PlannerSession::new(&root, section),
+    };
+    let server = PrpdServer::new(StoreSettings::from_env(&root), planner);
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     let ended = runtime.block_on(mcp_server::serve_stdio(server))?;
     if let Some(hit) = ended.planner_stopped_by {

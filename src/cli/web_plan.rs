@@ -18,6 +18,7 @@ use crate::base::paths::{SessionPaths, new_run_id};
 use crate::base::{repo, shutdown};
 use crate::browser::{BrowserError, CdpError};
 use crate::protocols::web_plan::{self, ExploreError, PlanRunError, Planned, WalkOutcome};
+use crate::run::planner::{self, PlannerError};
 
 #[derive(Debug, Args, Default)]
 pub struct WebPlanArgs {
@@ -50,6 +51,10 @@ pub struct WebPlanArgs {
     /// A configuration file instead of `<dir>/prpd.toml`.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// `prpd plan` only: after the walk, the RED agent of prpd.toml proposes the plan (it may
+    /// use `prpd mcp`'s planner tools on the same exploration) instead of prpd's baseline.
+    #[arg(long)]
+    pub agent: bool,
 }
 
 /// Which command.
@@ -70,7 +75,19 @@ pub fn run(args: &WebPlanArgs, mode: Mode) -> anyhow::Result<ExitCode> {
             repo::root_of(&current).unwrap_or(current)
         }
     };
+    if args.agent && mode == Mode::Explore {
+        return Err(UsageError(
+            "--agent plans; `prpd plan explore` only explores: use `prpd plan -u URL --agent`"
+                .to_owned(),
+        )
+        .into());
+    }
     let section = section(&dir, args)?;
+    let agents = if args.agent {
+        Some(Config::load(&dir, args.config.as_deref())?)
+    } else {
+        None
+    };
     let Some(url) = args.url.clone().or_else(|| section.base_url.clone()) else {
         return Err(UsageError(
             "no start page: give `-u URL` or set `base_url` in `[plan]` of prpd.toml".to_owned(),
@@ -97,18 +114,49 @@ pub fn run(args: &WebPlanArgs, mode: Mode) -> anyhow::Result<ExitCode> {
                 Mode::Explore => web_plan::explore_app(&run_dir, &run_id, config)
                     .await
                     .map(|(exploration, outcome)| explored(&run_dir, &exploration.graph, &outcome))
-                    .map_err(PlanRunError::from),
-                Mode::Plan => web_plan::plan_app(&run_dir, &run_id, config).await.map(|planned| report(&planned)),
+                    .map_err(|error| input_or_failure(PlanRunError::from(error), &run_dir)),
+                Mode::Plan => match &agents {
+                    None => web_plan::plan_app(&run_dir, &run_id, config).await.map(|planned| report(&planned)).map_err(Into::into),
+                    Some(full) => plan_with_agent(&dir, full, &run_dir, &run_id, config).await,
+                },
             }
         };
         tokio::select! {
-            result = work => result.map_err(|error| input_or_failure(error, &run_dir)),
+            result = work => result,
             () = shutdown::requested() => {
                 eprintln!("prpd plan: stopped; the browser is closed. What was explored is in {}", run_dir.display());
                 Ok(ExitCode::Internal)
             }
         }
     })
+}
+
+/// The walk, then the planner agent's plan; a guardrail during the walk stops before the agent.
+async fn plan_with_agent(
+    dir: &Path,
+    config: &Config,
+    run_dir: &Path,
+    run_id: &str,
+    plan_config: crate::protocols::test_plan::PlanConfig,
+) -> anyhow::Result<ExitCode> {
+    let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, plan_config)
+        .await
+        .map_err(|error| input_or_failure(PlanRunError::from(error), run_dir))?;
+    if outcome.guardrail.is_some() {
+        let planned = web_plan::finish(&exploration, None, &outcome, "agent", run_dir)?;
+        return Ok(report(&planned));
+    }
+    match planner::plan_with_agent(dir, config, run_dir, exploration).await {
+        Ok(planned) => Ok(report(&planned)),
+        Err(error @ (PlannerError::NoPlan { .. } | PlannerError::Refused { .. })) => {
+            eprintln!("prpd plan: {error}");
+            Ok(ExitCode::NotShipped)
+        }
+        Err(error) => Err(anyhow::Error::new(error).context(format!(
+            "prpd plan failed (files so far: {})",
+            run_dir.display()
+        ))),
+    }
 }
 
 /// `[plan]` of the configuration, with the flags applied.
@@ -238,31 +286,28 @@ fn config_key(guardrail: &str) -> &'static str {
 /// A missing browser, a bad start page or pattern are the user's to fix (exit 2); the rest
 /// is prpd's failure.
 fn input_or_failure(error: PlanRunError, run_dir: &Path) -> anyhow::Error {
+    let failed = || format!("prpd plan failed (files so far: {})", run_dir.display());
+    let PlanRunError::Explore(error) = error else {
+        return anyhow::Error::new(error).context(failed());
+    };
     let users = matches!(
         &error,
-        PlanRunError::Explore(
-            ExploreError::BadUrl { .. }
-                | ExploreError::OutOfScope { .. }
-                | ExploreError::Pattern(_)
-                | ExploreError::Browser(BrowserError::Launch(_) | BrowserError::Navigation { .. })
-        )
+        ExploreError::BadUrl { .. }
+            | ExploreError::OutOfScope { .. }
+            | ExploreError::Pattern(_)
+            | ExploreError::Browser(
+                BrowserError::Launch(_)
+                    | BrowserError::Navigation { .. }
+                    | BrowserError::Cdp(CdpError::Connect { .. })
+            )
     );
-    let unreachable = matches!(
-        &error,
-        PlanRunError::Explore(ExploreError::Browser(BrowserError::Cdp(
-            CdpError::Connect { .. }
-        )))
-    );
-    if users || unreachable {
+    if users {
         UsageError(format!(
             "prpd plan: {error} (files so far: {})",
             run_dir.display()
         ))
         .into()
     } else {
-        anyhow::Error::new(error).context(format!(
-            "prpd plan failed (files so far: {})",
-            run_dir.display()
-        ))
+        anyhow::Error::new(error).context(failed())
     }
 }

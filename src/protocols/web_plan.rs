@@ -21,6 +21,7 @@
 //! 5. In the loop, `in_run.rs` picks the specs of the pages a PRP names for RED's prompt and
 //!    lists which cases have tests for the QA report.
 
+mod agent_prompt;
 mod baseline;
 mod budget;
 mod exploration;
@@ -42,6 +43,7 @@ use crate::protocols::test_plan::{
     self, CaseType, PlanAuth, PlanConfig, PlanError, PlanGuardrails, TestPlan, WriteError,
 };
 
+pub use agent_prompt::planner_prompt;
 pub use baseline::baseline;
 pub use budget::{Budget, GuardrailHit, estimate_tokens};
 pub use exploration::{Arrival, EXPLORE_DIR, Exploration, ExploreError};
@@ -50,6 +52,10 @@ pub use planner::PlannerSession;
 pub use serve::{ServeError, serve};
 pub use summary::{PlanSummary, SUMMARY_FILE, summarise};
 pub use walk::{WalkOutcome, walk};
+
+/// The variable that tells a `prpd mcp` (started by the planner agent of `prpd plan --agent`)
+/// which run's exploration its planner tools continue.
+pub const PLAN_RUN_VARIABLE: &str = "PRPD_PLAN_RUN";
 
 /// A planning run failed.
 #[derive(Debug, thiserror::Error)]
@@ -130,8 +136,8 @@ pub fn finish_agent_plan(
     Ok((planned, warnings))
 }
 
-/// Writes the plan (when there is one) and the summary.
-fn finish(
+/// Writes the plan (when there is one) and the summary of `exploration` under `run_dir`.
+pub fn finish(
     exploration: &Exploration,
     plan: Option<&TestPlan>,
     outcome: &WalkOutcome,

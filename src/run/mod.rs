@@ -21,6 +21,7 @@ pub mod gate;
 pub mod guardrail;
 pub mod machine;
 pub mod measure;
+pub mod planner;
 pub mod prompt;
 pub mod proof;
 pub mod record;

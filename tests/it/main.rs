@@ -31,5 +31,6 @@ mod test_plan;
 mod util;
 mod verify;
 mod watch;
+mod web_plan_agent;
 mod web_plan_loop;
 mod web_plan_mcp;

@@ -68,7 +68,12 @@ impl Budget {
 
     /// `text` sent to or received from the planner.
     pub fn spend_tokens(&mut self, text: &str) -> Result<(), GuardrailHit> {
-        self.tokens += estimate_tokens(text);
+        self.spend(estimate_tokens(text))
+    }
+
+    /// `tokens` the planner used (as its CLI reported them).
+    pub fn spend(&mut self, tokens: u64) -> Result<(), GuardrailHit> {
+        self.tokens += tokens;
         let limit = self.limits.max_token_per_run;
         self.check("maxTokenPerRun", "tokens", limit, self.tokens)
     }

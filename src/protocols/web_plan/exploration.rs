@@ -152,6 +152,31 @@ impl Exploration {
         })
     }
 
+    /// An exploration of `run_dir` that an earlier process began: its `graph.json` read back
+    /// (an exploration with no graph yet starts empty), the same files appended to.
+    pub fn resume(
+        run_dir: &Path,
+        run_id: &str,
+        config: PlanConfig,
+    ) -> Result<Exploration, ExploreError> {
+        let mut exploration = Exploration::new(run_dir, run_id, config)?;
+        exploration.reload_graph();
+        Ok(exploration)
+    }
+
+    /// Reads `graph.json` back (another process — a `prpd mcp` an agent started — may have
+    /// explored further); the graph in memory stays when the file is missing or damaged.
+    pub fn reload_graph(&mut self) {
+        let path = self.dir.join("graph.json");
+        match std::fs::read_to_string(&path).map(|text| serde_json::from_str(&text)) {
+            Ok(Ok(graph)) => self.graph = graph,
+            Ok(Err(error)) => {
+                tracing::warn!(%error, path = %path.display(), "graph.json does not parse; kept the graph in memory");
+            }
+            Err(_) => {}
+        }
+    }
+
     /// `plan-explore/`.
     pub fn dir(&self) -> &Path {
         &self.dir

@@ -52,6 +52,41 @@ impl PlannerSession {
         }
     }
 
+    /// A session that continues the exploration of `run_dir` (`prpd plan --agent` started the
+    /// agent that started this server: `PRPD_PLAN_RUN` names the run), its graph read back.
+    pub fn attach(
+        root: &Path,
+        section: PlanSection,
+        run_dir: &Path,
+    ) -> Result<PlannerSession, String> {
+        let run_id = run_dir
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .ok_or_else(|| format!("{} is not a run directory", run_dir.display()))?;
+        let graph_file = run_dir.join(super::EXPLORE_DIR).join("graph.json");
+        let graph: super::ExplorationGraph = std::fs::read_to_string(&graph_file)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .ok_or_else(|| format!("{} holds no exploration graph", graph_file.display()))?;
+        let base_url = graph
+            .pages
+            .iter()
+            .find(|page| page.depth == 0)
+            .map(|page| page.url.clone())
+            .or_else(|| section.base_url.clone())
+            .ok_or_else(|| format!("{} has no start page", graph_file.display()))?;
+        let config = plan_config(&section, &base_url);
+        let exploration =
+            Exploration::resume(run_dir, &run_id, config).map_err(|error| error.to_string())?;
+        Ok(PlannerSession {
+            root: root.to_path_buf(),
+            section,
+            exploration: Some(exploration),
+            run_dir: Some(run_dir.to_path_buf()),
+            stopped: None,
+        })
+    }
+
     /// The guardrail that stopped the session, if one did.
     pub fn stopped_by(&self) -> Option<&GuardrailHit> {
         self.stopped.as_ref()
