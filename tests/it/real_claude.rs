@@ -11,6 +11,9 @@
 //! leaves a detached process behind. Without `--allowedTools` the same scenario shows the
 //! refusal and does not ship, so the first check can fail.
 //!
+//! The planner of `prpd plan --agent` is checked the same way: Claude Code starts `prpd mcp` from
+//! its `--mcp-config` and carries out the planner tool calls the mock scripts.
+//!
 //! The CLI must be installed (`npm install -g @anthropic-ai/claude-code@2`; `.ci/run` does it):
 //! the test fails, naming that command, where it is not.
 
@@ -456,4 +459,111 @@ fn what_the_agents_test_runs_leave_running_does_not_outlive_the_run() {
         "{summary:#}\nstderr:\n{stderr}"
     );
     assert_eq!(code, 0);
+}
+
+/// `prpd plan -u SITE -d 1 --agent` with Claude Code as the planner: the CLI starts `prpd mcp`
+/// from its `--mcp-config` (inheriting `PRPD_PLAN_RUN`), the mock has it read the exploration,
+/// open a page the walk left, and hand in the plan through `finalize_test_plan`; Claude Code
+/// carries out each MCP call itself.
+#[test]
+fn claude_code_plans_the_example_app_through_prpd_mcp() {
+    require_claude();
+    let site = crate::example_site::ExampleSite::serve();
+    let work = tempfile::Builder::new()
+        .prefix("prpd-real-claude-plan-")
+        .tempdir()
+        .expect("temp dir");
+    let home = work.path().join("home");
+    std::fs::create_dir_all(&home).expect("mkdir home");
+    let mock = MockModel::start(work.path());
+    let prpd = assert_cmd::cargo::cargo_bin("prpd");
+    let mcp_config = serde_json::json!({
+        "mcpServers": {"prpd": {"type": "stdio", "command": prpd, "args": ["mcp"]}}
+    });
+    let repo = TestRepo::new();
+    repo.file(
+        "prpd.toml",
+        &format!(
+            "[agents.red]\ncommand = [\"claude\", \"-p\", \"--model\", \"{{model}}\", \"--output-format\", \"json\", \
+             \"--mcp-config\", {}, \"--strict-mcp-config\", \"--allowedTools\", \"mcp__prpd\"]\n\
+             model = \"sonnet\"\nprompt = \"stdin\"\ntimeout = \"3m\"\nenv = [\"ANTHROPIC_*\", \"CLAUDE_*\", \"DISABLE_*\"]\n",
+            serde_json::to_string(&mcp_config.to_string()).expect("a TOML string")
+        ),
+    )
+    .commit("config");
+    let output = repo
+        .prpd()
+        .args(["plan", "-u", &site.url(), "-d", "1", "--agent"])
+        .env("HOME", &home)
+        .env("TMPDIR", work.path())
+        .env("ANTHROPIC_BASE_URL", &mock.url)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .timeout(Duration::from_secs(240))
+        .output()
+        .expect("run prpd plan");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let requests = mock.requests();
+    let planner: Vec<&Value> = requests
+        .iter()
+        .filter(|request| request["phase"] == "PLANNER")
+        .collect();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{stderr}\nrequests: {planner:#?}"
+    );
+    let calls: Vec<String> = planner
+        .last()
+        .and_then(|request| request["tool_results"].as_array())
+        .map(|results| {
+            results
+                .iter()
+                .map(|result| {
+                    format!(
+                        "{} error={}",
+                        result["tool"].as_str().unwrap_or_default(),
+                        result["is_error"]
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        calls,
+        [
+            "mcp__prpd__list_known_pages error=false",
+            "mcp__prpd__open_url error=false",
+            "mcp__prpd__finalize_test_plan error=false"
+        ],
+        "{planner:#?}"
+    );
+    let run = std::fs::read_dir(repo.path().join(".prp-session/runs"))
+        .expect("runs")
+        .flatten()
+        .map(|entry| entry.path())
+        .next()
+        .expect("a run");
+    let summary: Value =
+        serde_json::from_str(&read(&run.join("plan/plan-summary.json"))).expect("summary");
+    assert_eq!(summary["planner"], "agent");
+    assert_eq!(summary["cases"], 2);
+    assert!(
+        read(&run.join("plan-explore/graph.json")).contains("\"id\": \"docs-two\""),
+        "the page Claude Code opened through prpd mcp is in the graph"
+    );
+    assert!(
+        run.join("plan/specs/boundary-p0-a-13-year-old-can-sign-up.md")
+            .is_file()
+    );
+    assert!(
+        crate::example_site::wait_until(Duration::from_secs(10), || {
+            crate::example_site::chromium_under(work.path()).is_empty()
+        }),
+        "no browser outlives the plan"
+    );
 }

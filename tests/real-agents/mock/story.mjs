@@ -38,6 +38,22 @@ const README_LINE = "- `multiply(a, b)`: multiply numbers, giving the product of
 const CHANGELOG_UNRELEASED = "## [Unreleased]\n";
 const CHANGELOG_ITEM = "- Multiply numbers with `multiply(a, b)`.\n";
 
+const PLANNER_PLAN = {
+  flows: [{ id: "join", name: "Join", pagePath: ["home", "signup"] }],
+  cases: [
+    {
+      id: "signup-age-13", name: "A 13-year-old can sign up", type: "boundary", priority: "p0",
+      relatedPageIds: ["signup"],
+      steps: [{ description: "Enter age 13 and submit", expectedResult: "The account is created" }],
+    },
+    {
+      id: "docs-back", name: "The docs link back", type: "navigation", priority: "p2",
+      relatedPageIds: ["docs-two"],
+      steps: [{ description: "Follow 'getting started'", expectedResult: "Docs one opens" }],
+    },
+  ],
+};
+
 // ---- reading a prompt ---------------------------------------------------------------------
 
 /** The text of a message's content: a string, or its text and tool_result blocks. */
@@ -58,6 +74,10 @@ function prpdPrompt(messages) {
   for (const message of messages) {
     if (message.role !== "user") continue;
     const text = textOf(message.content);
+    if (/^# prpd · test planner$/m.test(text)) {
+      // `prpd plan --agent`: the planner works through prpd's MCP server (PLANNER below).
+      return { phase: "PLANNER", iteration: 1, testCommand: null, text };
+    }
     const heading = text.match(/^# prpd · (RED|GREEN|REFACTOR|DOCUMENT|QA) phase · iteration (\d+)/m);
     if (!heading) continue;
     const testCommand = text.match(/^Test command(?: \([^)]*\))?: (.+)$/m)?.[1]?.trim() ?? null;
@@ -101,6 +121,14 @@ function readText(exchange) {
  * so far that returns a tool call, or null when it has nothing to do (an edit already made).
  */
 const SCRIPTS = {
+  // `prpd plan --agent` on examples/web-site explored one link deep: the planner reads the
+  // exploration through prpd's MCP server (Claude Code names its tools mcp__prpd__*), opens a
+  // page the walk did not reach, and hands in its plan.
+  PLANNER: [
+    () => ({ tool: "mcp__prpd__list_known_pages", input: {} }),
+    () => ({ tool: "mcp__prpd__open_url", input: { url: "/docs/two.html" } }),
+    () => ({ tool: "mcp__prpd__finalize_test_plan", input: PLANNER_PLAN }),
+  ],
   RED: [
     (c) => ({ tool: "Write", input: { file_path: join(c.root, RED_TEST), content: RED_TEST_TEXT } }),
     (c) => runTests(c),
@@ -235,6 +263,12 @@ function finalAnswer(context, exchanges) {
       .map((exchange) => `${exchange.name} ${exchange.input.file_path ?? ""} failed: ${exchange.result.text}`),
   ];
   if (phase === "QA") return qaAnswer(context, blockers);
+  if (phase === "PLANNER") {
+    const failed = exchanges.filter((exchange) => exchange.result?.is_error || refused(exchange.result));
+    return failed.length === 0
+      ? "I read the exploration, opened /docs/two.html and handed the plan to finalize_test_plan."
+      : `The planner tools failed: ${failed.map((exchange) => `${exchange.name}: ${exchange.result.text}`).join("; ")}`;
+  }
 
   if (context.testCommand === null) {
     // DOCUMENT's prompt names no test command: documentation only, no test run to report.
