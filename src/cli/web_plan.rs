@@ -295,6 +295,7 @@ fn input_or_failure(error: PlanRunError, run_dir: &Path) -> anyhow::Error {
         ExploreError::BadUrl { .. }
             | ExploreError::OutOfScope { .. }
             | ExploreError::Pattern(_)
+            | ExploreError::Login(_)
             | ExploreError::Browser(
                 BrowserError::Launch(_)
                     | BrowserError::Navigation { .. }

@@ -27,6 +27,7 @@ mod budget;
 mod exploration;
 mod graph;
 pub mod in_run;
+mod login;
 mod planner;
 mod scope;
 mod serve;
@@ -95,7 +96,10 @@ pub async fn explore_app(
     config: PlanConfig,
 ) -> Result<(Exploration, WalkOutcome), ExploreError> {
     let mut exploration = Exploration::new(run_dir, run_id, config)?;
-    let walked = walk(&mut exploration).await;
+    let walked = match login::sign_in(&mut exploration).await {
+        Ok(_) => walk(&mut exploration).await,
+        Err(error) => Err(error),
+    };
     exploration.close().await;
     Ok((exploration, walked?))
 }

@@ -32,5 +32,6 @@ mod util;
 mod verify;
 mod watch;
 mod web_plan_agent;
+mod web_plan_login;
 mod web_plan_loop;
 mod web_plan_mcp;

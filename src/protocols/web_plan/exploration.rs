@@ -42,6 +42,8 @@ pub enum ExploreError {
     Guardrail(#[from] GuardrailHit),
     #[error(transparent)]
     Pattern(#[from] PatternError),
+    #[error(transparent)]
+    Login(#[from] super::login::LoginError),
     #[error("{url} is not a web address prpd can explore: {message}")]
     BadUrl { url: String, message: String },
     #[error("{url} is outside the exploration ({reason}); it must be on {origin}")]

@@ -433,7 +433,9 @@ fn error_code(error: &ExploreError) -> &'static str {
     match error {
         ExploreError::OutOfScope { .. } => "out_of_scope",
         ExploreError::Browser(_) => "browser",
-        ExploreError::BadUrl { .. } | ExploreError::Pattern(_) => "bad_request",
+        ExploreError::BadUrl { .. } | ExploreError::Pattern(_) | ExploreError::Login(_) => {
+            "bad_request"
+        }
         ExploreError::Guardrail(_) => "guardrail",
         ExploreError::Io { .. } => "write_failed",
     }

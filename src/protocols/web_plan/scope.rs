@@ -65,6 +65,12 @@ impl Scope {
         })
     }
 
+    /// Adds an exclude pattern (one prpd chose: signed in, the walk leaves the sign-out links
+    /// alone).
+    pub fn exclude_also(&mut self, pattern: &Regex) {
+        self.exclude.push(pattern.clone());
+    }
+
     /// The start page, normalised.
     pub fn start(&self) -> &Url {
         &self.start
