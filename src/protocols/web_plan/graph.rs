@@ -122,7 +122,7 @@ pub struct SkippedLink {
     pub url: String,
     /// The page it was seen on.
     pub from: String,
-    /// `external`, `excluded`, `not-included`, `not-http`, `depth`, `pages`, or `error: …`.
+    /// `external`, `excluded`, `not-included`, `not-http`, `not-a-page`, `depth`, `pages`, or `error: …`.
     pub reason: String,
 }
 

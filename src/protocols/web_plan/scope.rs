@@ -23,10 +23,18 @@ pub struct PatternError {
     pub message: String,
 }
 
+/// The extensions of files that are not pages (downloads, media, assets): a browser would
+/// download or merely show them, and a link to one is no path through the app.
+const NOT_PAGES: [&str; 24] = [
+    "pdf", "zip", "gz", "tgz", "bz2", "xz", "7z", "rar", "exe", "dmg", "msi", "png", "jpg", "jpeg",
+    "gif", "svg", "webp", "ico", "mp3", "mp4", "webm", "mov", "woff2", "csv",
+];
+
 /// Why an address is not visited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutOfScope {
     NotHttp,
+    NotAPage,
     External,
     NotIncluded,
     Excluded,
@@ -37,6 +45,7 @@ impl OutOfScope {
     pub fn as_str(self) -> &'static str {
         match self {
             OutOfScope::NotHttp => "not-http",
+            OutOfScope::NotAPage => "not-a-page",
             OutOfScope::External => "external",
             OutOfScope::NotIncluded => "not-included",
             OutOfScope::Excluded => "excluded",
@@ -88,6 +97,8 @@ impl Scope {
             Some(OutOfScope::External)
         } else if url == self.start {
             None
+        } else if is_file(&url) {
+            Some(OutOfScope::NotAPage)
         } else if self
             .exclude
             .iter()
@@ -109,6 +120,13 @@ impl Scope {
             None => Ok(url),
         }
     }
+}
+
+/// Whether `url`'s path ends in the extension of a file that is not a page.
+fn is_file(url: &Url) -> bool {
+    url.path()
+        .rsplit_once('.')
+        .is_some_and(|(_, extension)| NOT_PAGES.contains(&extension.to_ascii_lowercase().as_str()))
 }
 
 /// `url` without its fragment.
@@ -150,6 +168,12 @@ mod tests {
         assert_eq!(reason("http://127.0.0.1:9090/"), Some(OutOfScope::External));
         assert_eq!(reason("mailto:a@b.test"), Some(OutOfScope::NotHttp));
         assert_eq!(reason("/logout"), Some(OutOfScope::Excluded));
+        assert_eq!(reason("/files/Report.PDF"), Some(OutOfScope::NotAPage));
+        assert_eq!(
+            reason("/v1.2/notes"),
+            None,
+            "a dot in a folder is no extension"
+        );
         assert_eq!(reason("/"), None);
     }
 
