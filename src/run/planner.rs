@@ -50,15 +50,19 @@ pub async fn plan_with_agent(
     mut exploration: Exploration,
 ) -> Result<Planned, PlannerError> {
     let limits = WalkOutcome::default();
-    let prompt = web_plan::planner_prompt(&exploration.graph, &exploration.config);
-    if exploration.budget.spend_tokens(&prompt).is_err() {
-        return Ok(web_plan::finish(
-            &exploration,
+    // A guardrail hit leaves the summary that names it, and no plan.
+    let truncated = |exploration: &Exploration| -> Result<Planned, PlannerError> {
+        Ok(web_plan::finish(
+            exploration,
             None,
             &limits,
             "agent",
             run_dir,
-        )?);
+        )?)
+    };
+    let prompt = web_plan::planner_prompt(&exploration.graph, &exploration.config);
+    if exploration.budget.spend_tokens(&prompt).is_err() {
+        return truncated(&exploration);
     }
     let agent_dir = run_dir.join(AGENT_DIR);
     let started = SystemTime::now();
@@ -89,13 +93,7 @@ pub async fn plan_with_agent(
     let reported = report.usage.map_or(0, |usage| usage.billed_tokens());
     let answered = web_plan::estimate_tokens(&report.answer);
     if exploration.budget.spend(reported.max(answered)).is_err() {
-        return Ok(web_plan::finish(
-            &exploration,
-            None,
-            &limits,
-            "agent",
-            run_dir,
-        )?);
+        return truncated(&exploration);
     }
     let plan = match finalised_since(run_dir, started) {
         Some(plan) => plan,

@@ -542,12 +542,7 @@ fn claude_code_plans_the_example_app_through_prpd_mcp() {
         ],
         "{planner:#?}"
     );
-    let run = std::fs::read_dir(repo.path().join(".prp-session/runs"))
-        .expect("runs")
-        .flatten()
-        .map(|entry| entry.path())
-        .next()
-        .expect("a run");
+    let run = repo.only_run_dir();
     let summary: Value =
         serde_json::from_str(&read(&run.join("plan/plan-summary.json"))).expect("summary");
     assert_eq!(summary["planner"], "agent");

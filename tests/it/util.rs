@@ -68,6 +68,19 @@ impl TestRepo {
     }
 
     /// A path inside the repository.
+    /// The one run directory under `.prp-session/runs/` (a `prpd plan` or a `prpd run`).
+    pub fn only_run_dir(&self) -> PathBuf {
+        let runs: Vec<PathBuf> = std::fs::read_dir(self.path().join(".prp-session/runs"))
+            .expect("the runs folder")
+            .flatten()
+            .map(|entry| entry.path())
+            .collect();
+        let [run] = runs.as_slice() else {
+            panic!("one run directory: {runs:?}");
+        };
+        run.clone()
+    }
+
     pub fn join(&self, relative: &str) -> PathBuf {
         self.path().join(relative)
     }

@@ -35,13 +35,7 @@ fn plan_with(site: &ExampleSite, behaviour: &str, tmp: &Path) -> (i32, String, S
         .timeout(Duration::from_secs(120))
         .output()
         .expect("run prpd plan");
-    let runs = repo.path().join(".prp-session/runs");
-    let run = std::fs::read_dir(&runs)
-        .expect("runs")
-        .flatten()
-        .map(|entry| entry.path())
-        .next()
-        .expect("a run directory");
+    let run = repo.only_run_dir();
     // The repository's temp dir goes with `repo`: keep the files for the caller.
     let kept = tmp.join("run");
     copy(&run, &kept);

@@ -87,12 +87,7 @@ fn explore(app: &LoginApp, signed: bool) -> (Value, String, TestRepo) {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let run = std::fs::read_dir(repo.path().join(".prp-session/runs"))
-        .expect("runs")
-        .flatten()
-        .map(|entry| entry.path())
-        .next()
-        .expect("a run");
+    let run = repo.only_run_dir();
     let graph = serde_json::from_str(&read(&run.join("plan-explore/graph.json"))).expect("graph");
     let transcript = read(&run.join("plan-explore/transcript.jsonl"));
     (graph, transcript, repo)
