@@ -17,6 +17,7 @@ use crate::base::exit::ExitCode;
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::base::{repo, shutdown};
 use crate::browser::{BrowserError, CdpError};
+use crate::protocols::test_plan::PlanConfig;
 use crate::protocols::web_plan::{self, ExploreError, PlanRunError, Planned, WalkOutcome};
 use crate::run::planner::{self, PlannerError};
 
@@ -104,31 +105,49 @@ pub fn run(args: &WebPlanArgs, mode: Mode) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     runtime.block_on(async {
         let _app = match &section.serve {
-            Some(command) => web_plan::serve(command, &url, section.serve_timeout, &dir, &run_dir.join("serve.log"))
-                .await
-                .map_err(|error| UsageError(format!("[plan] serve: {error}")))?,
+            Some(command) => {
+                let log = run_dir.join("serve.log");
+                web_plan::serve(command, &url, section.serve_timeout, &dir, &log)
+                    .await
+                    .map_err(|error| UsageError(format!("[plan] serve: {error}")))?
+            }
             None => None,
         };
-        let work = async {
-            match mode {
-                Mode::Explore => web_plan::explore_app(&run_dir, &run_id, config)
-                    .await
-                    .map(|(exploration, outcome)| explored(&run_dir, &exploration.graph, &outcome))
-                    .map_err(|error| input_or_failure(PlanRunError::from(error), &run_dir)),
-                Mode::Plan => match &agents {
-                    None => web_plan::plan_app(&run_dir, &run_id, config).await.map(|planned| report(&planned)).map_err(Into::into),
-                    Some(full) => plan_with_agent(&dir, full, &run_dir, &run_id, config).await,
-                },
-            }
-        };
+        let work = work(mode, &dir, agents.as_ref(), &run_dir, &run_id, config);
         tokio::select! {
             result = work => result,
             () = shutdown::requested() => {
-                eprintln!("prpd plan: stopped; the browser is closed. What was explored is in {}", run_dir.display());
+                eprintln!(
+                    "prpd plan: stopped; the browser is closed. What was explored is in {}",
+                    run_dir.display()
+                );
                 Ok(ExitCode::Internal)
             }
         }
     })
+}
+
+/// The exploration, and for `prpd plan` the plan: prpd's baseline, or the agent's when the
+/// full configuration (`agents`) is given.
+async fn work(
+    mode: Mode,
+    dir: &Path,
+    agents: Option<&Config>,
+    run_dir: &Path,
+    run_id: &str,
+    config: PlanConfig,
+) -> anyhow::Result<ExitCode> {
+    match (mode, agents) {
+        (Mode::Explore, _) => web_plan::explore_app(run_dir, run_id, config)
+            .await
+            .map(|(exploration, outcome)| explored(run_dir, &exploration.graph, &outcome))
+            .map_err(|error| input_or_failure(PlanRunError::from(error), run_dir)),
+        (Mode::Plan, None) => web_plan::plan_app(run_dir, run_id, config)
+            .await
+            .map(|planned| report(&planned))
+            .map_err(|error| input_or_failure(error, run_dir)),
+        (Mode::Plan, Some(full)) => plan_with_agent(dir, full, run_dir, run_id, config).await,
+    }
 }
 
 /// The walk, then the planner agent's plan; a guardrail during the walk stops before the agent.
@@ -137,7 +156,7 @@ async fn plan_with_agent(
     config: &Config,
     run_dir: &Path,
     run_id: &str,
-    plan_config: crate::protocols::test_plan::PlanConfig,
+    plan_config: PlanConfig,
 ) -> anyhow::Result<ExitCode> {
     let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, plan_config)
         .await
