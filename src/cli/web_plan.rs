@@ -323,7 +323,7 @@ fn input_or_failure(error: PlanRunError, run_dir: &Path) -> anyhow::Error {
     );
     if users {
         UsageError(format!(
-            "prpd plan: {error} (files so far: {})",
+            "{error} (files so far: {})",
             run_dir.display()
         ))
         .into()
