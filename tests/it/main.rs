@@ -30,3 +30,7 @@ mod test_plan;
 mod util;
 mod verify;
 mod watch;
+mod web_plan;
+mod web_plan_processes;
+mod web_site;
+mod web_workspace;
