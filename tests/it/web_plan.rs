@@ -172,7 +172,7 @@ fn explore_records_pages_links_forms_snapshots_and_what_it_did_not_follow() {
     assert_not_followed(&graph, &site, &external);
     assert_elements(&graph, &site);
     assert_snapshots(&workspace, &graph);
-    workspace.assert_browser_gone("after success");
+    workspace.assert_closed_cleanly("after success");
 }
 
 fn assert_pages_and_edges(graph: &Value, site: &Site) {
@@ -391,7 +391,7 @@ fn the_depth_and_page_limits_end_the_walk_normally_and_say_so() {
         1,
         "only the first workspace's visit"
     );
-    few.assert_browser_gone("after the page limit");
+    few.assert_closed_cleanly("after the page limit");
 }
 
 #[test]
@@ -430,7 +430,7 @@ fn a_guardrail_cuts_the_run_short_exits_1_and_names_itself() {
         !plan_dir.join("specs").exists(),
         "no specs after a guardrail"
     );
-    workspace.assert_browser_gone("after a guardrail");
+    workspace.assert_closed_cleanly("after a guardrail");
 
     // The flag, on `plan explore`: the same refusal, and the transcript says where it stopped.
     let flagged = Workspace::new();

@@ -106,7 +106,7 @@ fn a_start_page_nobody_serves_exits_2_and_the_browser_is_gone() {
     assert_exit(&output, 2, "nobody listens");
     let stderr = text(&output.stderr);
     assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
-    nobody.assert_browser_gone("after an unreachable start page");
+    nobody.assert_closed_cleanly("after an unreachable start page");
 }
 
 /// `prpd` started as a child this test can signal.
@@ -182,6 +182,8 @@ fn sigterm_mid_exploration_stops_prpd_and_its_browser_at_once() {
         "{}",
         text(&output.stderr)
     );
+    // Killed at once, Chromium cannot remove its own `org.chromium.Chromium.*` folder from
+    // TMPDIR: only the processes and the profile are checked here.
     workspace.assert_browser_gone("after SIGTERM");
     let graph = workspace.graph();
     assert_eq!(
@@ -231,5 +233,5 @@ fn serve_starts_the_app_waits_for_its_port_and_stops_it() {
         )
         .is_err()
     });
-    workspace.assert_browser_gone("after [plan] serve");
+    workspace.assert_closed_cleanly("after [plan] serve");
 }

@@ -1,7 +1,8 @@
 //! `Workspace`: where one `prpd plan` of a test runs — a git repository, and a scratch folder
 //! that is prpd's `TMPDIR` and `HOME` — and how the test finds what that run left behind: the
 //! browser's processes (their command lines name the scratch folder: the profile lives in it,
-//! and Chromium's crash handler names the home) and its profile. Also the example app the tests explore, and the small readers of prpd's output.
+//! and Chromium's crash handler names the home), its profile and Chromium's own temporary
+//! files. Also the example app the tests explore, and the small readers of prpd's output.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -140,6 +141,14 @@ impl Workspace {
             .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .filter(|name| name != "home")
             .collect()
+    }
+
+    /// After a run that closed its browser: processes, profile and Chromium's own temporary
+    /// files are all gone.
+    pub(crate) fn assert_closed_cleanly(&self, what: &str) {
+        self.assert_browser_gone(what);
+        let left = self.temporary_files();
+        assert!(left.is_empty(), "{what}: left in TMPDIR: {left:?}");
     }
 }
 
