@@ -507,6 +507,14 @@ fn plan_writes_the_baseline_plan_its_specs_and_the_summary() {
         0,
         "nothing submitted"
     );
+    // /missing answered 404: a broken link is no page a case expects to open.
+    assert_eq!(page(&workspace.graph(), "missing")["status"], 404);
+    for (id, spec) in &specs {
+        assert!(
+            !spec.contains("/missing") && !spec.contains("Not found"),
+            "{id}:\n{spec}"
+        );
+    }
 }
 
 /// `test-plan.json`: the seed's names, the configuration it was made with, whole cases.
