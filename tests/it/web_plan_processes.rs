@@ -1,5 +1,5 @@
 //! `prpd plan` as a process: mistakes exit 2 with a message before anything is explored; a start
-//! page nobody serves exits 2 naming it; SIGTERM mid-exploration
+//! page nobody serves, or one that answers 404, exits 2 naming it; SIGTERM mid-exploration
 //! stops prpd at once; `[plan] serve` starts the app, waits for its port and stops it. After
 //! each, no process of the browser is left (`Workspace::assert_browser_gone`).
 
@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::web_plan::{page, page_ids};
 use crate::web_site::{Page, Site};
-use crate::web_workspace::{PATIENCE, Workspace, assert_exit, files_under, text};
+use crate::web_workspace::{PATIENCE, Workspace, assert_exit, example, files_under, text};
 
 /// A port on 127.0.0.1 nothing listens on (bound, then released).
 fn free_port() -> u16 {
@@ -94,7 +94,7 @@ fn mistakes_exit_2_with_a_message_before_anything_is_explored() {
 }
 
 #[test]
-fn a_start_page_nobody_serves_exits_2_and_the_browser_is_gone() {
+fn a_start_page_that_cannot_be_opened_exits_2_and_the_browser_is_gone() {
     let port = free_port();
     let nobody = Workspace::new();
     let output = nobody.plan(&[
@@ -107,6 +107,18 @@ fn a_start_page_nobody_serves_exits_2_and_the_browser_is_gone() {
     let stderr = text(&output.stderr);
     assert!(stderr.contains(&format!("127.0.0.1:{port}")), "{stderr}");
     nobody.assert_closed_cleanly("after an unreachable start page");
+
+    let (site, _external) = example();
+    let missing = Workspace::new();
+    let output = missing.plan(&["plan", "-u", &site.url("/missing")]);
+    assert_exit(&output, 2, "a start page that answers 404");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&site.url("/missing")) && stderr.contains("404"),
+        "{stderr}"
+    );
+    assert!(!missing.run_dir().join("plan/test-plan.json").exists());
+    missing.assert_closed_cleanly("after a start page that answers 404");
 }
 
 /// `prpd` started as a child this test can signal.
