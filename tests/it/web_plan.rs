@@ -9,7 +9,7 @@
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::web_site::Site;
+use crate::web_site::{Page, Site, example_app};
 use crate::web_workspace::{Workspace, assert_exit, example, files_under, text};
 
 pub(crate) fn pages(graph: &Value) -> &Vec<Value> {
@@ -622,7 +622,23 @@ fn test_types_leave_only_the_cases_of_those_types() {
 fn credentials_are_placeholders_and_their_values_reach_no_file() {
     const USER: &str = "ada.lovelace.4f9c@example.test";
     const PASSWORD: &str = "correct-horse-7d1e-battery";
-    let (site, _external) = example();
+    // The adversary: a page that shows the credentials, as an app shows who is signed in, in
+    // its title, its text, a link and a field.
+    let external = Site::serve(HashMap::new());
+    let mut pages = example_app(&external);
+    pages.insert(
+        "/about".to_owned(),
+        Page::new(
+            &format!("Signed in as {USER}"),
+            &format!(
+                "<h1>Hello {USER}</h1><p>Your password is {PASSWORD}.</p>\n\
+                 <a href=\"/\" title=\"{PASSWORD}\">Home of {USER}</a>\n\
+                 <form><label for=\"again\">Password again</label>\
+                 <input id=\"again\" name=\"again\" value=\"{PASSWORD}\" placeholder=\"{PASSWORD}\"></form>"
+            ),
+        ),
+    );
+    let site = Site::serve(pages);
     let workspace = Workspace::with_config(
         "[plan]\n[plan.auth]\nusername_var = \"APP_USER\"\npassword_var = \"APP_PASSWORD\"\n",
     );
@@ -644,6 +660,13 @@ fn credentials_are_placeholders_and_their_values_reach_no_file() {
         plan["configSnapshot"]["auth"]["passwordVar"],
         "APP_PASSWORD"
     );
+    // The page was read, and what it showed is kept with placeholders.
+    let about = page(&workspace.graph(), "about").clone();
+    assert_eq!(about["title"], "Signed in as {{APP_USER}}");
+    assert!(
+        element(&about, "Home of {{APP_USER}}")["kind"] == "link",
+        "{about:#}"
+    );
 
     let session = workspace.repo.join(".prp-session");
     let files = files_under(&session);
@@ -656,18 +679,23 @@ fn credentials_are_placeholders_and_their_values_reach_no_file() {
                 .any(|file| file.extension().is_some_and(|extension| extension == "jpg")),
         "the scan sees the plan and the snapshots: {files:?}"
     );
-    for file in &files {
-        let bytes = std::fs::read(file).expect("read");
-        for secret in [USER, PASSWORD] {
-            assert!(
-                !bytes
-                    .windows(secret.len())
-                    .any(|window| window == secret.as_bytes()),
-                "{} holds a credential's value",
-                file.display()
-            );
-        }
-    }
+    let holding: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            let bytes = std::fs::read(file).expect("read");
+            file.to_string_lossy().contains(USER)
+                || [USER, PASSWORD].iter().any(|secret| {
+                    bytes
+                        .windows(secret.len())
+                        .any(|window| window == secret.as_bytes())
+                })
+        })
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(
+        holding.is_empty(),
+        "files holding (or named after) a credential's value: {holding:#?}"
+    );
     for stream in [&output.stdout, &output.stderr] {
         assert!(!text(stream).contains(PASSWORD) && !text(stream).contains(USER));
     }
