@@ -30,6 +30,9 @@ use launch::Launched;
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one DevTools command may take.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long Chromium may take to quit when asked before its group is killed (it usually takes
+/// a few hundred milliseconds; the wait ends as soon as it has exited).
+const QUIT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The browser failed.
 #[derive(Debug, thiserror::Error)]
@@ -99,14 +102,20 @@ impl Browser {
         self.launched.as_ref()?.service.group()
     }
 
-    /// Asks Chromium to quit, then kills its process group and removes its profile.
+    /// Asks Chromium to quit and waits (up to [`QUIT_TIMEOUT`]) for it to exit, then kills its
+    /// process group and removes its profile. Only a Chromium that exits by itself removes the
+    /// folder it made in `TMPDIR` (`org.chromium.Chromium.*`); one killed at once leaves it.
     pub async fn close(mut self) {
         let _ = tokio::time::timeout(
             Duration::from_secs(2),
             self.cdp.call(None, "Browser.close", json!({})),
         )
         .await;
-        if let Some(launched) = self.launched.take() {
+        if let Some(mut launched) = self.launched.take() {
+            let deadline = tokio::time::Instant::now() + QUIT_TIMEOUT;
+            while launched.service.exited().is_none() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
             launched.service.stop(Duration::from_secs(2)).await;
             drop(launched.profile);
         }

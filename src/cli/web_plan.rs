@@ -322,11 +322,7 @@ fn input_or_failure(error: PlanRunError, run_dir: &Path) -> anyhow::Error {
             )
     );
     if users {
-        UsageError(format!(
-            "{error} (files so far: {})",
-            run_dir.display()
-        ))
-        .into()
+        UsageError(format!("{error} (files so far: {})", run_dir.display())).into()
     } else {
         anyhow::Error::new(error).context(failed())
     }

@@ -149,7 +149,8 @@ pub fn finish(
     run_dir: &Path,
 ) -> Result<Planned, PlanRunError> {
     let plan_dir = run_dir.join(test_plan::PLAN_DIR);
-    let specs = match plan {
+    let plan = plan.map(|plan| redacted(exploration, plan));
+    let specs = match &plan {
         Some(plan) => test_plan::write_plan(&plan_dir, plan)?
             .specs
             .iter()
@@ -158,7 +159,7 @@ pub fn finish(
             .collect(),
         None => Vec::new(),
     };
-    let summary = summarise(exploration, plan, outcome, planner, specs);
+    let summary = summarise(exploration, plan.as_ref(), outcome, planner, specs);
     let path = plan_dir.join(SUMMARY_FILE);
     std::fs::create_dir_all(&plan_dir)
         .and_then(|()| {
@@ -174,8 +175,35 @@ pub fn finish(
         summary,
         run_dir: run_dir.to_path_buf(),
         graph: exploration.graph.clone(),
-        plan: plan.cloned(),
+        plan,
     })
+}
+
+/// `plan` with every credential value in its words replaced by its placeholder: case and flow
+/// names, preconditions and steps are made from what the pages showed (a title, a link's
+/// text), and a page may show who is signed in.
+fn redacted(exploration: &Exploration, plan: &TestPlan) -> TestPlan {
+    let mut plan = plan.clone();
+    let redact_option = |text: &mut Option<String>| {
+        if let Some(text) = text {
+            *text = exploration.redact(text);
+        }
+    };
+    for flow in &mut plan.flows {
+        flow.name = exploration.redact(&flow.name);
+        redact_option(&mut flow.description);
+    }
+    for case in &mut plan.cases {
+        case.name = exploration.redact(&case.name);
+        for precondition in &mut case.preconditions {
+            *precondition = exploration.redact(precondition);
+        }
+        for step in &mut case.steps {
+            step.description = exploration.redact(&step.description);
+            redact_option(&mut step.expected_result);
+        }
+    }
+    plan
 }
 
 /// The seed's `PlanConfig` of `[plan]`, exploring from `base_url`.

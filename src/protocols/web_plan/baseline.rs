@@ -5,7 +5,10 @@
 //! character short of `minlength` and past `maxlength`, a value against its `pattern`), and a
 //! smoke flow along the main path (the start page, then the first link to a new page, as deep
 //! as the graph goes). Credentials appear only as placeholders (`{{USERNAME}}`,
-//! `{{PASSWORD}}`, or the names `[plan.auth]` gives).
+//! `{{PASSWORD}}`, or the names `[plan.auth]` gives). A page that answered an HTTP error (a
+//! broken link's 404, a 500) is in the graph with its status, but no case expects it to open:
+//! a plan that clicks into it and checks the error page's title would make a defect the
+//! expected behaviour.
 
 use std::collections::HashSet;
 
@@ -34,7 +37,7 @@ pub fn baseline(
     if wanted(CaseType::Functional) && !path.is_empty() {
         cases.push(smoke_case(graph, &path));
     }
-    for page in &graph.pages {
+    for page in graph.pages.iter().filter(|page| !answered_error(page)) {
         if wanted(CaseType::Navigation) {
             cases.push(navigation_case(graph, page));
         }
@@ -113,6 +116,11 @@ fn step(description: String, expected: Option<String>) -> StepPlan {
     }
 }
 
+/// The page answered an HTTP error status.
+fn answered_error(page: &PageNode) -> bool {
+    page.status >= 400
+}
+
 fn label(page: &PageNode) -> String {
     page.title.clone().unwrap_or_else(|| page.url.clone())
 }
@@ -147,7 +155,9 @@ fn navigation_case(graph: &ExplorationGraph, page: &PageNode) -> TestCasePlan {
             continue;
         }
         let (Some(target), Some(element)) = (
-            graph.page(&edge.to),
+            graph
+                .page(&edge.to)
+                .filter(|target| !answered_error(target)),
             edge.element.as_ref().and_then(|id| {
                 page.element_summary
                     .iter()
@@ -366,7 +376,11 @@ fn boundary_values(field: &ElementSummary) -> Vec<(String, String)> {
 
 /// The start page, then from each page the first link to a page not yet on the path.
 fn main_path(graph: &ExplorationGraph) -> Vec<&PageNode> {
-    let Some(start) = graph.pages.iter().find(|page| page.depth == 0) else {
+    let Some(start) = graph
+        .pages
+        .iter()
+        .find(|page| page.depth == 0 && !answered_error(page))
+    else {
         return Vec::new();
     };
     let mut path = vec![start];
@@ -376,7 +390,11 @@ fn main_path(graph: &ExplorationGraph) -> Vec<&PageNode> {
             .iter()
             .filter(|edge| edge.from == current.id && edge.via == "link")
             .filter_map(|edge| graph.page(&edge.to))
-            .find(|page| page.depth > current.depth && !path.iter().any(|on| on.id == page.id));
+            .find(|page| {
+                page.depth > current.depth
+                    && !answered_error(page)
+                    && !path.iter().any(|on| on.id == page.id)
+            });
         match next {
             Some(page) => path.push(page),
             None => break,
@@ -419,4 +437,71 @@ fn smoke_case(graph: &ExplorationGraph, path: &[&PageNode]) -> TestCasePlan {
         path.iter().map(|page| page.id.clone()).collect(),
         steps,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::graph::{LocatorCandidate, NavigationEdge};
+    use super::*;
+
+    fn page(id: &str, depth: u32, status: u16, links: &[&str]) -> PageNode {
+        PageNode {
+            id: id.to_owned(),
+            url: format!("http://a.test/{id}"),
+            title: Some(format!("Title of {id}")),
+            depth,
+            status,
+            snapshot_ref: None,
+            element_summary: links
+                .iter()
+                .enumerate()
+                .map(|(index, to)| ElementSummary {
+                    id: format!("{id}/e{}", index + 1),
+                    kind: "link".to_owned(),
+                    text: Some((*to).to_owned()),
+                    role: Some("link".to_owned()),
+                    locator_candidates: vec![LocatorCandidate {
+                        strategy: "role".to_owned(),
+                        value: format!("link \"{to}\""),
+                    }],
+                    target: Some(format!("http://a.test/{to}")),
+                    method: None,
+                    form: None,
+                    field: None,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_page_that_answered_an_http_error_is_no_case_and_no_step() {
+        let graph = ExplorationGraph {
+            pages: vec![
+                page("home", 0, 200, &["broken", "about"]),
+                page("broken", 1, 404, &[]),
+                page("about", 1, 200, &[]),
+            ],
+            edges: ["broken", "about"]
+                .iter()
+                .enumerate()
+                .map(|(index, to)| NavigationEdge {
+                    from: "home".to_owned(),
+                    to: (*to).to_owned(),
+                    via: "link".to_owned(),
+                    element: Some(format!("home/e{}", index + 1)),
+                })
+                .collect(),
+            skipped: Vec::new(),
+        };
+        let config = super::super::plan_config(
+            &crate::base::config::PlanSection::default(),
+            "http://a.test/home",
+        );
+        let plan = baseline(&graph, &config, "run", "now");
+        let ids: Vec<&str> = plan.cases.iter().map(|case| case.id.as_str()).collect();
+        assert_eq!(ids, ["smoke-main-path", "nav-home", "nav-about"]);
+        let text = serde_json::to_string(&plan.cases).expect("json");
+        assert!(!text.contains("broken"), "{text}");
+        assert_eq!(plan.flows[0].page_path, ["home", "about"]);
+    }
 }

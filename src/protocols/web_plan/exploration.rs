@@ -243,6 +243,16 @@ impl Exploration {
         text
     }
 
+    /// `value` with every credential value in its strings replaced by its placeholder.
+    pub fn redact_json(&self, value: &mut Value) {
+        match value {
+            Value::String(text) => *text = self.redact(text),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.redact_json(item)),
+            Value::Object(fields) => fields.values_mut().for_each(|item| self.redact_json(item)),
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+
     /// `text` with every placeholder of a set credential filled in (only ever typed, never
     /// kept).
     pub fn fill_placeholders(&self, text: &str) -> String {
@@ -320,12 +330,13 @@ impl Exploration {
         let mut observation = observation;
         observation.url = url.to_string();
         let node = page_node(&id, depth, &observation, Some(snapshot_ref.clone()));
-        let metadata = json!({
+        let mut metadata = json!({
             "id": id, "url": node.url, "title": node.title, "status": node.status, "depth": depth,
             "capturedAt": humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             "elements": node.element_summary.len(),
             "screenshot": format!("{snapshot_ref}.jpg"), "accessibility": format!("{snapshot_ref}.ax.txt"),
         });
+        self.redact_json(&mut metadata);
         let base = self.dir.join(&snapshot_ref);
         for (extension, bytes) in [
             ("jpg", shot),

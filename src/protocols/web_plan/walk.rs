@@ -2,7 +2,9 @@
 //! `GET` forms in scope, down to `max_depth` links and up to `max_pages` pages. A `POST` form is
 //! recorded (its fields, its rules) but never submitted: with no one to judge what a submit
 //! does, prpd does not create, change or delete anything in the app. A page that fails to load
-//! is recorded as skipped with the browser's error; only the start page failing fails the walk.
+//! is recorded as skipped with the browser's error; only the start page failing fails the walk,
+//! and a start page that answers an HTTP error (a 404 for a mistyped address) fails it too: a
+//! graph of an error page is no exploration of the app.
 //! The depth and page limits end the walk normally; a guardrail ends it as truncated.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -10,6 +12,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde::Serialize;
 use serde_json::json;
 use url::Url;
+
+use crate::browser::BrowserError;
 
 use super::budget::GuardrailHit;
 use super::exploration::{Arrival, Exploration, ExploreError};
@@ -86,6 +90,9 @@ pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreE
         let Some(page) = exploration.graph.page(&id) else {
             continue;
         };
+        if depth == 0 {
+            refuse_an_error_page(&url, page.status)?;
+        }
         let here = Url::parse(&page.url).unwrap_or_else(|_| url.clone());
         let targets: Vec<(String, &'static str, String)> = page
             .element_summary
@@ -125,6 +132,20 @@ pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreE
     }
     exploration.save_graph()?;
     Ok(outcome)
+}
+
+/// The start page must load: one that answered an HTTP error (a mistyped address's 404) is
+/// no app to explore.
+fn refuse_an_error_page(url: &Url, status: u16) -> Result<(), ExploreError> {
+    if status < 400 {
+        return Ok(());
+    }
+    Err(ExploreError::Browser(BrowserError::Navigation {
+        url: url.to_string(),
+        message: format!(
+            "the start page answered HTTP {status}; give the address of a page that loads"
+        ),
+    }))
 }
 
 /// Records the edge of `arrival` to the explored page `to` (a page's link to itself is none).
