@@ -64,13 +64,24 @@ impl Browser {
     pub async fn start(stderr_log: &Path) -> Result<Browser, BrowserError> {
         let launched = launch::launch(stderr_log, START_TIMEOUT).await?;
         let mut cdp = Cdp::connect(&launched.websocket, COMMAND_TIMEOUT).await?;
-        let target = cdp
-            .call(None, "Target.createTarget", json!({"url": "about:blank"}))
-            .await?;
-        let target_id = target["targetId"]
-            .as_str()
-            .ok_or_else(|| BrowserError::Shape(format!("no targetId in {target}")))?
-            .to_owned();
+        // The tab Chromium opened at start (`about:blank`), else a new one: one renderer only.
+        let targets = cdp.call(None, "Target.getTargets", json!({})).await?;
+        let opened = targets["targetInfos"]
+            .as_array()
+            .and_then(|infos| infos.iter().find(|info| info["type"] == "page"))
+            .and_then(|info| info["targetId"].as_str())
+            .map(str::to_owned);
+        let target_id = if let Some(id) = opened {
+            id
+        } else {
+            let target = cdp
+                .call(None, "Target.createTarget", json!({"url": "about:blank"}))
+                .await?;
+            target["targetId"]
+                .as_str()
+                .ok_or_else(|| BrowserError::Shape(format!("no targetId in {target}")))?
+                .to_owned()
+        };
         let attached = cdp
             .call(
                 None,

@@ -138,10 +138,14 @@ async fn work(
     config: PlanConfig,
 ) -> anyhow::Result<ExitCode> {
     match (mode, agents) {
-        (Mode::Explore, _) => web_plan::explore_app(run_dir, run_id, config)
-            .await
-            .map(|(exploration, outcome)| explored(run_dir, &exploration.graph, &outcome))
-            .map_err(|error| input_or_failure(PlanRunError::from(error), run_dir)),
+        (Mode::Explore, _) => {
+            let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, config)
+                .await
+                .map_err(|error| input_or_failure(PlanRunError::from(error), run_dir))?;
+            // The summary without a plan: pages, limits, guardrail counts and a hit.
+            web_plan::finish(&exploration, None, &outcome, "none", run_dir)?;
+            Ok(explored(run_dir, &exploration.graph, &outcome))
+        }
         (Mode::Plan, None) => web_plan::plan_app(run_dir, run_id, config)
             .await
             .map(|planned| report(&planned))
@@ -235,6 +239,10 @@ fn explored(run_dir: &Path, graph: &web_plan::ExplorationGraph, outcome: &WalkOu
     println!(
         "Transcript:  {}",
         explore_dir.join("transcript.jsonl").display()
+    );
+    println!(
+        "Summary:     {}",
+        run_dir.join("plan").join(web_plan::SUMMARY_FILE).display()
     );
     limits(outcome);
     guardrail_exit(outcome.guardrail.as_ref())

@@ -454,6 +454,10 @@ fn a_guardrail_cuts_the_run_short_exits_1_and_names_itself() {
             .any(|line| line.contains("\"guardrail\"")),
         "{transcript}"
     );
+    let summary = flagged.json("plan/plan-summary.json");
+    assert_eq!(summary["truncatedBy"]["guardrail"], "maxSnapshotsPerRun");
+    assert_eq!(summary["planner"], "none");
+    assert_eq!(summary["testPlan"], Value::Null);
 }
 
 /// Every spec of a plan run, by case id.

@@ -22,7 +22,8 @@ pub struct PlanSummary {
     pub run_id: String,
     pub base_url: String,
     pub generated_at: String,
-    /// `baseline` (prpd's own plan) or `agent` (an MCP client's `finalize_test_plan`).
+    /// `baseline` (prpd's own plan), `agent` (the planner agent's or an MCP client's), or
+    /// `none` (`prpd plan explore`: no plan was asked for).
     pub planner: String,
     pub pages: usize,
     pub edges: usize,
