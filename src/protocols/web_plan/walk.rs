@@ -1,7 +1,8 @@
 //! prpd's own exploration, with no agent: breadth first from the start page over the links and
 //! `GET` forms in scope, down to `max_depth` links and up to `max_pages` pages. A `POST` form is
 //! recorded (its fields, its rules) but never submitted: with no one to judge what a submit
-//! does, prpd does not create, change or delete anything in the app. A page that fails to load
+//! does, prpd does not create, change or delete anything in the app (the one exception is the
+//! sign-in the user configures, `login.rs`, before the walk). A page that fails to load
 //! is recorded as skipped with the browser's error; only the start page failing fails the walk,
 //! and a start page that answers an HTTP error (a 404 for a mistyped address) fails it too: a
 //! graph of an error page is no exploration of the app.
