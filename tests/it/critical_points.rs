@@ -2,6 +2,7 @@
 //! with) drives the real `prpd mcp` over its stdio, and scripts drive `prpd plan create` /
 //! `prpd plan verify`. Plans persisted under `QA_PROJECT_ROOT` outlive the server.
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -13,19 +14,25 @@ use serde_json::{Value, json};
 
 use crate::util::TestRepo;
 
-/// A running `prpd mcp` and the client connected to it.
-struct Server {
-    client: RunningService<RoleClient, ()>,
-    child: tokio::process::Child,
+/// A running `prpd mcp` and the client connected to it (`web_plan_mcp.rs` uses it too).
+pub(crate) struct Server {
+    pub(crate) client: RunningService<RoleClient, ()>,
+    pub(crate) child: tokio::process::Child,
 }
 
 async fn start(root: &Path) -> Server {
+    start_mcp(&[], &[("QA_PROJECT_ROOT", root.as_os_str())]).await
+}
+
+/// `prpd mcp ARGS` with `env`, logs on (they must all go to stderr, or the client could not
+/// read stdout), and an MCP client that completed the handshake.
+pub(crate) async fn start_mcp(args: &[&OsStr], env: &[(&str, &OsStr)]) -> Server {
     let command = std::process::Command::cargo_bin("prpd").expect("prpd is built");
     let mut command = tokio::process::Command::from(command);
     command
         .arg("mcp")
-        .env("QA_PROJECT_ROOT", root)
-        // Logs on: they must all go to stderr, or the client could not read stdout.
+        .args(args)
+        .envs(env.iter().copied())
         .env("PRPD_LOG", "debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

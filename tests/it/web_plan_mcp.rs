@@ -3,47 +3,31 @@
 //! placeholder, reads pages, finalises a plan — and the session's files, guardrails and
 //! browser are checked from outside.
 
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
-use assert_cmd::cargo::CommandCargoExt as _;
-use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Value, json};
 
+use crate::critical_points::{Server, start_mcp};
 use crate::example_site::{ExampleSite, chromium_under, wait_until};
 use crate::util::TestRepo;
 
 /// The test account's password, in prpd's environment only.
 const PASSWORD: &str = "correct-horse-battery";
 
-struct Server {
-    client: RunningService<RoleClient, ()>,
-    child: tokio::process::Child,
-}
-
 async fn start(root: &Path, tmp: &Path) -> Server {
-    let command = std::process::Command::cargo_bin("prpd").expect("prpd is built");
-    let mut command = tokio::process::Command::from(command);
-    command
-        .args(["mcp", "--root"])
-        .arg(root)
-        .env("APP_PASSWORD", PASSWORD)
-        .env("APP_USER", "tester@acme.test")
-        // The browser's profile goes under TMPDIR: the test finds its processes by it.
-        .env("TMPDIR", tmp)
-        .env("PRPD_LOG", "debug")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    let mut child = command.spawn().expect("start prpd mcp");
-    let stdout = child.stdout.take().expect("stdout");
-    let stdin = child.stdin.take().expect("stdin");
-    let client = ().serve((stdout, stdin)).await.expect("MCP handshake");
-    Server { client, child }
+    start_mcp(
+        &[OsStr::new("--root"), root.as_os_str()],
+        &[
+            ("APP_PASSWORD", OsStr::new(PASSWORD)),
+            ("APP_USER", OsStr::new("tester@acme.test")),
+            // The browser's profile goes under TMPDIR: the test finds its processes by it.
+            ("TMPDIR", tmp.as_os_str()),
+        ],
+    )
+    .await
 }
 
 async fn call(server: &Server, tool: &str, arguments: Value) -> (bool, Value) {
