@@ -20,6 +20,10 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 mod markdown;
+mod requirement;
+mod requirements;
+
+pub use requirement::{Gate, IdOrigin, Requirement, RequirementKind, names_id, tokens};
 
 pub(crate) use markdown::unfenced_lines;
 use markdown::{heading, list_item, regex};
@@ -41,6 +45,9 @@ pub struct Prp {
     pub tasks: Vec<Task>,
     /// Acceptance criteria, from anywhere in the document, in order of appearance.
     pub acceptance: Vec<Acceptance>,
+    /// Everything the PRP asks for, each with an id, in document order (see
+    /// [`Requirement`]).
+    pub requirements: Vec<Requirement>,
 }
 
 /// One success criterion.
@@ -89,21 +96,7 @@ pub enum PrpError {
         /// The PRP file.
         path: PathBuf,
     },
-    /// No `# ` heading.
-    #[error(
-        "{}:{line}: expected a `# Title` heading (a line starting with `# `); found none in \
-         the file, which starts with `{first}`",
-        path.display()
-    )]
-    NoTitle {
-        /// The PRP file.
-        path: PathBuf,
-        /// The first line with content.
-        line: usize,
-        /// That line, shortened.
-        first: String,
-    },
-    /// Neither success criteria nor acceptance criteria.
+    /// Nothing the document asks for could be found.
     #[error(
         "{}:{line}: nothing to verify: {detail}; add checkbox items (`- [ ] …`) under \
          `## Success Criteria` or acceptance criteria (`- [ ] AC-1 …`)",
@@ -175,23 +168,30 @@ enum Section {
     SuccessCriteria,
     Tasks,
     Acceptance,
+    /// The PRPs base template's `## Final validation Checklist`.
+    FinalChecklist,
+    /// The PRPs base template's `## Validation Loop`: its fenced commands are requirements.
+    ValidationLoop,
 }
 
 impl Section {
     /// Recognises a heading's text, ignoring case, emoji, punctuation and extra words.
     fn from_heading(text: &str) -> Option<Section> {
-        let words: Vec<String> = text
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|word| !word.is_empty())
-            .map(str::to_lowercase)
-            .collect();
+        let words = words(text);
         let has = |wanted: &[&str]| words.windows(wanted.len()).any(|window| window == wanted);
         let first = words.first().map(String::as_str);
         if has(&["success", "criteria"]) {
             Some(Section::SuccessCriteria)
         } else if has(&["acceptance"]) {
             Some(Section::Acceptance)
-        } else if matches!(first, Some("goal" | "goals" | "objective")) {
+        } else if has(&["validation", "checklist"]) || has(&["definition", "of", "done"]) {
+            Some(Section::FinalChecklist)
+        } else if has(&["validation", "loop"]) || has(&["validation", "gates"]) {
+            Some(Section::ValidationLoop)
+        } else if matches!(
+            first,
+            Some("goal" | "goals" | "objective" | "summary" | "overview" | "introduction")
+        ) {
             Some(Section::Goal)
         } else if first == Some("why") {
             Some(Section::Why)
@@ -203,19 +203,60 @@ impl Section {
     }
 }
 
+/// Lowercase words of a heading.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 static ACCEPTANCE_ID: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"^(?:\*\*|__)?(AC-\d+(?:\.\d+)*)(?:\*\*|__)?(?:[ \t]*[:.)\-–—][ \t]*|[ \t]+)(.*)$")
 });
+/// The ids of spec-kit (`FR-001`, `SC-001`, `NFR-1`) and of requirement lists (`REQ-7`).
+static REQUIREMENT_ID: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^(?:\*\*|__)?((?:FR|NFR|SC|REQ)-\d+(?:\.\d+)*)(?:\*\*|__)?(?:[ \t]*[:.)\-–—][ \t]*|[ \t]+)(.*)$",
+    )
+});
+/// Kiro's `### Requirement 3` (also `### Requirement 3: Sign-in`).
+static KIRO_REQUIREMENT: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)^requirement[ \t]+(\d+)\b"));
+/// A bold line that opens a list like a heading would (spec-kit's `**Acceptance Scenarios**:`).
+static BOLD_LABEL: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^[ \t]*(?:\*\*|__)([^*_]+?)(?:\*\*|__)[ \t]*:?[ \t]*$"));
+static GHERKIN_SCENARIO: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^[ \t]*(?:Scenario Outline|Scenario Template|Scenario|Example)[ \t]*:[ \t]*(.+?)[ \t]*$",
+    )
+});
+static GHERKIN_FEATURE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^[ \t]*Feature[ \t]*:[ \t]*(.+?)[ \t]*$"));
+/// The PRPs base template's header (`name: "…"`) or front matter's `title:`.
+static NAME_HEADER: LazyLock<Regex> =
+    LazyLock::new(|| regex(r#"^(?:name|title)[ \t]*:[ \t]*["']?(.+?)["']?[ \t]*$"#));
 
 /// Splits `AC-1.2: text` (also bold, or with `-`, `—`, `)` after the id) into id and text.
 fn acceptance_id(text: &str) -> Option<(String, String)> {
-    let found = ACCEPTANCE_ID.captures(text)?;
+    split_id(&ACCEPTANCE_ID, text)
+}
+
+fn split_id(pattern: &Regex, text: &str) -> Option<(String, String)> {
+    let found = pattern.captures(text)?;
     let id = found.get(1).map_or("", |m| m.as_str()).to_owned();
     let rest = found.get(2).map_or("", |m| m.as_str()).trim().to_owned();
     Some((id, rest))
 }
 
 /// Parses PRP Markdown. `path_for_messages` names the file in errors and in [`Prp::path`].
+///
+/// The formats people write are all read: the seed's `# PRP: …` with `## Success Criteria`
+/// and `AC-*` ids, the PRPs base template (`name:` header, `## Goal`, `### Success Criteria`,
+/// `## Validation Loop`, `## Final validation Checklist`), a GitHub issue's
+/// `## Acceptance criteria` checklist, Gherkin scenarios, spec-kit's `spec.md` (`FR-001`,
+/// `SC-001`, acceptance scenarios) and Kiro's `requirements.md` (`### Requirement N` with
+/// numbered acceptance criteria `N.M`). Only a document with nothing to verify is refused.
 pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
     let path = path_for_messages.to_path_buf();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -223,41 +264,33 @@ pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
         return Err(PrpError::Empty { path });
     }
     let lines = unfenced_lines(text);
-
-    let Some((title_line, title)) = lines.iter().find_map(|(number, line)| {
-        heading(line)
-            .filter(|(level, text)| *level == 1 && !text.is_empty())
-            .map(|(_, text)| (*number, text.to_owned()))
-    }) else {
-        let (line, first) = text
-            .lines()
-            .enumerate()
-            .find(|(_, line)| !line.trim().is_empty())
-            .map_or((1, String::new()), |(index, line)| {
-                (index + 1, line.trim().chars().take(60).collect())
-            });
-        return Err(PrpError::NoTitle { path, line, first });
-    };
+    let (title_line, title) = title(&path, text, &lines);
 
     let mut collector = Collector::default();
     for &(number, line) in &lines {
         collector.line(number, line);
     }
-    let acceptance = merge_acceptance(collector.explicit_acceptance, collector.unnamed_acceptance);
-    if collector.success_criteria.is_empty() && acceptance.is_empty() {
-        let (line, detail) = match collector.success_heading {
-            Some(line) => (
-                line,
-                "the Success Criteria section has no list items and there are no acceptance \
-                 criteria"
-                    .to_owned(),
-            ),
-            None => (
-                title_line,
-                "there is no Success Criteria section and no acceptance criteria".to_owned(),
-            ),
-        };
-        return Err(PrpError::NothingToVerify { path, line, detail });
+    let fences = markdown::fences(text);
+    let scenarios = scenarios(&lines, &fences);
+    let validation_commands = collector.validation_commands(&fences);
+    let acceptance = merge_acceptance(
+        collector.explicit_acceptance.clone(),
+        collector.unnamed_acceptance.clone(),
+    );
+    let requirements = requirements::assemble(requirements::Found {
+        acceptance: &acceptance,
+        identified: &collector.identified,
+        scenarios: &scenarios,
+        success_criteria: &collector.success_criteria,
+        checklist: &collector.checklist,
+        validation_commands: &validation_commands,
+    });
+    if requirements.is_empty() {
+        return Err(PrpError::NothingToVerify {
+            path,
+            line: collector.success_heading.unwrap_or(title_line),
+            detail: collector.nothing_found(),
+        });
     }
 
     Ok(Prp {
@@ -268,7 +301,63 @@ pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
         success_criteria: collector.success_criteria,
         tasks: collector.tasks,
         acceptance,
+        requirements,
     })
+}
+
+/// The title and its line: the first `# ` heading; else the base template's `name:` (or a
+/// front matter's `title:`), a Gherkin `Feature:`, the first heading when it does not name a
+/// section prpd reads (a GitHub issue starts with `## Summary`); else the file's stem.
+fn title(path: &Path, text: &str, lines: &[(usize, &str)]) -> (usize, String) {
+    let clean = |title: &str| title.trim().trim_matches(['"', '\'']).trim().to_owned();
+    let first_heading = |top_only: bool| {
+        let (number, text) = lines.iter().find_map(|(number, line)| {
+            heading(line)
+                .filter(|(level, text)| !text.is_empty() && (!top_only || *level == 1))
+                .map(|(_, text)| (*number, text))
+        })?;
+        (top_only || Section::from_heading(text).is_none()).then(|| (number, clean(text)))
+    };
+    let header = || {
+        text.lines().enumerate().take(10).find_map(|(index, line)| {
+            NAME_HEADER
+                .captures(line)
+                .or_else(|| GHERKIN_FEATURE.captures(line))
+                .and_then(|found| found.get(1))
+                .map(|m| (index + 1, clean(m.as_str())))
+        })
+    };
+    first_heading(true)
+        .or_else(header)
+        .or_else(|| first_heading(false))
+        .filter(|(_, title)| !title.is_empty())
+        .unwrap_or_else(|| {
+            let stem = path.file_stem().map_or_else(
+                || "PRP".to_owned(),
+                |stem| stem.to_string_lossy().into_owned(),
+            );
+            (1, stem)
+        })
+}
+
+/// Gherkin scenarios, outside fences and inside fences marked `gherkin`, `feature` or
+/// `cucumber`: (line, title).
+fn scenarios(lines: &[(usize, &str)], fences: &[markdown::Fence<'_>]) -> Vec<(usize, String)> {
+    let fenced = fences
+        .iter()
+        .filter(|fence| matches!(fence.language.as_str(), "gherkin" | "feature" | "cucumber"))
+        .flat_map(|fence| fence.lines.iter().copied());
+    let mut found: Vec<(usize, String)> = lines
+        .iter()
+        .copied()
+        .chain(fenced)
+        .filter_map(|(number, line)| {
+            let title = GHERKIN_SCENARIO.captures(line)?.get(1)?.as_str().to_owned();
+            Some((number, title))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// The acceptance criteria of any Markdown document, by the rules of [`parse`] (ids anywhere,
@@ -288,6 +377,8 @@ pub fn acceptance_criteria(text: &str) -> Vec<Acceptance> {
 struct Collector<'a> {
     /// The section being read and the level of its heading.
     current: Option<(Section, usize)>,
+    /// Kiro's requirement being read (`### Requirement 3` → `3`) and its heading's level.
+    kiro_requirement: Option<(String, usize)>,
     success_heading: Option<usize>,
     goal: Vec<&'a str>,
     why: Vec<&'a str>,
@@ -297,6 +388,12 @@ struct Collector<'a> {
     task_indent: Option<usize>,
     explicit_acceptance: Vec<Acceptance>,
     unnamed_acceptance: Vec<(usize, String)>,
+    /// Items with another id of the document (`FR-001`, `SC-002`, Kiro's `1.2`).
+    identified: Vec<Acceptance>,
+    /// Items of a final validation checklist.
+    checklist: Vec<Criterion>,
+    /// The line ranges of Validation Loop sections (first line, last line).
+    validation_loops: Vec<(usize, usize)>,
 }
 
 impl<'a> Collector<'a> {
@@ -305,14 +402,32 @@ impl<'a> Collector<'a> {
             self.heading(number, level, text);
             return;
         }
+        if let Some(label) = BOLD_LABEL.captures(line).and_then(|found| found.get(1)) {
+            let level = self.current.map_or(6, |(_, level)| level + 1);
+            if let Some(section) = Section::from_heading(label.as_str()) {
+                self.open(number, section, level);
+                return;
+            }
+        }
         let item = list_item(line);
         let inline_acceptance = match &item {
             Some(item) => acceptance_id(item.text),
             None => acceptance_id(line.trim()),
         };
-        let is_acceptance = inline_acceptance.is_some();
+        let inline_requirement = match &item {
+            Some(item) => split_id(&REQUIREMENT_ID, item.text),
+            None => split_id(&REQUIREMENT_ID, line.trim()),
+        };
+        let has_id = inline_acceptance.is_some() || inline_requirement.is_some();
         if let Some((id, text)) = inline_acceptance {
             self.explicit_acceptance.push(Acceptance {
+                id,
+                text,
+                line: number,
+            });
+        }
+        if let Some((id, text)) = inline_requirement {
+            self.identified.push(Acceptance {
                 id,
                 text,
                 line: number,
@@ -322,10 +437,15 @@ impl<'a> Collector<'a> {
         match (section, item) {
             (Some(Section::Goal), _) => self.goal.push(line),
             (Some(Section::Why), _) => self.why.push(line),
-            (Some(Section::SuccessCriteria), Some(item))
-                if !item.text.is_empty() && !is_acceptance =>
-            {
+            (Some(Section::SuccessCriteria), Some(item)) if !item.text.is_empty() && !has_id => {
                 self.success_criteria.push(Criterion {
+                    text: item.text.to_owned(),
+                    checked: item.checked.unwrap_or(false),
+                    line: number,
+                });
+            }
+            (Some(Section::FinalChecklist), Some(item)) if !item.text.is_empty() && !has_id => {
+                self.checklist.push(Criterion {
                     text: item.text.to_owned(),
                     checked: item.checked.unwrap_or(false),
                     line: number,
@@ -341,30 +461,122 @@ impl<'a> Collector<'a> {
                     });
                 }
             }
-            (Some(Section::Acceptance), Some(item)) if !item.text.is_empty() && !is_acceptance => {
-                self.unnamed_acceptance.push((number, item.text.to_owned()));
+            (Some(Section::Acceptance), Some(item)) if !item.text.is_empty() && !has_id => {
+                match (&self.kiro_requirement, item.number) {
+                    (Some((requirement, _)), Some(criterion)) => {
+                        self.identified.push(Acceptance {
+                            id: format!("{requirement}.{criterion}"),
+                            text: item.text.to_owned(),
+                            line: number,
+                        });
+                    }
+                    (Some(_) | None, _) => {
+                        self.unnamed_acceptance.push((number, item.text.to_owned()));
+                    }
+                }
             }
-            (Some(Section::SuccessCriteria | Section::Tasks | Section::Acceptance) | None, _) => {}
+            (
+                Some(
+                    Section::SuccessCriteria
+                    | Section::FinalChecklist
+                    | Section::Tasks
+                    | Section::Acceptance
+                    | Section::ValidationLoop,
+                )
+                | None,
+                _,
+            ) => {}
         }
     }
 
     fn heading(&mut self, number: usize, level: usize, text: &str) {
+        if self
+            .kiro_requirement
+            .as_ref()
+            .is_some_and(|(_, open)| level <= *open)
+        {
+            self.kiro_requirement = None;
+        }
+        if let Some(found) = KIRO_REQUIREMENT
+            .captures(text.trim())
+            .and_then(|found| found.get(1))
+        {
+            self.kiro_requirement = Some((found.as_str().to_owned(), level));
+        }
         match Section::from_heading(text) {
-            Some(section) if level > 1 => {
-                self.current = Some((section, level));
-                if section == Section::SuccessCriteria && self.success_heading.is_none() {
-                    self.success_heading = Some(number);
-                }
-                if section == Section::Tasks {
-                    self.task_indent = None;
-                }
-            }
+            Some(section) if level > 1 => self.open(number, section, level),
             Some(_) | None => {
                 if self.current.is_some_and(|(_, open)| level <= open) {
-                    self.current = None;
+                    self.close(number);
                 }
             }
         }
+    }
+
+    fn open(&mut self, number: usize, section: Section, level: usize) {
+        self.close(number);
+        self.current = Some((section, level));
+        match section {
+            Section::SuccessCriteria if self.success_heading.is_none() => {
+                self.success_heading = Some(number);
+            }
+            Section::Tasks => self.task_indent = None,
+            Section::ValidationLoop => self.validation_loops.push((number, usize::MAX)),
+            Section::SuccessCriteria
+            | Section::Goal
+            | Section::Why
+            | Section::Acceptance
+            | Section::FinalChecklist => {}
+        }
+    }
+
+    fn close(&mut self, number: usize) {
+        if let Some((Section::ValidationLoop, _)) = self.current {
+            if let Some(range) = self.validation_loops.last_mut() {
+                range.1 = number;
+            }
+        }
+        self.current = None;
+    }
+
+    /// The command lines of the fenced blocks inside a Validation Loop section (shell blocks
+    /// or blocks without a language), without comments: (line, command).
+    fn validation_commands(&self, fences: &[markdown::Fence<'_>]) -> Vec<(usize, String)> {
+        fences
+            .iter()
+            .filter(|fence| {
+                matches!(
+                    fence.language.as_str(),
+                    "" | "bash" | "sh" | "shell" | "console" | "zsh"
+                ) && self
+                    .validation_loops
+                    .iter()
+                    .any(|(first, last)| (*first..=*last).contains(&fence.opened_at))
+            })
+            .flat_map(|fence| fence.lines.iter())
+            .filter_map(|(number, line)| {
+                let command = line.trim().trim_start_matches("$ ");
+                let command = command.split(" #").next().unwrap_or_default().trim();
+                requirement::is_command_line(command).then(|| (*number, command.to_owned()))
+            })
+            .collect()
+    }
+
+    /// What was looked for, for a document with nothing to verify.
+    fn nothing_found(&self) -> String {
+        let found = if self.success_heading.is_some() {
+            "the Success Criteria section has no list items"
+        } else {
+            "no section or item was found"
+        };
+        format!(
+            "{found}; looked for success criteria (checkboxes under `## Success Criteria`), \
+             acceptance criteria (`AC-1 …` anywhere, or the items of an `## Acceptance \
+             Criteria` section), spec-kit ids (`FR-001`, `SC-001`), Kiro requirements \
+             (`### Requirement 1` with numbered acceptance criteria), Gherkin `Scenario:` \
+             lines, a `## Final validation Checklist` and the commands of a \
+             `## Validation Loop`"
+        )
     }
 }
 
@@ -666,32 +878,155 @@ Gate 1 (Objective): blocking_failed == 0
                  criteria (`- [ ] …` under `## Success Criteria`) or acceptance criteria \
                  (`- [ ] AC-1 …`)",
             ),
-            (
-                "\n\nFeature without a title\n## Success Criteria\n- [ ] works\n",
-                "PRPs/feature.md:3: expected a `# Title` heading (a line starting with `# `); \
-                 found none in the file, which starts with `Feature without a title`",
-            ),
-            (
-                "Intro\n```\n# a fenced line is not a title\n```\n#Nospace\n",
-                "PRPs/feature.md:1: expected a `# Title` heading (a line starting with `# `); \
-                 found none in the file, which starts with `Intro`",
-            ),
-            (
-                "# Feature\n\n## Goal\nDo things.\n\n## Success Criteria\n\nTBD\n",
-                "PRPs/feature.md:6: nothing to verify: the Success Criteria section has no list \
-                 items and there are no acceptance criteria; add checkbox items (`- [ ] …`) \
-                 under `## Success Criteria` or acceptance criteria (`- [ ] AC-1 …`)",
-            ),
-            (
-                "\n# Feature\n\n## Goal\nDo things.\n\n## Tasks\n- [ ] build it\n",
-                "PRPs/feature.md:2: nothing to verify: there is no Success Criteria section and \
-                 no acceptance criteria; add checkbox items (`- [ ] …`) under \
-                 `## Success Criteria` or acceptance criteria (`- [ ] AC-1 …`)",
-            ),
         ];
         for (text, expected) in cases {
             assert_eq!(error(text), expected, "{text:?}");
         }
+        let nothing = [
+            (
+                "# Feature\n\n## Goal\nDo things.\n\n## Success Criteria\n\nTBD\n",
+                "PRPs/feature.md:6: nothing to verify: the Success Criteria section has no list \
+                 items; looked for success criteria",
+            ),
+            (
+                "\n# Feature\n\n## Goal\nDo things.\n\n## Tasks\n- [ ] build it\n",
+                "PRPs/feature.md:2: nothing to verify: no section or item was found; looked for",
+            ),
+            (
+                "no title here\n",
+                "PRPs/feature.md:1: nothing to verify: no section or item was found; looked for",
+            ),
+        ];
+        for (text, expected) in nothing {
+            let message = error(text);
+            assert!(message.starts_with(expected), "{text:?}: {message}");
+            for looked_for in [
+                "`FR-001`",
+                "`### Requirement 1`",
+                "`Scenario:`",
+                "`## Validation Loop`",
+            ] {
+                assert!(message.contains(looked_for), "{message}");
+            }
+        }
+    }
+
+    /// A PRP of each format people write, all asking for `multiply` in the Python `calc`
+    /// fixture (the same files drive `tests/it/formats.rs`), and what prpd reads in each: its
+    /// title, and every requirement as `id kind` (kind: `test` for behaviour a test must
+    /// cover, `test?` for behaviour a test may cover, `run` for a command prpd runs, `F1`…
+    /// for the check that judges it, `person` for what a person judges).
+    #[test]
+    fn every_format_people_write_yields_requirements_with_ids() {
+        let cases: &[(&str, &str, &str, &[&str])] = &[
+            (
+                "seed.md",
+                include_str!("../../tests/fixtures/prp/seed.md"),
+                "PRP: Multiply numbers",
+                &["R1 test?", "R2 F1", "R3 run", "AC-1 test", "AC-2 test"],
+            ),
+            (
+                "prps-base.md",
+                include_str!("../../tests/fixtures/prp/prps-base.md"),
+                "Multiply numbers in calc",
+                &[
+                    "R1 test?",
+                    "R2 test?",
+                    "R3 run",
+                    "R4 run",
+                    "R5 person",
+                    "R6 run",
+                    "R7 C1",
+                    "R8 test?",
+                ],
+            ),
+            (
+                "github-issue.md",
+                include_str!("../../tests/fixtures/prp/github-issue.md"),
+                "github-issue",
+                &["AC-1 test", "AC-2 test", "AC-3 test"],
+            ),
+            (
+                "gherkin.md",
+                include_str!("../../tests/fixtures/prp/gherkin.md"),
+                "Multiply numbers",
+                &[
+                    "Multiply two positive numbers test",
+                    "Multiply with a negative number test",
+                ],
+            ),
+            (
+                "spec-kit.md",
+                include_str!("../../tests/fixtures/prp/spec-kit.md"),
+                "Feature Specification: Multiply numbers",
+                &[
+                    "AC-1 test",
+                    "AC-2 test",
+                    "FR-001 test",
+                    "FR-002 test",
+                    "SC-001 test",
+                ],
+            ),
+            (
+                "kiro.md",
+                include_str!("../../tests/fixtures/prp/kiro.md"),
+                "Requirements Document",
+                &["1.1 test", "1.2 test", "2.1 test"],
+            ),
+        ];
+        for (file, text, title, expected) in cases {
+            let prp =
+                parse(Path::new(file), text).unwrap_or_else(|error| panic!("{file}: {error}"));
+            assert_eq!(prp.title, *title, "{file}");
+            let found: Vec<String> = prp
+                .requirements
+                .iter()
+                .map(|requirement| {
+                    let kind = match &requirement.kind {
+                        RequirementKind::Behaviour if requirement.needs_a_test() => "test",
+                        RequirementKind::Behaviour => "test?",
+                        RequirementKind::Command { .. } => "run",
+                        RequirementKind::Gate { gate } => gate.check_id(),
+                        RequirementKind::Manual { .. } => "person",
+                    };
+                    format!("{} {kind}", requirement.id)
+                })
+                .collect();
+            assert_eq!(found, *expected, "{file}");
+        }
+    }
+
+    #[test]
+    fn the_base_templates_validation_loop_commands_are_requirements() {
+        let prp = parse(
+            Path::new("prps-base.md"),
+            include_str!("../../tests/fixtures/prp/prps-base.md"),
+        )
+        .expect("parses");
+        let commands: Vec<&str> = prp
+            .requirements
+            .iter()
+            .filter_map(|requirement| match &requirement.kind {
+                RequirementKind::Command { command } | RequirementKind::Manual { command } => {
+                    Some(command.as_str())
+                }
+                RequirementKind::Behaviour | RequirementKind::Gate { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            commands,
+            [
+                "python3 -m py_compile calc.py",
+                "python3 run_tests.py",
+                "curl -X POST http://localhost:8000/multiply -d '{\"a\": 6, \"b\": 7}'",
+                "python3 run_tests.py",
+            ]
+        );
+        assert!(
+            prp.goal
+                .as_deref()
+                .is_some_and(|goal| goal.starts_with("Add `multiply(a, b)`"))
+        );
     }
 
     #[test]
