@@ -31,10 +31,12 @@ mod openapi;
 mod prp_coverage;
 mod readme;
 mod since_base;
+mod test_definitions;
 mod written;
 
 pub(crate) use files::is_test_path;
 pub use prp_coverage::{AcceptanceId, test_files_naming};
+pub(crate) use prp_coverage::{command_check_id, requirements_section, trace};
 pub use since_base::{BaseDocs, BaseDocsError};
 
 use adr::check_docs_adr;
@@ -145,6 +147,9 @@ pub struct MethodContext<'a> {
     /// Inside a run: the documentation as it was at the run's base, so the README and
     /// CHANGELOG checks judge only what the run added.
     pub base_docs: Option<&'a BaseDocs>,
+    /// The checks that ran before the methods (commands run first): F2 reads the names of the
+    /// tests that passed and the requirement commands' results from them.
+    pub checks: &'a [crate::qa::runner::CheckResult],
 }
 
 /// What a method found.
@@ -236,6 +241,7 @@ mod tests {
                     repo: self.0.path(),
                     prp,
                     base_docs: None,
+                    checks: &[],
                 },
             )
         }
@@ -253,6 +259,24 @@ mod tests {
                     repo: self.0.path(),
                     prp,
                     base_docs: Some(base),
+                    checks: &[],
+                },
+            )
+        }
+
+        /// Runs F2 with the checks that ran before it.
+        pub(super) fn run_with_checks(
+            &self,
+            prp: &Prp,
+            checks: &[crate::qa::runner::CheckResult],
+        ) -> MethodOutcome {
+            run(
+                Method::ParsePrpAndVerify,
+                &MethodContext {
+                    repo: self.0.path(),
+                    prp: Some(prp),
+                    base_docs: None,
+                    checks,
                 },
             )
         }

@@ -23,6 +23,7 @@ pub mod memory_context;
 pub mod method;
 pub mod metrics;
 pub mod report;
+pub(crate) mod requirement_checks;
 pub mod runner;
 pub mod safety;
 pub mod settings;

@@ -34,6 +34,7 @@ use crate::qa::junit;
 use crate::qa::memory_context::MemorySection;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
+use crate::qa::requirement_checks;
 
 pub use earlier::{EarlierRun, log_fingerprint};
 
@@ -223,19 +224,43 @@ pub async fn run(
     let detection = Arc::new(detection);
     // The build runs before everything else: a test command that builds into the same
     // directory (`cmake --build build && ctest`, `make && make test`) would race with it.
-    let (builds, others): (Vec<_>, Vec<_>) = checklist
+    // The PRP's command criteria run as checks of their own, after the checklist's.
+    let requirement_checks = request
+        .prp
+        .as_ref()
+        .map(requirement_checks::requirement_checks)
+        .unwrap_or_default();
+    let all: Vec<(usize, CheckSpec)> = checklist
         .checks
         .iter()
         .cloned()
+        .chain(requirement_checks)
         .enumerate()
+        .collect();
+    // Methods run last: F2 reads the tests that the commands ran.
+    let (methods, commands): (Vec<_>, Vec<_>) = all
+        .into_iter()
+        .partition(|(_, spec)| matches!(spec.action, Action::Method(_)));
+    let (builds, others): (Vec<_>, Vec<_>) = commands
+        .into_iter()
         .partition(|(_, spec)| spec.placeholders().contains(&"build"));
     let mut results: BTreeMap<usize, CheckResult> = BTreeMap::new();
     for batch in [builds, others] {
-        results.extend(run_batch(&request, &detection, batch).await?);
+        results.extend(run_batch(&request, &detection, batch, &Arc::new(Vec::new())).await?);
     }
+    let so_far = Arc::new(results.values().cloned().collect::<Vec<_>>());
+    results.extend(run_batch(&request, &detection, methods, &so_far).await?);
     let mut checks: Vec<CheckResult> = results.into_values().collect();
     if checks.is_empty() {
         checks.push(empty_checklist());
+    }
+    let mut sections = Vec::new();
+    if let Some(prp) = &request.prp {
+        let trace = method::trace(prp, &checks, &request.repo);
+        sections.push(ReportSection {
+            title: "Requirements".to_owned(),
+            markdown: method::requirements_section(&trace),
+        });
     }
     let verdict = if checks.iter().any(|check| check.status == CheckStatus::Fail) {
         Verdict::Reject
@@ -255,7 +280,7 @@ pub async fn run(
         attempt: request.attempt,
         finished_at: SystemTime::now(),
         memory: None,
-        sections: Vec::new(),
+        sections,
     })
 }
 
@@ -264,6 +289,7 @@ async fn run_batch(
     request: &Arc<QaRequest>,
     detection: &Arc<Detection>,
     checks: Vec<(usize, CheckSpec)>,
+    earlier: &Arc<Vec<CheckResult>>,
 ) -> Result<BTreeMap<usize, CheckResult>, QaError> {
     let permits = Arc::new(Semaphore::new(request.jobs.max(1)));
     let mut tasks = JoinSet::new();
@@ -271,10 +297,15 @@ async fn run_batch(
         let request = Arc::clone(request);
         let detection = Arc::clone(detection);
         let permits = Arc::clone(&permits);
+        let earlier = Arc::clone(earlier);
         tasks.spawn(async move {
             let _permit = permits.acquire_owned().await;
             let id = spec.id.clone();
-            (index, id, run_check(&request, &detection, &spec).await)
+            (
+                index,
+                id,
+                run_check(&request, &detection, &spec, &earlier).await,
+            )
         });
     }
     let mut results = BTreeMap::new();
@@ -324,6 +355,7 @@ async fn run_check(
     request: &QaRequest,
     detection: &Detection,
     spec: &CheckSpec,
+    earlier: &[CheckResult],
 ) -> Result<CheckResult, process::ProcessError> {
     let mut result = CheckResult {
         id: spec.id.clone(),
@@ -352,7 +384,7 @@ async fn run_check(
             let finding = run_command(request, detection, spec, template, &mut result).await?;
             with_fallback_note(finding, template, detection)
         }
-        Action::Method(method) => run_method(request, spec, *method, &mut result),
+        Action::Method(method) => run_method(request, spec, *method, earlier, &mut result),
     };
     result.status = match finding {
         Finding::Pass(detail) => {
@@ -619,6 +651,7 @@ fn run_method(
     request: &QaRequest,
     spec: &CheckSpec,
     method: Method,
+    earlier: &[CheckResult],
     result: &mut CheckResult,
 ) -> Finding {
     let started = std::time::Instant::now();
@@ -626,6 +659,7 @@ fn run_method(
         repo: &request.repo,
         prp: request.prp.as_ref(),
         base_docs: request.base_docs.as_ref(),
+        checks: earlier,
     };
     let outcome = method::run(method, &context);
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

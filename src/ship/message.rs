@@ -288,6 +288,7 @@ mod tests {
             success_criteria: Vec::new(),
             tasks: Vec::new(),
             acceptance: Vec::new(),
+            requirements: Vec::new(),
         }
     }
 

@@ -1,0 +1,132 @@
+//! The names of the tests a repository defines, read from its test files, for when the test
+//! runner does not name the tests it ran (`pytest` without `-v`, `python -m unittest` without
+//! `-v`): F2 then traces requirement ids in the names of defined tests instead. Only a
+//! definition counts — `def test_…`, `fn …` in a test file, `func Test…`, `it('…')` /
+//! `test('…')` — never a comment or a docstring, and a definition marked to be skipped
+//! (`@pytest.mark.skip`, `@unittest.skip`, `#[ignore]`, `it.skip`, `xit`) is left out.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::files::{extension, is_test_path, read_text, walk};
+use super::regex;
+
+static PYTHON: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\("));
+static RUST: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)\s*\("));
+static GO: LazyLock<Regex> = LazyLock::new(|| regex(r"^func\s+(Test\w+)\s*\("));
+static JAVASCRIPT: LazyLock<Regex> =
+    LazyLock::new(|| regex(r#"(?:^|[^.\w])(?:it|test)\s*\(\s*(['"`])(.+?)['"`]"#));
+static SKIP_MARK: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"^\s*(?:@(?:pytest\.mark\.(?:skip|skipif|xfail)|unittest\.skip\w*)|#\[ignore)")
+});
+
+/// One defined test: the file it is in (relative to the repository) and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DefinedTest {
+    pub(crate) file: String,
+    pub(crate) name: String,
+}
+
+/// Every test the test files under `repo` define, skipped ones left out. Prose files and
+/// files outside test paths (except Rust files with `#[test]`) are not read.
+pub(crate) fn defined_tests(repo: &Path) -> Vec<DefinedTest> {
+    let mut found = Vec::new();
+    for path in walk(repo) {
+        let relative = path.strip_prefix(repo).unwrap_or(&path);
+        let extension = extension(&path);
+        let by_path = is_test_path(relative);
+        if !(by_path || extension == "rs") {
+            continue;
+        }
+        let Some(text) = read_text(&path) else {
+            continue;
+        };
+        if !by_path && !text.contains("#[test]") {
+            continue;
+        }
+        let file = relative.display().to_string();
+        for name in names_in(&extension, &text) {
+            found.push(DefinedTest {
+                file: file.clone(),
+                name,
+            });
+        }
+    }
+    found
+}
+
+/// The names of the tests `text` (a file with `extension`) defines.
+fn names_in(extension: &str, text: &str) -> Vec<String> {
+    let pattern: &Regex = match extension {
+        "py" => &PYTHON,
+        "rs" => &RUST,
+        "go" => &GO,
+        "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => &JAVASCRIPT,
+        _ => return Vec::new(),
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let mut names = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let Some(found) = pattern.captures(line) else {
+            continue;
+        };
+        let Some(name) = found.get(found.len() - 1) else {
+            continue;
+        };
+        let marked_skipped = lines[..index]
+            .iter()
+            .rev()
+            .take_while(|above| {
+                let above = above.trim();
+                above.starts_with('@') || above.starts_with("#[")
+            })
+            .any(|above| SKIP_MARK.is_match(above));
+        if !marked_skipped {
+            names.push(name.as_str().to_owned());
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn definitions_are_names_and_skipped_ones_are_left_out() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "py",
+                "class T(unittest.TestCase):\n    def test_ac_1_multiply(self):\n        \"\"\"test_ac_2 in a docstring\"\"\"\n    @unittest.skip(\"later\")\n    def test_ac_3_skipped(self):\n        pass\n# def test_ac_4_comment\n",
+                &["test_ac_1_multiply"],
+            ),
+            (
+                "py",
+                "@pytest.mark.xfail\ndef test_r1_x():\n    pass\n\n@pytest.mark.parametrize('a', [1])\ndef test_r2_y(a):\n    pass\n",
+                &["test_r2_y"],
+            ),
+            (
+                "rs",
+                "#[test]\nfn ac_1_clamps() {}\n#[test]\n#[ignore]\nfn ac_2_later() {}\n// fn ac_3_comment()\n",
+                &["ac_1_clamps"],
+            ),
+            (
+                "go",
+                "func TestAC1Clamp(t *testing.T) {}\nfunc helper() {}\n",
+                &["TestAC1Clamp"],
+            ),
+            (
+                "js",
+                "test('AC-1: doubles', () => {});\nit.skip('AC-2: later', () => {});\nxit('AC-3', () => {});\nit(\"AC-4 works\", () => {});\n",
+                &["AC-1: doubles", "AC-4 works"],
+            ),
+            ("md", "def test_ac_1():\n", &[]),
+        ];
+        for (extension, text, expected) in cases {
+            assert_eq!(names_in(extension, text), *expected, "{extension}: {text}");
+        }
+    }
+}
