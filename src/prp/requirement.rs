@@ -341,15 +341,17 @@ pub fn classify(text: &str) -> RequirementKind {
         })
 }
 
-/// The first backticked span of `text` that is a command line (starts with a known program,
-/// after any `NAME=value` prefixes).
+/// The backticked spans of `text` that are command lines (start with a known program, after
+/// any `NAME=value` prefixes), joined with `&&`: `` `npm run lint` and `npm test` pass `` asks
+/// for both.
 pub fn named_command(text: &str) -> Option<String> {
-    BACKTICKED
+    let commands: Vec<&str> = BACKTICKED
         .captures_iter(text)
         .filter_map(|found| found.get(1))
         .map(|span| span.as_str().trim())
-        .find(|span| is_command_line(span))
-        .map(str::to_owned)
+        .filter(|span| is_command_line(span))
+        .collect();
+    (!commands.is_empty()).then(|| commands.join(" && "))
 }
 
 /// Whether `line` starts with a program prpd knows as a command (see [`COMMAND_PROGRAMS`]).
@@ -443,6 +445,10 @@ mod tests {
         let gate = |gate| RequirementKind::Gate { gate };
         let cases = [
             ("`make test` passes", command("make test")),
+            (
+                "`npm run lint` and `npm test` pass",
+                command("npm run lint && npm test"),
+            ),
             (
                 "All tests pass: `uv run pytest tests/ -v`",
                 command("uv run pytest tests/ -v"),

@@ -19,12 +19,13 @@ use regex::Regex;
 use crate::base::phase::Phase;
 use crate::base::status_block::{StatusBlock, Value};
 use crate::protocols::test_plan;
+use crate::prp::{Requirement, RequirementKind};
 
 /// Where a target repository keeps its template overrides, relative to its root.
 pub const OVERRIDE_DIR: &str = ".prpd/prompts";
 
 /// Every placeholder a template may use.
-pub const PLACEHOLDERS: [&str; 11] = [
+pub const PLACEHOLDERS: [&str; 12] = [
     "phase",
     "iteration",
     "attempt",
@@ -36,6 +37,7 @@ pub const PLACEHOLDERS: [&str; 11] = [
     "status_block",
     "test_plan",
     "web_plan",
+    "requirements",
 ];
 
 /// What `{{feedback}}` says when there is nothing to report.
@@ -61,6 +63,8 @@ pub struct PromptContext<'a> {
     pub test_command: Option<&'a str>,
     /// The section about the running app's test plan (`[plan]`), empty without one.
     pub web_plan: Option<&'a str>,
+    /// The PRP's requirements, each with its id (`{{requirements}}`).
+    pub requirements: &'a [Requirement],
 }
 
 /// prpd could not build a prompt.
@@ -196,9 +200,44 @@ fn value_of(name: &str, context: &PromptContext) -> Option<String> {
         "status_block" => status_block_template(context).to_string(),
         "test_plan" => test_plan::PROMPT_SECTION.to_owned(),
         "web_plan" => context.web_plan.unwrap_or_default().to_owned(),
+        "requirements" => requirements_list(context.requirements),
         _ => return None,
     };
     Some(value)
+}
+
+/// `{{requirements}}`: one line per requirement with its id and how prpd judges it; for
+/// behaviour, the test name prpd looks for, so the tests carry ids rather than sentences.
+fn requirements_list(requirements: &[Requirement]) -> String {
+    if requirements.is_empty() {
+        return "None found.".to_owned();
+    }
+    requirements
+        .iter()
+        .map(|requirement| {
+            let how = match &requirement.kind {
+                RequirementKind::Behaviour if requirement.needs_a_test() => {
+                    format!("test name `{}_…` (required)", requirement.test_name())
+                }
+                RequirementKind::Behaviour => {
+                    format!("test name `{}_…`", requirement.test_name())
+                }
+                RequirementKind::Command { command } => {
+                    format!("prpd runs `{command}` itself; no test needed")
+                }
+                RequirementKind::Gate { gate } => {
+                    format!("judged by prpd's check {}; no test needed", gate.check_id())
+                }
+                RequirementKind::Manual { .. } => "judged by a person; no test needed".to_owned(),
+            };
+            format!(
+                "- `{}` ({how}): {}",
+                requirement.id,
+                requirement.text.replace('\n', " ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn known_placeholders() -> String {
@@ -310,6 +349,7 @@ mod tests {
             qa_report: Some("# QA report\nVERDICT: REJECT (clippy: 3 warnings)"),
             test_command: Some("cargo test"),
             web_plan: None,
+            requirements: &[],
         }
     }
 

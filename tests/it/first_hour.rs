@@ -421,14 +421,14 @@ fn init_writes_a_prpd_toml_for_the_first_agent_cli_on_path_and_shows_the_command
     );
 
     // The file it wrote is what a run loads: the agent it names is found, the QA model differs.
-    // A run checks both before it reads the PRP, so a PRP without a title is the first and
-    // only thing it refuses; without `claude` on PATH it refuses the agent instead.
+    // A run checks both before it reads the PRP, so a PRP with nothing to verify is the first
+    // and only thing it refuses; without `claude` on PATH it refuses the agent instead.
     std::fs::write(repo.join("PRPs/untitled.md"), "no title here\n").expect("write");
     let run = ["run", "PRPs/untitled.md"];
     let (code, _, stderr) = prpd_with_path(repo.path(), bin.path(), &run);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("PRPs/untitled.md:1: expected a `# Title` heading"),
+        stderr.contains("PRPs/untitled.md:1: nothing to verify"),
         "the configuration and the agent passed, the PRP did not: {stderr}"
     );
     let without_claude = path_with(&[]);

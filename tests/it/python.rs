@@ -54,6 +54,16 @@ fn prpd_toml(cheat: &str) -> String {
 /// The Python `calc` repository, committed, with no `.gitignore` (so nothing hides
 /// `__pycache__/`).
 fn python_repo(green: &str) -> TestRepo {
+    // The calc PRP names `src/calc.js`, the JavaScript fixture's file: here the module is
+    // `calc.py`, and a success criterion naming a file the project does not have could never
+    // be met.
+    let prp = crate::run::prp("").replace("`src/calc.js`", "`calc.py`");
+    calc_python_repo(&prp, &prpd_toml(green))
+}
+
+/// The Python `calc` repository with `prp` at `PRPs/multiply.md` and `prpd_toml`, committed:
+/// `calc.py` with `add`, unittest through `make test`, a README, a changelog and an ADR.
+pub(crate) fn calc_python_repo(prp: &str, prpd_toml: &str) -> TestRepo {
     let repo = TestRepo::new();
     repo.file(
         "calc.py",
@@ -82,14 +92,8 @@ fn python_repo(green: &str) -> TestRepo {
         "docs/adr/0001-plain-python.md",
         "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
     )
-    // The calc PRP names `src/calc.js`, the JavaScript fixture's file: here the module is
-    // `calc.py`, and a success criterion naming a file the project does not have could never
-    // be met.
-    .file(
-        PRP,
-        &crate::run::prp("").replace("`src/calc.js`", "`calc.py`"),
-    )
-    .file("prpd.toml", &prpd_toml(green))
+    .file(PRP, prp)
+    .file("prpd.toml", prpd_toml)
     .commit("calc");
     repo
 }

@@ -492,7 +492,7 @@ fn three_rejects_escalate_with_a_report_and_a_human_resume_starts_a_new_attempt(
         "Attempt 1: **Reject**",
         "Attempt 2: **Reject**",
         "Attempt 3: **Reject**",
-        "not referenced: AC-2",
+        "not covered: AC-2",
         "## Circuit breakers",
         "## Last status blocks",
         &format!("prpd resume {run_id}"),

@@ -5,7 +5,7 @@
 //! person, never passed in silence. [`AcceptanceId`] and [`test_files_naming`] serve the
 //! `[VERIFY] AC checklist` task, which looks for test files named after an id.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
@@ -140,10 +140,13 @@ pub(crate) fn command_check_id(requirement: &Requirement) -> String {
 /// names of tests that passed (or, when the runner named none, the tests the test files
 /// define), the requirement commands' checks, and the checks that judge the gate.
 pub(crate) fn trace(prp: &Prp, checks: &[CheckResult], repo: &Path) -> Trace {
+    // Several checks may run the same tests (F1 and a command criterion): each name once.
     let passed: Vec<String> = checks
         .iter()
         .flat_map(|check| check.metrics.test_cases().named(Outcome::Passed))
         .map(str::to_owned)
+        .collect::<BTreeSet<String>>()
+        .into_iter()
         .collect();
     let (names, names_from) = if passed.is_empty() {
         let defined = test_definitions::defined_tests(repo)

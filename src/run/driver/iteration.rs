@@ -232,6 +232,7 @@ impl Driver {
                     .web_plan
                     .as_ref()
                     .map(|state| state.prompt.as_str()),
+                requirements: &self.context.prp.requirements,
             },
         )?)
     }

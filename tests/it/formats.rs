@@ -1,0 +1,109 @@
+//! Honest work ships whatever format its PRP is written in: one honest scripted agent (it names
+//! its tests after the ids RED's prompt lists and never adapts to feedback) and one PRP per
+//! format people write (`tests/fixtures/prp/`: the seed's `# PRP`, the PRPs base template, a
+//! GitHub issue, Gherkin, spec-kit, Kiro), all asking for `multiply` in the Python `calc`
+//! fixture. Each must SHIP on its first QA attempt, and the QA report must list every
+//! requirement with the evidence that judged it (snapshots of that table, one per format, show
+//! a reviewer what each format yields). Next to it, the GREEN shortcuts of `python.rs` are
+//! still refused with a PRP of another format: no gate was loosened to let honest work through.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::python::calc_python_repo;
+use crate::run::{measured, read, run, run_dir, verdicts};
+
+const AGENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/agents/id-agent.py");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/prp");
+
+/// Every phase played by the id agent.
+fn prpd_toml() -> String {
+    let mut toml = String::new();
+    for phase in ["red", "green", "refactor", "document", "qa"] {
+        let model = if phase == "qa" {
+            "fixture-qa"
+        } else {
+            "fixture-green"
+        };
+        let _ = write!(
+            toml,
+            "[agents.{phase}]\ncommand = [\"python3\", \"{AGENT}\"]\nmodel = \"{model}\"\n\
+             prompt = \"stdin\"\ntimeout = \"60s\"\nenv = []\n\n"
+        );
+    }
+    toml
+}
+
+/// The `## Requirements` table of a QA report.
+fn requirements_table(report: &str) -> String {
+    let start = report
+        .find("## Requirements")
+        .unwrap_or_else(|| panic!("no Requirements section in:\n{report}"));
+    let section = &report[start..];
+    let end = section[2..]
+        .find("\n## ")
+        .map_or(section.len(), |end| end + 2);
+    section[..end].trim_end().to_owned()
+}
+
+#[test]
+fn every_prp_format_ships_honest_work_on_the_first_qa_attempt() {
+    for format in [
+        "seed",
+        "prps-base",
+        "github-issue",
+        "gherkin",
+        "spec-kit",
+        "kiro",
+    ] {
+        let prp = read(&Path::new(FIXTURES).join(format!("{format}.md")));
+        let repo = calc_python_repo(&prp, &prpd_toml());
+        let (code, summary) = run(&repo);
+        assert_eq!(summary["state"], "SHIPPED", "{format}: {summary:#}");
+        assert_eq!(code, 0, "{format}");
+        assert_eq!(
+            verdicts(&summary),
+            [(1, "APPROVE".to_owned())],
+            "{format}: shipped on the first QA attempt"
+        );
+        let report_path = summary["verdicts"][0]["report"]
+            .as_str()
+            .expect("a report path");
+        let report = read(Path::new(report_path));
+        let table = requirements_table(&report);
+        assert!(!table.contains('❌'), "{format}: {table}");
+        insta::assert_snapshot!(format!("formats_requirements_{format}"), table);
+        let pr = read(&run_dir(repo.path(), &summary).join("pr.md"));
+        assert!(pr.contains("multiply"), "{format}: {pr}");
+    }
+}
+
+#[test]
+fn a_green_shortcut_is_still_refused_with_a_kiro_prp() {
+    // The python agent's GREEN rewrites the test runner to print a passing tally; with a Kiro
+    // PRP (ids `1.1`, …) the run must still stop, naming the file.
+    let prp = read(&Path::new(FIXTURES).join("kiro.md"));
+    let mut toml = prpd_toml();
+    let cheat = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/it/agents/python-agent.py"
+    );
+    toml = toml.replacen(
+        &format!("[agents.green]\ncommand = [\"python3\", \"{AGENT}\"]"),
+        &format!("[agents.green]\ncommand = [\"python3\", \"{cheat}\", \"cheat-runner\"]"),
+        1,
+    );
+    let repo = calc_python_repo(&prp, &toml);
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let gate: String = measured(repo.path(), &summary, "green")
+        .iter()
+        .map(|measured| measured["gate_1"].to_string())
+        .collect();
+    assert!(
+        gate.contains("`run_tests.py`"),
+        "the gate names the refused file: {gate}"
+    );
+}
