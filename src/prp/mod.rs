@@ -844,6 +844,23 @@ Gate 1 (Objective): blocking_failed == 0
             "the seed's tasks are inside a fenced block"
         );
         assert_eq!(prp.acceptance, vec![]);
+        // Prose criteria get ids a test can carry; the final checklist is read too.
+        let ids: Vec<(&str, &str)> = prp
+            .requirements
+            .iter()
+            .map(|requirement| (requirement.id.as_str(), requirement.text.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("R1", "QA Agent validates 100% of features before shipping"),
+                ("R2", "Memory queries complete in <3s total"),
+                ("R3", "Human escalation after 3 QA rejections"),
+                ("R4", "QA Agent spec created: `claude/agents/qa-agent.md`"),
+                ("R5", "Human escalation works after 3 rejections"),
+            ]
+        );
+        assert_eq!(prp.requirements[2].test_name(), "r3");
     }
 
     #[test]

@@ -961,15 +961,19 @@ fn same_model_for_qa_and_green_is_refused_before_the_run() {
 }
 
 #[test]
-fn prp_without_title_is_refused_naming_the_file() {
+fn prp_with_nothing_to_verify_is_refused_naming_the_file_and_what_was_looked_for() {
     let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
     repo.file(
         "PRPs/untitled.md",
-        "Multiply numbers.\n\n## Success Criteria\n\n- [ ] `multiply` exists\n",
+        "Multiply numbers.\n\n## Notes\n\nSomeone should write this up.\n",
     );
     let stderr = prpd_fails(&repo, &["run", "PRPs/untitled.md", "--json"], 2);
-    assert!(stderr.contains("PRPs/untitled.md"), "{stderr}");
-    assert!(stderr.contains("# Title"), "{stderr}");
+    // The line is the title's (the first heading, `## Notes`).
+    assert!(
+        stderr.contains("PRPs/untitled.md:3: nothing to verify"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("looked for success criteria"), "{stderr}");
     assert!(!repo.join(".prp-session/state.json").exists());
 }
 
