@@ -133,7 +133,7 @@ pub(super) fn added_code_names(
         if is_test_path(relative) {
             continue;
         }
-        let path = relative.display().to_string();
+        let file = relative.display().to_string();
         let Some(patch) = Patch::from_diff(&diff, index)? else {
             continue;
         };
@@ -151,7 +151,7 @@ pub(super) fn added_code_names(
                     if !names.iter().any(|known| known.name == name) {
                         names.push(CodeName {
                             name,
-                            path: path.clone(),
+                            path: file.clone(),
                         });
                     }
                 }

@@ -230,7 +230,11 @@ impl Feature {
             }
         }
         for code in code_names {
-            push_name(&mut names, code.name.clone(), Origin::Code(code.path.clone()));
+            push_name(
+                &mut names,
+                code.name.clone(),
+                Origin::Code(code.path.clone()),
+            );
         }
         Feature {
             title,
@@ -490,7 +494,9 @@ fn strip_label(title: &str) -> &str {
 /// arguments, a literal or a tool.
 fn name_of(span: &str) -> Option<String> {
     let span = span.trim();
-    let called = span.split_once('(').map_or(span, |(callee, _)| callee.trim_end());
+    let called = span
+        .split_once('(')
+        .map_or(span, |(callee, _)| callee.trim_end());
     if !NAME.is_match(called) {
         return None;
     }
@@ -531,7 +537,9 @@ fn names_by_stem(line: &str, name: &str) -> bool {
     let name = normalise(name);
     name.chars().count() >= 5
         && !name.contains(' ')
-        && normalise(line).split(' ').any(|word| same_stem(word, &name))
+        && normalise(line)
+            .split(' ')
+            .any(|word| same_stem(word, &name))
 }
 
 /// Whether two words share a stem: one is the start of the other, or they share their first
@@ -623,7 +631,11 @@ mod tests {
             ),
         ] {
             let feature = feature(prp_text, code);
-            let names: Vec<&str> = feature.names.iter().map(|name| name.name.as_str()).collect();
+            let names: Vec<&str> = feature
+                .names
+                .iter()
+                .map(|name| name.name.as_str())
+                .collect();
             assert_eq!(names, expected, "{prp_text}");
         }
     }
@@ -631,7 +643,11 @@ mod tests {
     #[test]
     fn titles_lose_their_label_and_keep_their_key_words() {
         for (title, shown, keywords) in [
-            ("PRP: Rate Limiter", "Rate Limiter", &["rate", "limiter"][..]),
+            (
+                "PRP: Rate Limiter",
+                "Rate Limiter",
+                &["rate", "limiter"][..],
+            ),
             (
                 "Feature: Multiplying two numbers",
                 "Multiplying two numbers",

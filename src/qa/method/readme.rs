@@ -212,7 +212,8 @@ mod tests {
     }
 
     /// The README of the calculator the PRPs below change.
-    const CALC_README: &str = "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n";
+    const CALC_README: &str =
+        "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n";
 
     /// A Gherkin feature's title; the PRP backticks nothing.
     const GHERKIN: &str = "# Feature: Multiplying two numbers\n\n## Acceptance Criteria\n\n- [ ] AC-1 Scenario: the product of two numbers is returned\n";
@@ -225,6 +226,7 @@ mod tests {
         "# Clamp values\n\n## Success Criteria\n\n- [ ] values outside the range are clamped\n";
 
     #[test]
+    #[expect(clippy::too_many_lines, reason = "one table, a row per case")]
     fn the_lines_added_must_document_the_feature_by_its_names() {
         let since = "README.md (the lines added since the run started)";
         for (case, prp_text, code, added, passes, detail) in [
@@ -384,7 +386,10 @@ mod tests {
     fn names_that_were_already_documented_do_not_count() {
         let readme = format!("{CALC_README}\n- `multiply(a, b)`: the product of two numbers.\n");
         let repo = Repo::new();
-        repo.file("README.md", &format!("{readme}\nMultiplication in the calculator.\n"));
+        repo.file(
+            "README.md",
+            &format!("{readme}\nMultiplication in the calculator.\n"),
+        );
         let base = BaseDocs::new(
             "the run started",
             BTreeMap::from([("README.md".to_owned(), readme)]),

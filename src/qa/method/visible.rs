@@ -1,6 +1,6 @@
 //! What a reader of a document sees. The documentation checks judge what the README, `docs/`
 //! and the changelog tell a person, so text a rendered page hides (an HTML comment, a
-//! reStructuredText or AsciiDoc comment, a link's target, an image, a link reference's URL, a
+//! reStructuredText or `AsciiDoc` comment, a link's target, an image, a link reference's URL, a
 //! tag's attributes) is removed before they look for the feature: an agent that hides the
 //! feature's names in a comment or a URL has documented nothing. The link text, code spans
 //! and code blocks stay: a reader sees them. Every line keeps its place (hidden text becomes
@@ -29,19 +29,20 @@ enum Markup {
     Markdown,
     /// reStructuredText: `.. ` comments, `.. image::` and `.. _target:` lines too.
     RestructuredText,
-    /// AsciiDoc: `//` comment lines and `////` comment blocks too.
+    /// `AsciiDoc`: `//` comment lines and `////` comment blocks too.
     AsciiDoc,
 }
 
 impl Markup {
     fn of(name: &str) -> Markup {
-        let lower = name.to_lowercase();
-        if lower.ends_with(".rst") {
-            Markup::RestructuredText
-        } else if lower.ends_with(".adoc") || lower.ends_with(".asciidoc") {
-            Markup::AsciiDoc
-        } else {
-            Markup::Markdown
+        let extension = std::path::Path::new(name)
+            .extension()
+            .map(|extension| extension.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        match extension.as_str() {
+            "rst" => Markup::RestructuredText,
+            "adoc" | "asciidoc" => Markup::AsciiDoc,
+            _ => Markup::Markdown,
         }
     }
 }
@@ -116,9 +117,11 @@ fn blank_html_comments(text: &str) -> String {
         result.push_str(&rest[..start]);
         let after = &rest[start..];
         let end = after.find("-->").map_or(after.len(), |end| end + 3);
-        result.extend(after[..end].chars().map(|character| {
-            if character == '\n' { '\n' } else { ' ' }
-        }));
+        result.extend(after[..end].chars().map(
+            |character| {
+                if character == '\n' { '\n' } else { ' ' }
+            },
+        ));
         rest = &after[end..];
     }
     result.push_str(rest);
@@ -139,8 +142,14 @@ mod tests {
             ("<!--\nmultiply\n-->\nAdds.\n", "\n\n\nAdds.\n"),
             ("![multiply](img/multiply.png)\n", "\n"),
             ("[multiply]: https://example.com/multiply\n", "\n"),
-            ("<img alt=\"multiply\" src=\"m.png\"> Product.\n", "Product.\n"),
-            ("`multiply(a, b)`: the product.\n", "`multiply(a, b)`: the product.\n"),
+            (
+                "<img alt=\"multiply\" src=\"m.png\"> Product.\n",
+                "Product.\n",
+            ),
+            (
+                "`multiply(a, b)`: the product.\n",
+                "`multiply(a, b)`: the product.\n",
+            ),
             (
                 "    >>> multiply(2, 3)\n    6\n",
                 "    >>> multiply(2, 3)\n    6\n",

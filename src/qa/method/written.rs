@@ -92,8 +92,9 @@ pub(super) fn judge(
 
 /// `; README.md line 5 only repeats the title; …`, or nothing.
 pub(super) fn near_misses_text(near_misses: &[String]) -> String {
-    near_misses
-        .iter()
-        .map(|miss| format!("; {miss}"))
-        .collect()
+    if near_misses.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", near_misses.join("; "))
+    }
 }
