@@ -400,4 +400,42 @@ mod tests {
         );
         assert_eq!(value, MetricValue::Bool(false), "{detail}");
     }
+
+    #[test]
+    fn a_prp_that_names_nothing_to_look_for_is_judged_on_what_was_added() {
+        // A Kiro requirements document: a generic title, criteria without backticks.
+        let kiro = prp(
+            "# Requirements Document\n\n## Acceptance Criteria\n\n- [ ] AC-1 WHEN two numbers are given THEN the system SHALL return their product\n",
+        );
+        let repo = Repo::new();
+        repo.file(
+            "README.md",
+            &format!("{CALC_README}\nThe product of two numbers, too.\n"),
+        );
+        let base = BaseDocs::new(
+            "the run started",
+            BTreeMap::from([("README.md".to_owned(), CALC_README.to_owned())]),
+        );
+        let (value, detail) = figure(
+            &repo.run_since(Method::GrepReadme, Some(&kiro), &base),
+            "readme_contains_feature",
+        );
+        assert_eq!(value, MetricValue::Bool(true), "{detail}");
+        assert_eq!(
+            detail,
+            "README.md (the lines added since the run started) documents the change (line 7)"
+        );
+        let (value, detail) = figure(
+            &repo.run(Method::GrepReadme, Some(&kiro)),
+            "readme_contains_feature",
+        );
+        assert_eq!(value, MetricValue::Bool(false), "{detail}");
+        assert!(
+            detail.ends_with(
+                "(the PRP backticks no name and its title has no key word; against a base, \
+                 `--base REF`, any documentation added counts)"
+            ),
+            "{detail}"
+        );
+    }
 }
