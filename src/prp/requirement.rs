@@ -275,6 +275,8 @@ const COMMAND_PROGRAMS: &[&str] = &[
     "swift",
     "lua",
     "busted",
+    "bats",
+    "prove",
     "curl",
     "wget",
     "http",

@@ -21,6 +21,7 @@ use regex::Regex;
 use crate::prp::Prp;
 use crate::qa::metrics::Metrics;
 
+mod added_code;
 mod adr;
 mod changelog;
 mod comments;
@@ -32,6 +33,7 @@ mod prp_coverage;
 mod readme;
 mod since_base;
 mod test_definitions;
+mod visible;
 mod written;
 
 pub(crate) use files::is_test_path;
@@ -290,6 +292,9 @@ mod tests {
     pub(super) fn prp(text: &str) -> Prp {
         crate::prp::parse(Path::new("PRPs/feature.md"), text).expect("test fixture")
     }
+
+    /// A PRP whose title says "multiplication" and whose goal names `multiply(a, b)`.
+    pub(super) const MULTIPLICATION: &str = "# Multiplication in the calculator\n\n## Goal\n\nAdd `multiply(a, b)` to the calculator.\n\n## Success Criteria\n\n- [ ] `multiply(2, 3)` returns 6\n- [ ] `pytest` passes\n";
 
     pub(super) fn rate_limiter() -> Prp {
         prp(

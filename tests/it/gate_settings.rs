@@ -167,13 +167,14 @@ fn documentation_is_judged_on_the_change_since_the_base() {
         "# Trim\n\nThe trim helper removes spaces at both ends.\n",
     );
     let (code, report) = qa_json(&repo, &["--base", "HEAD", "--prp", "PRPs/trim.md"]);
+    // The PRP's goal names `trim`: the entry and the page name it.
     assert_eq!(
         check(&report, "D5")["detail"],
-        "CHANGELOG.md (the lines added since HEAD) mentions \"Trim helper\" (line 5)"
+        "CHANGELOG.md (the lines added since HEAD) mentions `trim` (line 5)"
     );
     assert_eq!(
         check(&report, "D1")["detail"],
-        "docs/trim.md (the lines added since HEAD) mentions \"Trim helper\" (line 3)"
+        "docs/trim.md (the lines added since HEAD) mentions `trim` (line 1)"
     );
     assert_eq!(report["verdict"], "APPROVE", "{report:#}");
     assert_eq!(code, 0);
@@ -183,6 +184,49 @@ fn documentation_is_judged_on_the_change_since_the_base() {
         error.contains("--base no-such-branch: not a commit of the git repository at [REPO]"),
         "{error}"
     );
+}
+
+#[test]
+fn the_readme_documents_the_names_the_change_added_to_the_code() {
+    let repo = package();
+    repo.file(
+        "PRPs/clamp.md",
+        "# Clamp values\n\n## Success Criteria\n\n- [ ] values outside the range are clamped\n",
+    )
+    .commit("the clamp PRP");
+    // Not committed: the change since the base is the working tree, untracked files included.
+    repo.file(
+        "src/clamp.js",
+        "export function clamp(value, low, high) {\n  return Math.min(Math.max(value, low), high);\n}\n",
+    )
+    .file(
+        "README.md",
+        "# pad\n\nPads strings.\n\nClamp values.\n\n<!-- clamp(value, low, high) -->\n",
+    );
+    let (_, report) = qa_json(&repo, &["--base", "HEAD", "--prp", "PRPs/clamp.md"]);
+    assert_eq!(
+        check(&report, "D1")["detail"],
+        "readme_contains_feature is false: README.md (the lines added since HEAD) does not \
+         document the feature \"Clamp values\": looked for one of the feature's names (`clamp` \
+         (src/clamp.js) added to the code) in a paragraph a reader sees that says more than the \
+         names and the title; README.md line 5 names `clamp` but says nothing more about it; \
+         README.md line 7 names `clamp` only where a reader does not see it (a comment, a link \
+         target or an image)",
+        "{report:#}"
+    );
+    assert_eq!(check(&report, "D1")["status"], "fail");
+
+    repo.file(
+        "README.md",
+        "# pad\n\nPads strings.\n\n`clamp(value, low, high)` keeps a value inside a range.\n",
+    );
+    let (_, report) = qa_json(&repo, &["--base", "HEAD", "--prp", "PRPs/clamp.md"]);
+    assert_eq!(
+        check(&report, "D1")["detail"],
+        "README.md (the lines added since HEAD) mentions `clamp` (line 5)",
+        "{report:#}"
+    );
+    assert_eq!(check(&report, "D1")["status"], "pass");
 }
 
 #[test]

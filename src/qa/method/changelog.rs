@@ -4,13 +4,14 @@
 //! `newsfragments/`, `.changeset/`, …); a project that keeps none is not asked for an entry.
 
 use super::documents::{FRAGMENT_FOLDERS, documents, fragment_folders, is_changelog_document};
+use super::feature::Reading;
 use super::files::display;
 use super::since_base::judged_text;
-use super::written::{Judged, judge};
+use super::written::{Judged, judge, near_misses_text};
 use super::{MethodContext, MethodOutcome, one_flag};
 
-/// `changelog_has_entry`: the changelog mentions the feature, or against a base without a PRP,
-/// has something new.
+/// `changelog_has_entry`: the changelog has an entry naming the feature (one of its names, or
+/// its title), or against a base without a PRP, has something new.
 pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
     const METRIC: &str = "changelog_has_entry";
     let names: Vec<String> = documents(context.repo)
@@ -35,7 +36,11 @@ pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
     } else {
         format!("{}, … ({} files)", names[..3].join(", "), names.len())
     };
-    match judge(context, &names, |name, text| {
+    let since = context
+        .base_docs
+        .map(|base| format!(" (the lines added {})", base.since()))
+        .unwrap_or_default();
+    match judge(context, &names, Reading::Entry, |name, text| {
         judged_text(context.base_docs, name, text)
     }) {
         Judged::Mentions { name, line, found } => one_flag(
@@ -50,12 +55,18 @@ pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
         ),
         Judged::Missing {
             feature: Some(feature),
+            near_misses,
         } => one_flag(
             METRIC,
             false,
-            format!("{kept}: no entry mentioning \"{}\"", feature.title),
+            format!(
+                "{kept}{since}: no entry names the feature \"{}\": looked for {}{}",
+                feature.title,
+                feature.looked_for(Reading::Entry),
+                near_misses_text(&near_misses)
+            ),
         ),
-        Judged::Missing { feature: None } => one_flag(
+        Judged::Missing { feature: None, .. } => one_flag(
             METRIC,
             false,
             format!(
@@ -73,7 +84,7 @@ pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::qa::method::tests::{Repo, figure, rate_limiter};
+    use crate::qa::method::tests::{MULTIPLICATION, Repo, figure, prp, rate_limiter};
     use crate::qa::method::{BaseDocs, Method, MethodOutcome};
     use crate::qa::metrics::MetricValue;
 
@@ -102,7 +113,12 @@ mod tests {
             "changelog_has_entry",
         );
         assert_eq!(value, MetricValue::Bool(false));
-        assert_eq!(detail, "CHANGELOG.md: no entry mentioning \"Rate Limiter\"");
+        assert_eq!(
+            detail,
+            "CHANGELOG.md: no entry names the feature \"Rate Limiter\": looked for the title \
+             \"Rate Limiter\" or its key words (rate, limiter, or words of the same stem) in an \
+             entry a reader sees"
+        );
     }
 
     #[test]
@@ -151,10 +167,62 @@ mod tests {
             "changelog_has_entry",
         );
         assert_eq!(value, MetricValue::Bool(false));
-        assert_eq!(
-            detail,
-            "newsfragments/ (no fragment yet): no entry mentioning \"Rate Limiter\""
+        assert!(
+            detail.starts_with(
+                "newsfragments/ (no fragment yet): no entry names the feature \"Rate Limiter\""
+            ),
+            "{detail}"
         );
+    }
+
+    #[test]
+    fn an_entry_naming_the_feature_or_its_title_counts() {
+        let prp = prp(MULTIPLICATION);
+        let base_text = "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n";
+        for (entry, passes, detail) in [
+            (
+                "- Multiply numbers with `multiply(a, b)`.",
+                true,
+                "CHANGELOG.md (the lines added since the run started) mentions `multiply` (line 4)",
+            ),
+            (
+                "- Multiplication in the calculator.",
+                true,
+                "CHANGELOG.md (the lines added since the run started) mentions \"Multiplication \
+                 in the calculator\" (line 4)",
+            ),
+            (
+                "- Multiplies numbers.",
+                true,
+                "CHANGELOG.md (the lines added since the run started) mentions `multiply` (line 4)",
+            ),
+            (
+                "- Misc. <!-- multiply -->",
+                false,
+                "CHANGELOG.md (the lines added since the run started): no entry names the \
+                 feature \"Multiplication in the calculator\": looked for one of the feature's \
+                 names (`multiply` from the PRP) or the title \"Multiplication in the \
+                 calculator\" or its key words (multiplication, calculator, or words of the same \
+                 stem) in an entry a reader sees; CHANGELOG.md line 4 names `multiply` only \
+                 where a reader does not see it (a comment, a link target or an image)",
+            ),
+        ] {
+            let repo = Repo::new();
+            repo.file(
+                "CHANGELOG.md",
+                &base_text.replace("## [Unreleased]\n", &format!("## [Unreleased]\n{entry}\n")),
+            );
+            let base = BaseDocs::new(
+                "the run started",
+                BTreeMap::from([("CHANGELOG.md".to_owned(), base_text.to_owned())]),
+            );
+            let (value, shown) = figure(
+                &repo.run_since(Method::GrepChangelog, Some(&prp), &base),
+                "changelog_has_entry",
+            );
+            assert_eq!(value, MetricValue::Bool(passes), "{entry}: {shown}");
+            assert_eq!(shown, detail, "{entry}");
+        }
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! Against a base, the README and CHANGELOG checks read only the lines added since it: a README
 //! that mentioned the feature before the agents started (or one stuffed with keywords that were
 //! always there) proves nothing about the work being documented. With `--prp` but no base they
-//! read whole files; with neither there is no change to judge, and they say so.
+//! read whole files; with neither there is no change to judge, and they say so. The base also
+//! gives the public names the change added to the code (`added_code.rs`), which the README
+//! check counts as the feature's names.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Repository, Tree};
 
+use super::added_code::{CodeName, added_code_names};
 use super::documents::{MAX_DOCUMENTS, is_document, may_hold_documents};
 
 /// Blobs bigger than this are not read (as for files in the working tree).
@@ -22,6 +25,8 @@ pub struct BaseDocs {
     /// How the base is named in details: `the run started`, `main`.
     since: String,
     texts: BTreeMap<String, String>,
+    /// The public names declared on the code lines added since the base.
+    code_names: Vec<CodeName>,
 }
 
 /// The base a change is judged against could not be read.
@@ -60,7 +65,30 @@ impl BaseDocs {
         BaseDocs {
             since: since.into(),
             texts,
+            code_names: Vec::new(),
         }
+    }
+
+    /// The same base, knowing that the change added the public names `names` (name, file) to
+    /// the code.
+    #[must_use]
+    pub fn with_code_names<'name>(
+        mut self,
+        names: impl IntoIterator<Item = (&'name str, &'name str)>,
+    ) -> BaseDocs {
+        self.code_names = names
+            .into_iter()
+            .map(|(name, path)| CodeName {
+                name: name.to_owned(),
+                path: path.to_owned(),
+            })
+            .collect();
+        self
+    }
+
+    /// The public names the change added to the code since the base.
+    pub(super) fn code_names(&self) -> &[CodeName] {
+        &self.code_names
     }
 
     /// The documentation of `repo` (a git working tree, or a folder of one) as commit
@@ -90,10 +118,19 @@ impl BaseDocs {
                 source,
             })?;
         let mut texts = BTreeMap::new();
-        if let Some(tree) = subtree_of(&repository, &tree, repo).map_err(git)? {
+        let folder = folder_in_workdir(&repository, repo);
+        if let Some(tree) = subtree_of(&repository, &tree, &folder).map_err(git)? {
             collect(&repository, &tree, Path::new(""), &mut texts).map_err(git)?;
         }
-        Ok(BaseDocs::new(since, texts))
+        let code_names = match repository.workdir() {
+            Some(_) => added_code_names(&repository, &tree, &folder).map_err(git)?,
+            None => Vec::new(),
+        };
+        Ok(BaseDocs {
+            since: since.into(),
+            texts,
+            code_names,
+        })
     }
 
     /// `text` (the file `name` now) with every line that was already there at the base blanked
@@ -120,26 +157,30 @@ impl BaseDocs {
     }
 }
 
-/// The tree of the folder `repo` inside the repository's commit tree (`repo` may be a
-/// sub-folder of the working tree); `None` when the commit does not have that folder.
-fn subtree_of<'repo>(
-    repository: &'repo Repository,
-    tree: &Tree<'repo>,
-    repo: &Path,
-) -> Result<Option<Tree<'repo>>, git2::Error> {
+/// Where the folder `repo` is inside the repository's working tree (empty for its root).
+fn folder_in_workdir(repository: &Repository, repo: &Path) -> PathBuf {
     let workdir = repository.workdir().and_then(|dir| dir.canonicalize().ok());
     let folder = repo.canonicalize().ok();
-    let prefix = match (workdir, folder) {
+    match (workdir, folder) {
         (Some(workdir), Some(folder)) => folder
             .strip_prefix(&workdir)
             .map(Path::to_path_buf)
             .unwrap_or_default(),
         _ => PathBuf::new(),
-    };
+    }
+}
+
+/// The tree of the folder `prefix` (relative to the working tree) inside the repository's
+/// commit tree; `None` when the commit does not have that folder.
+fn subtree_of<'repo>(
+    repository: &'repo Repository,
+    tree: &Tree<'repo>,
+    prefix: &Path,
+) -> Result<Option<Tree<'repo>>, git2::Error> {
     if prefix.as_os_str().is_empty() {
         return Ok(Some(tree.clone()));
     }
-    match tree.get_path(&prefix) {
+    match tree.get_path(prefix) {
         Ok(entry) => Ok(entry.to_object(repository)?.into_tree().ok()),
         Err(error) if error.code() == git2::ErrorCode::NotFound => Ok(None),
         Err(error) => Err(error),
@@ -241,6 +282,7 @@ mod tests {
             ("src/README.md", "not documentation of the project\n"),
             ("docs/usage.rst", "Usage\n"),
             ("newsfragments/1.feature", "Adds add.\n"),
+            ("calc.py", "def add(a, b):\n    return a + b\n"),
         ] {
             let path = root.join(file);
             std::fs::create_dir_all(path.parent().expect("a parent")).expect("test fixture");
@@ -249,7 +291,30 @@ mod tests {
         git(root, &["add", "-A"]);
         git(root, &["commit", "-q", "-m", "base"]);
         std::fs::write(root.join("README.rst"), "changed after the base\n").expect("test fixture");
+        for (file, text) in [
+            ("src/stats.js", "export function wordStats(text) {}\n"),
+            ("tests/test_calc.py", "def test_multiply():\n    pass\n"),
+            ("notes.txt", "def not_code():\n"),
+        ] {
+            let path = root.join(file);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("test fixture");
+            std::fs::write(path, text).expect("test fixture");
+        }
+        std::fs::write(
+            root.join("calc.py"),
+            "def add(a, b):\n    return a + b\n\n\ndef multiply(a, b):\n    return a * b\n",
+        )
+        .expect("test fixture");
         let base = BaseDocs::at_revision(root, "main", "main").expect("a commit");
+        let code: Vec<(&str, &str)> = base
+            .code_names()
+            .iter()
+            .map(|name| (name.name.as_str(), name.path.as_str()))
+            .collect();
+        assert_eq!(
+            code,
+            [("multiply", "calc.py"), ("wordStats", "src/stats.js")]
+        );
         let names: Vec<&str> = base.texts.keys().map(String::as_str).collect();
         assert_eq!(
             names,
