@@ -54,15 +54,20 @@ pub fn reading(row: &Evidence, hint: &str) -> Option<Reading> {
         has_not_run_marker(&lower, &original)
     };
     // Upper-case ERROR is a marker; a lower-case "error" is too often prose.
-    let says_failed = || has_failure_marker(&lower) || has_word(&original, "ERROR");
-    Some(match row.passed {
-        Some(true) if not_run => Reading::NotRun,
-        Some(true) => Reading::Supports,
-        Some(false) if not_run && !says_failed() => Reading::NotRun,
-        Some(false) => Reading::Contradicts,
-        None if says_failed() => Reading::Contradicts,
-        None if not_run => Reading::NotRun,
-        None => Reading::Supports,
+    let text_says_failed = has_failure_marker(&lower) || has_word(&original, "ERROR");
+    // The caller's `passed` decides failure unless the row says the test did not run; a row
+    // that says so is no support even with `passed: true`, and a failure written in it
+    // outweighs the skip.
+    let contradicts = match row.passed {
+        None => text_says_failed,
+        Some(passed) => !passed && (text_says_failed || !not_run),
+    };
+    Some(if contradicts {
+        Reading::Contradicts
+    } else if not_run {
+        Reading::NotRun
+    } else {
+        Reading::Supports
     })
 }
 
@@ -277,7 +282,6 @@ mod tests {
     }
 
     #[test]
-    #[expect(clippy::too_many_lines, reason = "one table")]
     fn how_a_row_reads_for_a_hint() {
         use Reading::{Contradicts, Supports};
         let cases: &[(&str, Option<bool>, &str, Option<Reading>)] = &[
@@ -443,6 +447,7 @@ mod tests {
     /// What an agent that cheats shows for a test it did not write or did not run: none of
     /// it supports the hint; a row that names it says it did not run.
     #[test]
+    #[expect(clippy::too_many_lines, reason = "one table")]
     fn skipped_ignored_pending_and_prefix_named_rows_do_not_support() {
         use Reading::NotRun;
         let cheating: &[(&str, Option<bool>, &str, Option<Reading>)] = &[

@@ -144,13 +144,7 @@ impl Driver {
                 .await?;
         }
 
-        let no_pull_request = match &dry_run {
-            Some(reason) => Some(format!("dry run ({reason}): no pull request was opened")),
-            None => {
-                let (repo, config) = (repo.clone(), config.clone());
-                blocking(move || github::not_on_github(&repo, &config)).await?
-            }
-        };
+        let no_pull_request = self.why_no_pull_request(dry_run.as_deref()).await?;
         let text = message::pull_request(
             &self.context.prp,
             &self.record.prp,
@@ -196,6 +190,18 @@ impl Driver {
             return self.await_remote_checks(&github, &commit, token).await;
         }
         Ok(Delivered::Shipped)
+    }
+
+    /// Why SHIP opens no pull request: a dry run, or a push remote that is not on GitHub with
+    /// no `[ship] repository` (`ship::github::not_on_github`); `None` when it opens one.
+    async fn why_no_pull_request(&self, dry_run: Option<&str>) -> Result<Option<String>, Stop> {
+        if let Some(reason) = dry_run {
+            return Ok(Some(format!(
+                "dry run ({reason}): no pull request was opened"
+            )));
+        }
+        let (repo, config) = (self.context.repo.clone(), self.context.config.ship.clone());
+        blocking(move || github::not_on_github(&repo, &config)).await
     }
 
     /// Pushes the branch, or records why a dry run does not.

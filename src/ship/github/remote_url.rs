@@ -45,28 +45,25 @@ pub fn github_repository_from_remote_url(url: &str, api_url: &str) -> Option<(St
 /// local path, a `file://` URL or a scheme git does not push over to a hosting service.
 fn host_and_path(url: &str) -> Option<(&str, &str)> {
     let url = url.trim();
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            if !matches!(
-                scheme.to_ascii_lowercase().as_str(),
-                "https" | "http" | "ssh" | "git" | "git+ssh" | "ssh+git"
-            ) {
-                return None;
-            }
-            let (authority, path) = rest.split_once('/')?;
-            let host = authority
-                .rsplit_once('@')
-                .map_or(authority, |(_, host)| host);
-            (!host.is_empty()).then_some((host, path))
+    if let Some((scheme, rest)) = url.split_once("://") {
+        if !matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "https" | "http" | "ssh" | "git" | "git+ssh" | "ssh+git"
+        ) {
+            return None;
         }
-        None => {
-            let path = scp_like_path(url)?;
-            let authority = &url[..url.len() - path.len() - 1];
-            let host = authority
-                .rsplit_once('@')
-                .map_or(authority, |(_, host)| host);
-            Some((host, path))
-        }
+        let (authority, path) = rest.split_once('/')?;
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        (!host.is_empty()).then_some((host, path))
+    } else {
+        let path = scp_like_path(url)?;
+        let authority = &url[..url.len() - path.len() - 1];
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        Some((host, path))
     }
 }
 

@@ -145,8 +145,10 @@ mod tests {
         }
         let github = git_repo(Some("git@github.com:acme/calc.git"));
         assert_eq!(not_on_github(github.path(), &ship).expect("reads"), None);
-        let mut configured = ShipConfig::default();
-        configured.repository = Some(("acme".to_owned(), "calc".to_owned()));
+        let configured = ShipConfig {
+            repository: Some(("acme".to_owned(), "calc".to_owned())),
+            ..ShipConfig::default()
+        };
         let gitlab = git_repo(Some("https://gitlab.com/acme/calc.git"));
         assert_eq!(
             not_on_github(gitlab.path(), &configured).expect("reads"),
