@@ -306,6 +306,9 @@ fn ship_lines(out: &mut String, ship: &ShipProgress) {
     if let Some(pull) = &ship.github_pull_request {
         let _ = writeln!(out, "On GitHub:    #{} {}", pull.number, pull.html_url);
     }
+    if let Some(why) = &ship.no_pull_request {
+        let _ = writeln!(out, "No PR:        {why}");
+    }
     if let Some(checks) = ship.remote_checks.last() {
         let verdict = if checks.passed() {
             "passed".to_owned()

@@ -4,8 +4,9 @@
 //! point. Declaring the criteria before the work is what keeps the verdict honest: the judge
 //! compares evidence with what was promised, not with what the worker says it did.
 //!
-//! [`plan`] reads a request into a [`Plan`] (the seed's error shapes), [`evidence`] reads and
-//! matches evidence rows, [`verdict`] judges a plan against them, [`store`] keeps plans for
+//! [`plan`] reads a request into a [`Plan`] (the seed's error shapes), [`evidence`] reads
+//! evidence rows, [`reading`] finds a hint in a row as a whole name and says whether the row
+//! supports it, says it failed or says it did not run, [`verdict`] judges a plan against them, [`store`] keeps plans for
 //! 30 minutes (at most 50, least recently used evicted first) and on disk when persistence is
 //! on, and [`from_prp`] turns a PRP's success criteria into a run's points. All of it is pure
 //! except the store's best-effort disk copies.
@@ -14,6 +15,7 @@ pub mod evidence;
 pub mod from_prp;
 pub mod in_run;
 pub mod plan;
+pub mod reading;
 pub mod store;
 pub mod table;
 pub mod verdict;

@@ -147,6 +147,10 @@ pub struct ShipProgress {
     pub not_pushed: Option<String>,
     /// The pull request's title and body as written to `runs/<id>/pr.md`.
     pub pull_request: Option<PathBuf>,
+    /// Why SHIP opened no pull request, when it decided so: a dry run, no token, or a remote
+    /// that is not on GitHub with no `[ship] repository` (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_pull_request: Option<String>,
     /// The pull request on GitHub, once prpd opened or updated it (absent in older records).
     #[serde(default)]
     pub github_pull_request: Option<PullRequest>,

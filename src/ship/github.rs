@@ -12,7 +12,8 @@
 //! check runs and commit statuses of a SHA with backoff and returns [`RemoteChecks`]
 //! (`checks.rs`, pure): finished, timed out, or no checks at all — never a silent pass.
 //! [`repository_from_remote_url`] reads `owner/repo` from a git remote's URL; [`repository_for`]
-//! and [`client_for`] (`repository.rs`) turn `[ship]` into the repository and its client.
+//! and [`client_for`] (`repository.rs`) turn `[ship]` into the repository and its client, and
+//! [`not_on_github`] says why SHIP opens no pull request when the remote is not on GitHub.
 //!
 //! Responses are read into minimal serde structs rather than octocrab's models, so a field
 //! GitHub adds, drops or nulls cannot fail a ship, and tests can answer with GitHub's documented
@@ -40,5 +41,5 @@ pub use issues::IssueRef;
 pub use pulls::{Opened, PullRequest, PullRequestDraft};
 pub use rate_limit::RateLimitPolicy;
 pub use remote_url::repository_from_remote_url;
-pub use repository::{client_for, repository_for};
+pub use repository::{client_for, not_on_github, repository_for};
 pub use wait::PollPolicy;

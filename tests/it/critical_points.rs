@@ -286,6 +286,24 @@ fn prpd_plan_create_and_verify_for_scripts() {
     let verdict: Value = serde_json::from_slice(&failing.stdout).expect("JSON");
     assert_eq!(verdict["failed"], 2);
 
+    // A test that did not run, or a longer name that starts with the hint, is no evidence.
+    for cheating in [
+        "tests/test_auth.py::test_login SKIPPED (not written yet)",
+        "test test_login ... ignored",
+        "tests/test_auth.py::test_login_is_not_written_yet PASSED",
+    ] {
+        let refused = repo
+            .prpd()
+            .env_remove("QA_PROJECT_ROOT")
+            .args(["plan", "verify", &plan_id, "--evidence", cheating])
+            .args(["--evidence", "eslint: 0 problems"])
+            .output()
+            .expect("run");
+        assert_eq!(refused.status.code(), Some(1), "{cheating}");
+        let verdict: Value = serde_json::from_slice(&refused.stdout).expect("JSON");
+        assert_eq!(verdict["points"][0]["verdict"], "fail", "{cheating}");
+    }
+
     let refused = repo
         .prpd()
         .args(["plan", "create", "--point", "x"])

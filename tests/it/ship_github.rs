@@ -569,3 +569,65 @@ fn githubs_refusals_escalate_with_what_to_do_and_resume_without_a_second_commit(
     );
     assert_token_only_in_authorization(&repo, &api);
 }
+
+/// A healthy run with a token in the shell whose `origin` is not on GitHub (here a local bare
+/// repository; a GitLab or self-hosted remote alike) and no `[ship] repository`: the branch is
+/// pushed, `pr.md` written, nothing asked of GitHub, and the run SHIPPED with the reason no
+/// pull request was opened. The same remote with a `[ship] repository` that cannot be reached
+/// still escalates: a repository the user named is a promise SHIP must keep.
+#[test]
+fn a_remote_off_github_ships_the_push_without_a_pull_request_unless_a_repository_is_named() {
+    let api = Api::start();
+    let (_remote_dir, remote) = bare_remote();
+    let repo = ship_repo(&format!("api_url = \"http://127.0.0.1:{}\"\n", api.port()));
+    repo.git(&["remote", "add", "origin", &remote.display().to_string()]);
+
+    let (code, summary, output) = ship(&repo, &["run", PRP]);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{output}");
+    assert_eq!(code, 0);
+    let commit = oid(&summary["ship"]["commit"]);
+    let bare = Repository::open_bare(&remote).expect("remote");
+    assert_eq!(branch_tip(&bare, BRANCH), commit, "pushed");
+    let why = summary["ship"]["no_pull_request"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no reason: {summary:#}"));
+    for expected in [
+        "no pull request was opened",
+        &remote.display().to_string(),
+        "is not on GitHub",
+        "`[ship] repository` is not set",
+        "pr.md",
+    ] {
+        assert!(why.contains(expected), "no {expected:?} in {why}");
+    }
+    assert!(output.contains("no pull request was opened"), "{output}");
+    assert!(summary["ship"]["github_pull_request"].is_null());
+    let pr = std::fs::read_to_string(run_dir(repo.path(), &summary).join("pr.md")).expect("pr.md");
+    assert!(pr.starts_with("# feat: Multiply numbers"), "{pr}");
+    assert!(api.requests().is_empty(), "{:#?}", api.requests());
+    assert_token_only_in_authorization(&repo, &api);
+
+    let closed_port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let (_remote_dir, remote) = bare_remote();
+    let repo = ship_repo(&format!(
+        "api_url = \"http://127.0.0.1:{closed_port}\"\nrepository = \"acme/calc\"\n"
+    ));
+    repo.git(&["remote", "add", "origin", &remote.display().to_string()]);
+    let (summary, reason) = escalates(&repo, &["run", PRP]);
+    assert!(
+        reason.contains(&format!(
+            "could not reach the GitHub API at http://127.0.0.1:{closed_port}"
+        )),
+        "{reason}"
+    );
+    assert!(summary["ship"]["no_pull_request"].is_null(), "{summary:#}");
+    let bare = Repository::open_bare(&remote).expect("remote");
+    assert_eq!(
+        branch_tip(&bare, BRANCH),
+        oid(&summary["ship"]["commit"]),
+        "pushed before"
+    );
+}

@@ -91,10 +91,9 @@ pub fn evidence_from_changes(
         } else if let (Some(file), Some(added)) = (&file, line.strip_prefix('+'))
             && !added.trim().is_empty()
         {
-            rows.push(Evidence::judged(
+            rows.push(Evidence::file_line(
                 format!("{file}: + {}", added.trim()),
                 file.clone(),
-                true,
             ));
         }
     }
@@ -293,5 +292,29 @@ diff --git a/PRPs/word-stats.md b/PRPs/word-stats.md
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[2].text, "test ac_2_word_stats_averages: failed");
         assert_eq!(rows[2].passed, Some(false));
+    }
+
+    #[test]
+    fn a_test_the_run_skipped_fails_the_point_that_names_it() {
+        let mut test = check("test", "cargo test", CheckStatus::Pass);
+        test.metrics = crate::qa::metrics::parse_output(
+            "test word_stats_counts ... ok\ntest word_stats_averages ... ignored\n\ntest result: ok. 1 passed; 0 failed; 1 ignored\n".as_bytes(),
+        );
+        let rows = evidence_from_checks(&[test]);
+        let verdict = verdict_of(
+            &["`word_stats_counts` passes", "`word_stats_averages` passes"],
+            &rows,
+        );
+        let statuses: Vec<verdict::PointStatus> =
+            verdict.points.iter().map(|point| point.verdict).collect();
+        assert_eq!(
+            statuses,
+            [verdict::PointStatus::Pass, verdict::PointStatus::Fail]
+        );
+        assert!(
+            verdict.points[1].reason.contains("did not run"),
+            "{}",
+            verdict.points[1].reason
+        );
     }
 }

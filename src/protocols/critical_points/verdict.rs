@@ -1,14 +1,19 @@
 //! Judging a plan against evidence, point by point. A point passes when at least one row
-//! contains its hint and no row that contains it says it failed; a point whose hint no row
-//! contains fails ("no evidence"), so evidence that says nothing never passes anything. The plan
+//! contains its hint and no row that contains it says it failed or did not run (skipped,
+//! ignored, pending, todo, xfail, not written: `reading.rs`); a point whose hint no row
+//! contains fails ("no evidence"), so evidence that says nothing never passes anything. A row
+//! that says the test did not run fails the point even next to one that supports it: a runner
+//! names a test it skips (TAP's `# Subtest: test_login` before `ok 1 - test_login # SKIP`), and
+//! a point that names a test wants it run. The plan
 //! passes when every point does. A point with several hints (a PRP criterion naming several
 //! things) needs each of them; a point with none cannot be judged and is reported as
 //! unverified, which neither passes nor fails the plan.
 
 use serde::Serialize;
 
-use super::evidence::{Evidence, Reading, reading};
+use super::evidence::Evidence;
 use super::plan::{CriticalPoint, Kind, Plan};
+use super::reading::{Reading, reading};
 
 /// At most this many matching rows are quoted per point.
 const QUOTED_ROWS: usize = 5;
@@ -32,7 +37,7 @@ pub struct PointVerdict {
     pub verdict: PointStatus,
     /// Rows that contain a hint and support it (the first few).
     pub matched: Vec<String>,
-    /// Rows that contain a hint and say it failed (the first few).
+    /// Rows that contain a hint and say it failed or did not run (the first few).
     pub contradicted: Vec<String>,
     /// Why, in one line.
     pub reason: String,
@@ -135,6 +140,7 @@ fn judge_point(point: &CriticalPoint, hints: &[String], rows: &[Evidence]) -> Po
     }
     let mut missing = Vec::new();
     let mut contradicted = Vec::new();
+    let mut not_run = Vec::new();
     for hint in hints {
         let mut found = false;
         for row in rows {
@@ -149,10 +155,16 @@ fn judge_point(point: &CriticalPoint, hints: &[String], rows: &[Evidence]) -> Po
                     }
                     push_quoted(&mut verdict.contradicted, row);
                 }
+                Some(Reading::NotRun) => {
+                    if !not_run.contains(hint) {
+                        not_run.push(hint.clone());
+                    }
+                    push_quoted(&mut verdict.contradicted, row);
+                }
                 None => {}
             }
         }
-        if !found && !contradicted.contains(hint) {
+        if !found && !contradicted.contains(hint) && !not_run.contains(hint) {
             missing.push(hint.clone());
         }
     }
@@ -166,6 +178,9 @@ fn judge_point(point: &CriticalPoint, hints: &[String], rows: &[Evidence]) -> Po
     if !contradicted.is_empty() {
         verdict.verdict = PointStatus::Fail;
         verdict.reason = format!("evidence says {} failed", quote(&contradicted));
+    } else if !not_run.is_empty() {
+        verdict.verdict = PointStatus::Fail;
+        verdict.reason = format!("evidence says {} did not run", quote(&not_run));
     } else if !missing.is_empty() {
         verdict.verdict = PointStatus::Fail;
         verdict.reason = format!("no evidence contains {}", quote(&missing));
@@ -295,5 +310,81 @@ mod tests {
             PlanStatus::Fail,
             "nothing verified is no pass"
         );
+    }
+
+    /// One point, `test_login`, against the rows each runner prints: an honest run passes it;
+    /// a skipped, ignored, pending, todo, xfail or not-yet-written test, or a longer name that
+    /// starts with the hint, does not.
+    #[test]
+    fn a_point_passes_on_a_test_that_ran_and_never_on_one_that_did_not() {
+        let plan =
+            plan_of(&json!([{"description": "login works", "verification_hint": "test_login"}]));
+        let passes: &[&[&str]] = &[
+            &["tests/test_auth.py::test_login PASSED [100%]"],
+            &[
+                "test auth::tests::test_login ... ok",
+                "test result: ok. 1 passed; 0 failed; 1 ignored",
+            ],
+            &["=== RUN   test_login", "--- PASS: test_login (0.00s)"],
+            &[
+                "TAP version 13",
+                "# Subtest: test_login",
+                "ok 1 - test_login",
+                "# skipped 0",
+            ],
+            &[r#"<testcase classname="tests.test_auth" name="test_login" time="0.01"/>"#],
+        ];
+        for rows in passes {
+            let rows: Vec<Evidence> = rows.iter().copied().map(Evidence::line).collect();
+            let verdict = judge(&plan, &rows);
+            assert_eq!(
+                verdict.verdict,
+                PlanStatus::Pass,
+                "{rows:?}: {:?}",
+                verdict.points[0]
+            );
+        }
+        let fails: &[(&[&str], &str)] = &[
+            (
+                &["tests/test_auth.py::test_login SKIPPED (not written yet)"],
+                "did not run",
+            ),
+            (&["test test_login ... ignored"], "did not run"),
+            (
+                &["# Subtest: test_login", "ok 1 - test_login # SKIP"],
+                "did not run",
+            ),
+            (
+                &["# Subtest: test_login", "ok 1 - test_login # TODO"],
+                "did not run",
+            ),
+            (&["tests/test_auth.py::test_login XFAIL"], "did not run"),
+            (
+                &["test_login (PENDING: Not yet implemented)"],
+                "did not run",
+            ),
+            (
+                &["tests/test_auth.py::test_login_is_not_written_yet PASSED"],
+                "no evidence contains",
+            ),
+            (&["test test_login_page ... ok"], "no evidence contains"),
+            (
+                &[
+                    "test_login[a] PASSED",
+                    "FAILED test_login[b] - skipped before",
+                ],
+                "failed",
+            ),
+        ];
+        for (rows, reason) in fails {
+            let rows: Vec<Evidence> = rows.iter().copied().map(Evidence::line).collect();
+            let verdict = judge(&plan, &rows);
+            assert_eq!(verdict.verdict, PlanStatus::Fail, "{rows:?}");
+            assert!(
+                verdict.points[0].reason.contains(reason),
+                "{rows:?}: {}",
+                verdict.points[0].reason
+            );
+        }
     }
 }

@@ -15,8 +15,9 @@ pub const NAMES: [&str; 2] = [QA_PLAN, VERIFY_PLAN];
 pub const INSTRUCTIONS: &str = "prpd judges work against criteria declared before it is done. \
 Call qa_plan with the task and its critical points before you act; when done, call verify_plan \
 with the plan_id and the evidence (test result rows, scan findings, log lines, screenshot \
-paths). Each point passes only when some evidence row contains its verification_hint and no \
-row containing it reports a failure. To plan tests for a running web app, explore it with \
+paths). Each point passes only when some evidence row contains its verification_hint as a whole \
+name and no row containing it reports a failure or a test that did not run (skipped, ignored, \
+pending, todo, xfail, not written). To plan tests for a running web app, explore it with \
 open_url, click, fill, navigate and observe_current_page (a headless Chromium; every page is \
 recorded with a screenshot and its accessibility tree), read list_known_pages and \
 propose_test_cases_for_page, then call finalize_test_plan with the cases: prpd writes the plan \
@@ -32,9 +33,11 @@ expires_at, persisted_to}. Errors: no_task, no_critical_points, bad_critical_poi
 id, missing description, wrong type), bad_kind.";
 
 const VERIFY_PLAN_DESCRIPTION: &str = "Judge evidence against a plan from qa_plan. A point \
-passes when at least one evidence row contains its verification_hint (case and spacing \
-ignored) and no row containing it reports a failure (passed: false, or FAILED / fail / not ok \
-/ ERROR / ✗ in its text); a point no row mentions fails. Returns {plan_id, task, kind, verdict \
+passes when at least one evidence row contains its verification_hint as a whole name (case \
+and spacing ignored; test_login is not found in test_login_page) and no row containing it \
+reports a failure (passed: false, or FAILED / fail / not ok / ERROR / ✗ in its text) or a test \
+that did not run (skipped, ignored, pending, todo, xfail, xpass, not written: no support, \
+whatever passed says); a point no row mentions fails. Returns {plan_id, task, kind, verdict \
 (pass|fail), passed, failed, unverified, points [{id, description, verification_hint, verdict, \
 matched, contradicted, reason}]}. Errors: bad_plan_id, unknown_plan, plan_expired, \
 bad_evidence.";

@@ -18,7 +18,7 @@ impl Driver {
         text: &PullRequestText,
         head: &str,
         base: Option<&str>,
-        dry_run: Option<&str>,
+        no_pull_request: Option<&str>,
         token: Option<&Secret>,
     ) -> Result<(), Stop> {
         let markdown = text.markdown();
@@ -29,7 +29,7 @@ impl Driver {
             path = %path.display(),
             %head,
             base = base.unwrap_or("(unknown: the run started on a detached HEAD)"),
-            dry_run = dry_run.unwrap_or("no"),
+            no_pull_request = no_pull_request.unwrap_or("no: it is opened next"),
             "SHIP: the pull request's title and body were written"
         );
         self.record.ship.pull_request = Some(path);

@@ -13,6 +13,13 @@
 //! (a refused token, a missing permission, a rate limit, the network) is a `ShipFailed` like a
 //! refused push: the commit stays pushed and `prpd resume` carries on from the step that failed.
 //!
+//! No GitHub repository: when `[ship] repository` is not set and the push remote is not on
+//! GitHub (GitLab, a self-hosted server, a local bare repository), the branch is pushed as
+//! usual, the pull request is written to `runs/<id>/pr.md` as in a dry run, the record says
+//! why no pull request was opened (`ship.no_pull_request`), and the run ships: the work is done
+//! and delivered where the user pushes. A `[ship] repository` that is set is the user's word:
+//! if it cannot be reached, SHIP fails as above.
+//!
 //! Dry run: with `prpd run --dry-run`, or when that variable holds no token, SHIP does every
 //! local step — the commit, the branch, and the push when the remote is a local path — and
 //! writes the pull request to `runs/<id>/pr.md`; nothing goes over the network and no token is
@@ -24,7 +31,7 @@ use crate::base::status_block::Verdict;
 use crate::run::machine::{Event, QaVerdict};
 use crate::run::record::Delivery;
 use crate::ship::git::{self, CommitPlan, PushRequest, Pushed, ShipError};
-use crate::ship::github::GitHubError;
+use crate::ship::github::{self, GitHubError};
 use crate::ship::message::{self, RunFacts, Tokens};
 
 use super::{DriveError, Driver};
@@ -137,6 +144,7 @@ impl Driver {
                 .await?;
         }
 
+        let no_pull_request = self.why_no_pull_request(dry_run.as_deref()).await?;
         let text = message::pull_request(
             &self.context.prp,
             &self.record.prp,
@@ -147,8 +155,26 @@ impl Driver {
             .base
             .clone()
             .or_else(|| self.record.ship.base_branch.clone());
-        self.write_pull_request_file(&text, &branch, base.as_deref(), dry_run.as_deref(), token)?;
-        let Some(token) = token.filter(|_| dry_run.is_none()) else {
+        self.write_pull_request_file(
+            &text,
+            &branch,
+            base.as_deref(),
+            no_pull_request.as_deref(),
+            token,
+        )?;
+        if self.record.ship.no_pull_request != no_pull_request {
+            self.record
+                .ship
+                .no_pull_request
+                .clone_from(&no_pull_request);
+            self.save()?;
+        }
+        let Some(token) = token.filter(|_| no_pull_request.is_none()) else {
+            if dry_run.is_none()
+                && let Some(why) = &no_pull_request
+            {
+                tracing::info!("SHIP: {why}");
+            }
             return Ok(Delivered::Shipped);
         };
         let base = base.ok_or_else(|| {
@@ -164,6 +190,18 @@ impl Driver {
             return self.await_remote_checks(&github, &commit, token).await;
         }
         Ok(Delivered::Shipped)
+    }
+
+    /// Why SHIP opens no pull request: a dry run, or a push remote that is not on GitHub with
+    /// no `[ship] repository` (`ship::github::not_on_github`); `None` when it opens one.
+    async fn why_no_pull_request(&self, dry_run: Option<&str>) -> Result<Option<String>, Stop> {
+        if let Some(reason) = dry_run {
+            return Ok(Some(format!(
+                "dry run ({reason}): no pull request was opened"
+            )));
+        }
+        let (repo, config) = (self.context.repo.clone(), self.context.config.ship.clone());
+        blocking(move || github::not_on_github(&repo, &config)).await
     }
 
     /// Pushes the branch, or records why a dry run does not.

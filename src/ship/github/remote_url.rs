@@ -8,26 +8,7 @@
 /// Enterprise host in any of these forms, and `https://user:token@host/o/r` (the credentials
 /// are ignored). `None` for local paths and anything that is not `host` + `owner/repo`.
 pub fn repository_from_remote_url(url: &str) -> Option<(String, String)> {
-    let url = url.trim();
-    let path = match url.split_once("://") {
-        Some((scheme, rest)) => {
-            if !matches!(
-                scheme.to_ascii_lowercase().as_str(),
-                "https" | "http" | "ssh" | "git" | "git+ssh" | "ssh+git"
-            ) {
-                return None;
-            }
-            let (authority, path) = rest.split_once('/')?;
-            let host = authority
-                .rsplit_once('@')
-                .map_or(authority, |(_, host)| host);
-            if host.is_empty() {
-                return None;
-            }
-            path
-        }
-        None => scp_like_path(url)?,
-    };
+    let (_, path) = host_and_path(url)?;
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let mut segments = path.trim_matches('/').split('/');
     let owner = segments.next()?;
@@ -37,6 +18,61 @@ pub fn repository_from_remote_url(url: &str) -> Option<(String, String)> {
     }
     let repo = repo.strip_suffix(".git").unwrap_or(repo);
     (is_name(owner) && is_name(repo)).then(|| (owner.to_owned(), repo.to_owned()))
+}
+
+/// The `(owner, repo)` of a remote URL that is on GitHub: its host is `github.com` (or one of
+/// its subdomains, `ssh.github.com`), or the host of the GitHub API prpd talks to (`api_url`,
+/// `[ship] api_url`), with or without its leading `api.`: `https://ghe.example.com/api/v3`
+/// for a GitHub Enterprise server, `https://api.acme.ghe.com` for GitHub Enterprise Cloud.
+/// A GitLab, Bitbucket or other self-hosted remote, and a local path, name no GitHub
+/// repository, whatever their path looks like.
+pub fn github_repository_from_remote_url(url: &str, api_url: &str) -> Option<(String, String)> {
+    let (host, _) = host_and_path(url)?;
+    let host = host_without_port(host).to_ascii_lowercase();
+    let api_host = api_url
+        .split_once("://")
+        .map(|(_, rest)| rest.split('/').next().unwrap_or_default())
+        .map(|authority| host_without_port(authority).to_ascii_lowercase());
+    let on_github = host == "github.com"
+        || host.ends_with(".github.com")
+        || api_host.is_some_and(|api| {
+            !api.is_empty() && (api == host || api.strip_prefix("api.") == Some(host.as_str()))
+        });
+    on_github.then(|| repository_from_remote_url(url)).flatten()
+}
+
+/// The host (with any port, without credentials) and the path of a remote URL, or `None` for a
+/// local path, a `file://` URL or a scheme git does not push over to a hosting service.
+fn host_and_path(url: &str) -> Option<(&str, &str)> {
+    let url = url.trim();
+    if let Some((scheme, rest)) = url.split_once("://") {
+        if !matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "https" | "http" | "ssh" | "git" | "git+ssh" | "ssh+git"
+        ) {
+            return None;
+        }
+        let (authority, path) = rest.split_once('/')?;
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        (!host.is_empty()).then_some((host, path))
+    } else {
+        let path = scp_like_path(url)?;
+        let authority = &url[..url.len() - path.len() - 1];
+        let host = authority
+            .rsplit_once('@')
+            .map_or(authority, |(_, host)| host);
+        Some((host, path))
+    }
+}
+
+/// `host` of `host:port`.
+fn host_without_port(authority: &str) -> &str {
+    authority
+        .rsplit_once(':')
+        .filter(|(_, port)| port.chars().all(|digit| digit.is_ascii_digit()))
+        .map_or(authority, |(host, _)| host)
 }
 
 /// The path of git's scp-like form `[user@]host:path`: a colon before any slash, and a host
@@ -66,7 +102,7 @@ pub(super) fn is_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::repository_from_remote_url;
+    use super::{github_repository_from_remote_url, repository_from_remote_url};
 
     fn pair(owner: &str, repo: &str) -> (String, String) {
         (owner.to_owned(), repo.to_owned())
@@ -158,5 +194,65 @@ mod tests {
             repository_from_remote_url("https://x-access-token:ghp_secret123@github.com/o/r.git")
                 .expect("a repository");
         assert!(!owner.contains("ghp_") && !repo.contains("ghp_"));
+    }
+
+    /// Only a remote on GitHub names a GitHub repository: github.com, or the host of the API
+    /// prpd is told to use; a GitLab or self-hosted remote with an `owner/repo` path does not.
+    #[test]
+    fn a_github_repository_is_on_github_or_the_configured_api_host() {
+        let on_github = [
+            ("https://github.com/acme/calc.git", "https://api.github.com"),
+            ("git@github.com:acme/calc.git", "https://api.github.com"),
+            (
+                "ssh://git@ssh.github.com:443/acme/calc.git",
+                "https://api.github.com",
+            ),
+            ("https://GitHub.com/acme/calc", "https://api.github.com/"),
+            (
+                "git@ghe.example.com:acme/calc.git",
+                "https://ghe.example.com/api/v3",
+            ),
+            ("https://acme.ghe.com/acme/calc", "https://api.acme.ghe.com"),
+            ("http://127.0.0.1:8080/acme/calc", "http://127.0.0.1:9999"),
+        ];
+        for (url, api_url) in on_github {
+            assert_eq!(
+                github_repository_from_remote_url(url, api_url),
+                Some(pair("acme", "calc")),
+                "{url} with {api_url}"
+            );
+        }
+        let elsewhere = [
+            ("https://gitlab.com/acme/calc.git", "https://api.github.com"),
+            (
+                "git@gitlab.example.com:acme/calc.git",
+                "https://api.github.com",
+            ),
+            (
+                "https://bitbucket.org/acme/calc.git",
+                "https://api.github.com",
+            ),
+            (
+                "https://notgithub.com/acme/calc.git",
+                "https://api.github.com",
+            ),
+            (
+                "https://github.com.evil.example/acme/calc",
+                "https://api.github.com",
+            ),
+            ("/srv/git/calc.git", "https://api.github.com"),
+            ("file:///srv/git/calc.git", "https://api.github.com"),
+            (
+                "https://gitlab.com/acme/calc.git",
+                "https://ghe.example.com/api/v3",
+            ),
+        ];
+        for (url, api_url) in elsewhere {
+            assert_eq!(
+                github_repository_from_remote_url(url, api_url),
+                None,
+                "{url} with {api_url}"
+            );
+        }
     }
 }

@@ -1,11 +1,15 @@
 //! Which GitHub repository `[ship]` means, and the client for it: the repository `[ship]
-//! repository` names, else the one the push remote's URL names (`[ship] remote`). SHIP's pull
-//! request and remote checks, the escalation issue and a `[VERIFY] CI pipeline passes` task all
-//! ask here, so each refuses the same way when prpd cannot tell where to go.
+//! repository` names, else the one the push remote's URL names (`[ship] remote`) when that
+//! remote is on GitHub (github.com or the host of `[ship] api_url`). SHIP's pull request and
+//! remote checks, the escalation issue and a `[VERIFY] CI pipeline passes` task all ask here,
+//! so each refuses the same way when prpd cannot tell where to go — except SHIP itself, which
+//! asks [`not_on_github`] first: a remote that is not on GitHub (GitLab, a self-hosted server,
+//! a local bare repository) with no `[ship] repository` gets the push and no pull request.
 
 use std::path::Path;
 
-use super::{GitHub, GitHubTarget, repository_from_remote_url};
+use super::remote_url::github_repository_from_remote_url;
+use super::{GitHub, GitHubTarget};
 use crate::base::config::ShipConfig;
 use crate::base::secret::Secret;
 use crate::ship::git;
@@ -21,14 +25,41 @@ pub fn repository_for(repo: &Path, ship: &ShipConfig) -> Result<(String, String)
         .as_ref()
         .map_or_else(|| ship.remote.clone(), |found| found.shown.clone());
     destination
-        .and_then(|found| repository_from_remote_url(&found.url))
+        .and_then(|found| github_repository_from_remote_url(&found.url, &ship.api_url))
         .ok_or_else(|| {
             format!(
                 "prpd cannot tell which GitHub repository to use: the remote {shown} is not a \
-                 GitHub URL (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO); set \
-                 `[ship] repository = \"owner/name\"` in prpd.toml"
+                 GitHub URL (https://HOST/OWNER/REPO or git@HOST:OWNER/REPO on github.com or \
+                 the host of `[ship] api_url`); set `[ship] repository = \"owner/name\"` in \
+                 prpd.toml"
             )
         })
+}
+
+/// Why SHIP opens no pull request for `[ship]` in the repository at `repo`: `[ship]
+/// repository` is not set and the push remote's URL is not on GitHub, so there is no GitHub
+/// repository the work could be proposed to — the push is the delivery. `None` when there is
+/// one, or when `[ship] repository` is set (then a repository that cannot be reached is a
+/// failure, not a reason). Reads the remote with git2: call it off the async threads.
+pub fn not_on_github(repo: &Path, ship: &ShipConfig) -> Result<Option<String>, git::ShipError> {
+    if ship.repository.is_some() {
+        return Ok(None);
+    }
+    let Some(destination) = git::destination(repo, &ship.remote)? else {
+        return Ok(None);
+    };
+    Ok(
+        github_repository_from_remote_url(&destination.url, &ship.api_url)
+            .is_none()
+            .then(|| {
+                format!(
+                    "no pull request was opened: the remote {} is not on GitHub (github.com or \
+                     the host of `[ship] api_url`) and `[ship] repository` is not set; the \
+                     branch is pushed and its pull request's title and body are in pr.md",
+                    destination.shown
+                )
+            }),
+    )
 }
 
 /// The client for [`repository_for`] with `token` (from the variable `[ship] token_env`
@@ -92,5 +123,37 @@ mod tests {
         let message = client_for(github.path(), &ship, &token).expect_err("not http");
         assert!(message.contains("api_url"), "{message}");
         assert!(!message.contains("ghp_test0123456789"), "{message}");
+    }
+
+    #[test]
+    fn a_remote_off_github_without_a_configured_repository_gets_no_pull_request() {
+        let ship = ShipConfig::default();
+        for url in [
+            "/srv/git/calc.git",
+            "https://gitlab.com/acme/calc.git",
+            "git@git.example.com:acme/calc.git",
+        ] {
+            let local = git_repo(Some(url));
+            let why = not_on_github(local.path(), &ship)
+                .expect("the remote reads")
+                .expect("no GitHub repository");
+            assert!(
+                why.contains("no pull request was opened") && why.contains(url),
+                "{why}"
+            );
+            assert!(repository_for(local.path(), &ship).is_err(), "{url}");
+        }
+        let github = git_repo(Some("git@github.com:acme/calc.git"));
+        assert_eq!(not_on_github(github.path(), &ship).expect("reads"), None);
+        let configured = ShipConfig {
+            repository: Some(("acme".to_owned(), "calc".to_owned())),
+            ..ShipConfig::default()
+        };
+        let gitlab = git_repo(Some("https://gitlab.com/acme/calc.git"));
+        assert_eq!(
+            not_on_github(gitlab.path(), &configured).expect("reads"),
+            None,
+            "a configured repository is the user's word: reaching it is required"
+        );
     }
 }
