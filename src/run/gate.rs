@@ -72,6 +72,13 @@ pub enum Lint {
     /// The stack has no lint command; REFACTOR cannot be held to one (QA's checklist decides
     /// whether a missing linter blocks the release).
     NotConfigured,
+    /// The lint command is prpd's guessed default (the tools mapping's, the project declares
+    /// none) and its tool is not installed: the project does not use that linter, so the lint
+    /// does not apply. The reason says which tool and how prpd knows.
+    Skipped { reason: String },
+    /// The lint command the project declares could not run its tool (not installed): a
+    /// failure, since the project says this linter is how its code is checked.
+    ToolMissing { reason: String },
     /// The lint command ran.
     Ran {
         /// Its exit code; `None` when it was killed or could not start.
@@ -334,7 +341,8 @@ fn complexity_shortfall(now: Option<u32>, at_green_end: Option<u32>) -> Option<S
 
 fn lint_shortfall(lint: &Lint) -> Option<String> {
     match lint {
-        Lint::NotConfigured => None,
+        Lint::NotConfigured | Lint::Skipped { .. } => None,
+        Lint::ToolMissing { reason } => Some(format!("lint cannot run: {reason}")),
         Lint::Ran {
             exit_code: None, ..
         } => Some("lint did not finish (killed or timed out)".to_owned()),
@@ -548,6 +556,30 @@ mod tests {
                     complexity_at_green_end: None,
                 },
                 vec!["lint did not finish (killed or timed out)"],
+            ),
+            (
+                "REFACTOR: prpd's guessed linter is not installed, so lint does not apply",
+                Measured::Refactor {
+                    tests: Some(passing()),
+                    lint: Lint::Skipped {
+                        reason: "the tool is missing: `eslint` is neither in node_modules/.bin nor on PATH".to_owned(),
+                    },
+                    complexity: None,
+                    complexity_at_green_end: None,
+                },
+                vec![],
+            ),
+            (
+                "REFACTOR: the linter the project declares is not installed",
+                Measured::Refactor {
+                    tests: Some(passing()),
+                    lint: Lint::ToolMissing {
+                        reason: "the tool is missing: `npm run lint` could not run its program".to_owned(),
+                    },
+                    complexity: None,
+                    complexity_at_green_end: None,
+                },
+                vec!["lint cannot run: the tool is missing: `npm run lint` could not run its program"],
             ),
             (
                 "DOCUMENT holds",

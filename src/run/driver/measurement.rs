@@ -89,8 +89,12 @@ impl Driver {
                     }
                 }
                 let lint = probe.lint().await?;
-                if let gate::Lint::Ran { errors, .. } = &lint {
-                    observation.lint_errors = *errors;
+                match &lint {
+                    gate::Lint::Ran { errors, .. } => observation.lint_errors = *errors,
+                    gate::Lint::Skipped { reason } => {
+                        evidence.push(format!("lint was not run: {reason}"));
+                    }
+                    gate::Lint::NotConfigured | gate::Lint::ToolMissing { .. } => {}
                 }
                 let complexity = probe.complexity().await?;
                 observation.max_complexity = complexity;
