@@ -15,6 +15,11 @@ use crate::base::phase::Phase;
 use crate::protocols::test_plan::PlanCheck;
 use crate::run::proof::Proof;
 
+mod lint;
+
+pub use lint::Lint;
+use lint::lint_shortfall;
+
 /// Passing and failing test counts parsed from the test command's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCounts {
@@ -64,28 +69,6 @@ impl TestRun {
             (Some(_), Some(_)) => None,
         }
     }
-}
-
-/// The lint result of a REFACTOR iteration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lint {
-    /// The stack has no lint command; REFACTOR cannot be held to one (QA's checklist decides
-    /// whether a missing linter blocks the release).
-    NotConfigured,
-    /// The lint command is prpd's guessed default (the tools mapping's, the project declares
-    /// none) and its tool is not installed: the project does not use that linter, so the lint
-    /// does not apply. The reason says which tool and how prpd knows.
-    Skipped { reason: String },
-    /// The lint command the project declares could not run its tool (not installed): a
-    /// failure, since the project says this linter is how its code is checked.
-    ToolMissing { reason: String },
-    /// The lint command ran.
-    Ran {
-        /// Its exit code; `None` when it was killed or could not start.
-        exit_code: Option<i32>,
-        /// Errors counted in its output, when prpd recognises the format.
-        errors: Option<u32>,
-    },
 }
 
 /// The facts gate 1 looks at, one variant per phase that iterates. SHIP has no gate here: it
@@ -339,24 +322,6 @@ fn complexity_shortfall(now: Option<u32>, at_green_end: Option<u32>) -> Option<S
     }
 }
 
-fn lint_shortfall(lint: &Lint) -> Option<String> {
-    match lint {
-        Lint::NotConfigured | Lint::Skipped { .. } => None,
-        Lint::ToolMissing { reason } => Some(format!("lint cannot run: {reason}")),
-        Lint::Ran {
-            exit_code: None, ..
-        } => Some("lint did not finish (killed or timed out)".to_owned()),
-        Lint::Ran {
-            exit_code: Some(code),
-            errors,
-        } => match errors {
-            Some(count) if *count > 0 => Some(format!("lint fails: {count} error(s)")),
-            Some(_) | None if *code != 0 => Some(format!("lint fails: exit code {code}")),
-            Some(_) | None => None,
-        },
-    }
-}
-
 fn gate2(phase: Phase, signal: Signal) -> Result<(), String> {
     match signal.exit_signal {
         None => return Err("the agent's status block gave no EXIT_SIGNAL".to_owned()),
@@ -556,30 +521,6 @@ mod tests {
                     complexity_at_green_end: None,
                 },
                 vec!["lint did not finish (killed or timed out)"],
-            ),
-            (
-                "REFACTOR: prpd's guessed linter is not installed, so lint does not apply",
-                Measured::Refactor {
-                    tests: Some(passing()),
-                    lint: Lint::Skipped {
-                        reason: "the tool is missing: `eslint` is neither in node_modules/.bin nor on PATH".to_owned(),
-                    },
-                    complexity: None,
-                    complexity_at_green_end: None,
-                },
-                vec![],
-            ),
-            (
-                "REFACTOR: the linter the project declares is not installed",
-                Measured::Refactor {
-                    tests: Some(passing()),
-                    lint: Lint::ToolMissing {
-                        reason: "the tool is missing: `npm run lint` could not run its program".to_owned(),
-                    },
-                    complexity: None,
-                    complexity_at_green_end: None,
-                },
-                vec!["lint cannot run: the tool is missing: `npm run lint` could not run its program"],
             ),
             (
                 "DOCUMENT holds",

@@ -431,12 +431,19 @@ mod tests {
         );
     }
 
+    /// A repository (its files) and how its lint ends: name, files, the start expected.
+    type LintCase = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        &'static str,
+    );
+
     /// A lint command whose tool is not installed: prpd's guessed default does not apply (npx's
     /// tool is looked for before running, any other is known by its exit), the project's own
     /// still fails.
     #[tokio::test]
     async fn a_missing_linter_is_skipped_when_guessed_and_fails_when_declared() {
-        let cases: [(&str, &[(&str, &str)], &str); 3] = [
+        let cases: [LintCase; 3] = [
             (
                 "npm package without a lint script: `npx --no eslint .`",
                 &[(

@@ -8,6 +8,7 @@
 //! package was counted as one test against RED's two. Beside them, the rule that was loosened
 //! still holds: a linter the project declares must run, missing or not.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,20 +39,20 @@ fn prp(function: &str) -> String {
 
 /// The agents' configuration: the honest agent of `stack` in every phase.
 fn prpd_toml(stack: &str) -> String {
-    ["red", "green", "refactor", "document", "qa"]
-        .iter()
-        .map(|phase| {
-            let model = if *phase == "qa" {
-                "fixture-qa"
-            } else {
-                "fixture-green"
-            };
-            format!(
-                "[agents.{phase}]\ncommand = [\"python3\", \"{AGENT}\", \"{stack}\"]\n\
-                 model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"120s\"\nenv = []\n\n"
-            )
-        })
-        .collect()
+    let mut toml = String::new();
+    for phase in ["red", "green", "refactor", "document", "qa"] {
+        let model = if phase == "qa" {
+            "fixture-qa"
+        } else {
+            "fixture-green"
+        };
+        let _ = write!(
+            toml,
+            "[agents.{phase}]\ncommand = [\"python3\", \"{AGENT}\", \"{stack}\"]\n\
+             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"120s\"\nenv = []\n\n"
+        );
+    }
+    toml
 }
 
 /// An npm package without a lint script and without eslint installed; `package_json` is its

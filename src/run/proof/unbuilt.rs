@@ -100,7 +100,7 @@ pub fn not_reds(line: &str, files: &TestFiles) -> Option<String> {
 /// Whether `path` is the source of cargo's integration test target `name`: `tests/<name>.rs`,
 /// or a file of `tests/<name>/` (its `main.rs` and modules).
 fn is_target_file(path: &Path, name: &str) -> bool {
-    let mut components = path.components().map(|part| part.as_os_str());
+    let mut components = path.components().map(std::path::Component::as_os_str);
     if components.next().is_none_or(|first| first != "tests") {
         return false;
     }
