@@ -29,12 +29,14 @@ use crate::base::status_block::Verdict;
 use crate::prp::Prp;
 use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
 use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, Detection, Discovered, PackageManager};
+use crate::qa::discover::{self, Detection, Discovered};
 use crate::qa::junit;
 use crate::qa::memory_context::MemorySection;
 use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
+use crate::qa::missing_tool;
 use crate::qa::requirement_checks;
+use crate::qa::test_names;
 
 pub use earlier::{EarlierRun, log_fingerprint};
 
@@ -194,20 +196,6 @@ pub enum QaError {
         source: tokio::task::JoinError,
     },
 }
-
-/// Exit codes with which `sh` says the program itself could not be run.
-const COMMAND_NOT_FOUND: i32 = 127;
-const COMMAND_NOT_EXECUTABLE: i32 = 126;
-
-/// What package runners print, with a non-zero exit, when the tool they were asked to run is not
-/// installed (`npx --no`, pnpm, yarn, `python -m`).
-const MISSING_TOOL_MESSAGES: &[&str] = &[
-    "npx canceled due to missing packages",
-    "could not determine executable to run",
-    "command not found",
-    "ERR_PNPM_RECURSIVE_EXEC_FIRST_FAIL",
-    "No module named",
-];
 
 /// Runs every check of `checklist` and gives the verdict.
 pub async fn run(
@@ -477,13 +465,8 @@ async fn run_command(
     if let Some(refusal) = refused_now(&request.repo, &resolved.discovered) {
         return Ok(refusal);
     }
-    if let Some(tool) = uninstalled_npx_tool(&resolved.command, &request.repo) {
-        return Ok(resolved.tool_missing(
-            spec,
-            &format!(
-                "`{tool}` is neither in node_modules/.bin nor on PATH, and the package manager's exec will not download it"
-            ),
-        ));
+    if let Some(tool) = missing_tool::uninstalled_npx_tool(&resolved.command, &request.repo) {
+        return Ok(resolved.tool_missing(spec, &missing_tool::not_installed(&tool)));
     }
     let log_path = request
         .run_dir
@@ -492,6 +475,9 @@ async fn run_command(
     let mut process_spec = Spec::measurement(&resolved.command, &request.repo, &log_path);
     process_spec.timeout = spec.timeout.unwrap_or(request.check_timeout);
     process_spec.grace = request.grace;
+    if resolved.runs_tests {
+        process_spec.env.extend(test_names::naming_env());
+    }
     let watch = (request.junit.as_deref())
         .filter(|_| resolved.runs_tests)
         .map(|pattern| junit::Watch::start(&request.repo, pattern));
@@ -521,14 +507,10 @@ async fn run_command(
     };
     metrics.set_number("exit_code", f64::from(exit_code));
     result.metrics = metrics;
-    if let Some(evidence) = missing_tool(exit_code, &result.output_tail) {
-        return Ok(resolved.tool_missing(
-            spec,
-            &format!(
-                "`{}` could not run its program (exit {exit_code}: {evidence})",
-                resolved.command
-            ),
-        ));
+    if let Some(what) =
+        missing_tool::could_not_run(&resolved.command, exit_code, &result.output_tail)
+    {
+        return Ok(resolved.tool_missing(spec, &what));
     }
     let report = watch.map(|watch| match &result.reused_from {
         Some(_) => watch.reused(&outcome.log_path),
@@ -579,30 +561,6 @@ fn with_fallback_note(finding: Finding, template: &str, detection: &Detection) -
     }
 }
 
-/// For a tool run through a package manager's exec (`npx --no <tool> …`, `pnpm exec`, `yarn
-/// run`, `bunx --no-install`: the mapping's defaults for Node tools): the tool, when it is not
-/// installed. Checked before running because npx asks the registry first, and without network
-/// its failure would look like the tool's own.
-fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String> {
-    let (directory, tool) = PackageManager::exec_tool(command)?;
-    let directory = directory.map_or_else(|| repo.to_path_buf(), |directory| repo.join(directory));
-    let installed = directory
-        .ancestors()
-        .take_while(|dir| dir.starts_with(repo))
-        .any(|dir| dir.join("node_modules/.bin").join(tool).exists())
-        || std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()));
-    (!installed).then(|| tool.to_owned())
-}
-
-/// The last non-empty line of `text`.
-fn last_line(text: &str) -> Option<&str> {
-    text.lines()
-        .rev()
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-}
-
 /// The last `count` non-empty lines of `text`, joined with ` | ` for a one-line message.
 fn one_line_tail(text: &str, count: usize) -> String {
     let mut lines: Vec<&str> = text
@@ -617,28 +575,6 @@ fn one_line_tail(text: &str, count: usize) -> String {
         "(none)".to_owned()
     } else {
         lines.join(" | ")
-    }
-}
-
-/// When the command failed because its program is not installed (rather than because the
-/// program found a problem): the output line that says so.
-fn missing_tool(exit_code: i32, tail: &str) -> Option<String> {
-    if exit_code == 0 {
-        return None;
-    }
-    let evidence = tail.lines().map(str::trim).find(|line| {
-        MISSING_TOOL_MESSAGES
-            .iter()
-            .any(|message| line.contains(message))
-    });
-    match evidence {
-        Some(line) => Some(line.to_owned()),
-        None if exit_code == COMMAND_NOT_FOUND || exit_code == COMMAND_NOT_EXECUTABLE => Some(
-            last_line(tail)
-                .unwrap_or("the shell could not run it")
-                .to_owned(),
-        ),
-        None => None,
     }
 }
 
@@ -720,13 +656,13 @@ impl Resolved {
     /// command is the checklist's to mark optional.
     fn tool_missing(&self, spec: &CheckSpec, what: &str) -> Finding {
         match self.origin {
-            Origin::Project => Finding::Fail(format!(
-                "the tool is missing: {what}; the project declares this command ({}), so the check applies: install the tool",
-                self.source.as_deref().unwrap_or("its configuration")
+            Origin::Project => Finding::Fail(missing_tool::declared_tool_missing(
+                what,
+                self.source.as_deref(),
             )),
-            Origin::Fallback => Finding::Inapplicable(format!(
-                "the tool is missing: {what}; the project declares no such command and this is prpd's default ({}), so the check does not apply (install the tool, or set the command in prpd.toml [commands])",
-                self.source.as_deref().unwrap_or("the tools mapping")
+            Origin::Fallback => Finding::Inapplicable(missing_tool::guessed_tool_missing(
+                what,
+                self.source.as_deref(),
             )),
             Origin::Checklist => Finding::Inapplicable(format!(
                 "the tool is missing: {what}; {}",

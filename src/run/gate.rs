@@ -15,6 +15,11 @@ use crate::base::phase::Phase;
 use crate::protocols::test_plan::PlanCheck;
 use crate::run::proof::Proof;
 
+mod lint;
+
+pub use lint::Lint;
+use lint::lint_shortfall;
+
 /// Passing and failing test counts parsed from the test command's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TestCounts {
@@ -64,21 +69,6 @@ impl TestRun {
             (Some(_), Some(_)) => None,
         }
     }
-}
-
-/// The lint result of a REFACTOR iteration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lint {
-    /// The stack has no lint command; REFACTOR cannot be held to one (QA's checklist decides
-    /// whether a missing linter blocks the release).
-    NotConfigured,
-    /// The lint command ran.
-    Ran {
-        /// Its exit code; `None` when it was killed or could not start.
-        exit_code: Option<i32>,
-        /// Errors counted in its output, when prpd recognises the format.
-        errors: Option<u32>,
-    },
 }
 
 /// The facts gate 1 looks at, one variant per phase that iterates. SHIP has no gate here: it
@@ -329,23 +319,6 @@ fn complexity_shortfall(now: Option<u32>, at_green_end: Option<u32>) -> Option<S
             "max complexity {now} is higher than at the end of GREEN ({baseline})"
         )),
         Some(_) => None,
-    }
-}
-
-fn lint_shortfall(lint: &Lint) -> Option<String> {
-    match lint {
-        Lint::NotConfigured => None,
-        Lint::Ran {
-            exit_code: None, ..
-        } => Some("lint did not finish (killed or timed out)".to_owned()),
-        Lint::Ran {
-            exit_code: Some(code),
-            errors,
-        } => match errors {
-            Some(count) if *count > 0 => Some(format!("lint fails: {count} error(s)")),
-            Some(_) | None if *code != 0 => Some(format!("lint fails: exit code {code}")),
-            Some(_) | None => None,
-        },
     }
 }
 

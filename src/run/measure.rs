@@ -23,7 +23,9 @@ use crate::qa::discover::{self, Detection};
 use crate::qa::failures::FailingTests;
 use crate::qa::junit;
 use crate::qa::metrics::{self, Metrics};
+use crate::qa::missing_tool;
 use crate::qa::runner::EarlierRun;
+use crate::qa::test_names;
 use crate::run::frozen;
 use crate::run::gate::TestCounts;
 use crate::run::gate::{Lint, TestRun};
@@ -130,7 +132,7 @@ impl Probe<'_> {
             (outcome, metrics, Some(note), report)
         } else {
             let watch = (self.junit).map(|pattern| junit::Watch::start(self.repo, pattern));
-            let (outcome, metrics) = self.run(CommandKind::Test, command, label).await?;
+            let (outcome, metrics, _) = self.run(CommandKind::Test, command, label).await?;
             let report = watch.map(|watch| watch.finish(&outcome.log_path));
             (outcome, metrics, None, report)
         };
@@ -172,48 +174,138 @@ impl Probe<'_> {
         }))
     }
 
-    /// Runs the lint command and counts its errors.
+    /// Runs the lint command and counts its errors. Its tool missing is judged as QA judges it
+    /// ([`missing_tool`]): prpd's guessed default does not apply, the project's own fails.
     pub async fn lint(&self) -> Result<Lint, ProcessError> {
         let Some(command) = self.detection.command(CommandKind::Lint) else {
             return Ok(Lint::NotConfigured);
         };
-        let (outcome, metrics) = self.run(CommandKind::Lint, command, "lint").await?;
-        Ok(Lint::Ran {
-            exit_code: outcome.exit_code(),
-            errors: metrics.count("lint_errors"),
-        })
+        Ok(
+            match self
+                .run_unless_missing(CommandKind::Lint, command, "lint")
+                .await?
+            {
+                Ran::Done(outcome, metrics) => Lint::Ran {
+                    exit_code: outcome.exit_code(),
+                    errors: metrics.count("lint_errors"),
+                },
+                Ran::ToolMissing {
+                    reason,
+                    guessed: true,
+                } => Lint::Skipped { reason },
+                Ran::ToolMissing {
+                    reason,
+                    guessed: false,
+                } => Lint::ToolMissing { reason },
+            },
+        )
     }
 
-    /// The maximum complexity the complexity command reports, when it reports one.
+    /// The maximum complexity the complexity command reports, when it reports one (never
+    /// when its tool is missing).
     pub async fn complexity(&self) -> Result<Option<u32>, ProcessError> {
         let Some(command) = self.detection.command(CommandKind::Complexity) else {
             return Ok(None);
         };
-        let (_, metrics) = self
-            .run(CommandKind::Complexity, command, "complexity")
-            .await?;
-        Ok(metrics.count("max_complexity"))
+        Ok(
+            match self
+                .run_unless_missing(CommandKind::Complexity, command, "complexity")
+                .await?
+            {
+                Ran::Done(_, metrics) => metrics.count("max_complexity"),
+                Ran::ToolMissing { .. } => None,
+            },
+        )
     }
 
-    /// Runs `command`, the discovered command of `kind`, unless it is refused now.
+    /// Runs `command`, the discovered command of `kind`, unless its tool is missing: a tool
+    /// run through a package manager's exec is looked for before (npx would ask the registry),
+    /// any other is known missing by how it failed. The reason goes into the log.
+    async fn run_unless_missing(
+        &self,
+        kind: CommandKind,
+        command: &str,
+        label: &str,
+    ) -> Result<Ran, ProcessError> {
+        let discovered = self.detection.commands.get(&kind).and_then(Option::as_ref);
+        let guessed = discovered.is_some_and(|discovered| discovered.fallback);
+        let source = discovered.map(|discovered| discovered.source.as_str());
+        let reason = |what: &str| {
+            if guessed {
+                missing_tool::guessed_tool_missing(what, source)
+            } else {
+                missing_tool::declared_tool_missing(what, source)
+            }
+        };
+        let log_path = self.log_dir.join(format!("{label}.log"));
+        if let Some(tool) = missing_tool::uninstalled_npx_tool(command, self.repo) {
+            let reason = reason(&missing_tool::not_installed(&tool));
+            tracing::info!(%reason, "{label} not run");
+            write_log(
+                &log_path,
+                &format!("prpd did not run `{command}`: {reason}\n"),
+            )?;
+            return Ok(Ran::ToolMissing { reason, guessed });
+        }
+        let (outcome, metrics, ran) = self.run(kind, command, label).await?;
+        let could_not_run = outcome
+            .exit_code()
+            .filter(|_| ran)
+            .and_then(|code| missing_tool::could_not_run(command, code, &outcome.tail));
+        if let Some(what) = could_not_run {
+            let reason = reason(&what);
+            tracing::info!(%reason, log = %outcome.log_path.display(), "{label} could not run");
+            return Ok(Ran::ToolMissing { reason, guessed });
+        }
+        Ok(Ran::Done(outcome, metrics))
+    }
+
+    /// Runs `command`, the discovered command of `kind`, unless it is refused now; the flag
+    /// says whether it ran (a refused command's outcome is exit 126 with the reason as output).
     async fn run(
         &self,
         kind: CommandKind,
         command: &str,
         label: &str,
-    ) -> Result<(process::Outcome, Metrics), ProcessError> {
+    ) -> Result<(process::Outcome, Metrics, bool), ProcessError> {
         let log_path = self.log_dir.join(format!("{label}.log"));
         if let Some(outcome) = self.refused_now(kind, &log_path)? {
-            return Ok((outcome, Metrics::default()));
+            return Ok((outcome, Metrics::default(), false));
         }
         let mut spec = Spec::measurement(command, self.repo, &log_path);
         spec.timeout = self.timeout;
         spec.grace = self.grace;
         spec.env.extend(self.env.iter().cloned());
+        if kind == CommandKind::Test {
+            spec.env.extend(test_names::naming_env());
+        }
         let outcome = process::run(spec).await?;
         let metrics = metrics::parse_log(&outcome.log_path).unwrap_or_default();
-        Ok((outcome, metrics))
+        Ok((outcome, metrics, true))
     }
+}
+
+/// How a lint or complexity command fared.
+enum Ran {
+    /// It ran (or was refused now, exit 126 with the reason as output).
+    Done(process::Outcome, Metrics),
+    /// Its tool is not installed; `guessed`: the command is prpd's default, so it does not
+    /// apply.
+    ToolMissing { reason: String, guessed: bool },
+}
+
+/// Writes `text` as the log at `log_path`: what prpd did instead of running a command.
+fn write_log(log_path: &Path, text: &str) -> Result<(), ProcessError> {
+    if let Some(parent) = log_path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| ProcessError::LogDir {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(log_path, text).map_err(|source| ProcessError::LogFile {
+        path: log_path.to_path_buf(),
+        source,
+    })
 }
 
 impl Probe<'_> {
@@ -235,16 +327,7 @@ impl Probe<'_> {
             discovered.command, discovered.source
         );
         tracing::warn!(%tail, "refusing a discovered command");
-        if let Some(parent) = log_path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| ProcessError::LogDir {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        std::fs::write(log_path, format!("{tail}\n")).map_err(|source| ProcessError::LogFile {
-            path: log_path.to_path_buf(),
-            source,
-        })?;
+        write_log(log_path, &format!("{tail}\n"))?;
         Ok(Some(process::Outcome {
             termination: Termination::Exited(126),
             output_bytes: u64::try_from(tail.len()).unwrap_or(u64::MAX),
@@ -346,5 +429,72 @@ mod tests {
             log.starts_with("prpd did not run `make lint`: read again before it ran (Makefile target lint), it rewrites files (`--fix`)"),
             "{log}"
         );
+    }
+
+    /// A repository (its files) and how its lint ends: name, files, the start expected.
+    type LintCase = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        &'static str,
+    );
+
+    /// A lint command whose tool is not installed: prpd's guessed default does not apply (npx's
+    /// tool is looked for before running, any other is known by its exit), the project's own
+    /// still fails.
+    #[tokio::test]
+    async fn a_missing_linter_is_skipped_when_guessed_and_fails_when_declared() {
+        let cases: [LintCase; 3] = [
+            (
+                "npm package without a lint script: `npx --no eslint .`",
+                &[(
+                    "package.json",
+                    "{\"name\": \"numkit\", \"scripts\": {\"test\": \"node --test\"}}\n",
+                )],
+                "skipped: the tool is missing: `eslint` is neither in node_modules/.bin nor on PATH",
+            ),
+            (
+                "Go module: `golangci-lint run`",
+                &[("go.mod", "module example.com/numkit\n\ngo 1.19\n")],
+                "skipped: the tool is missing: `golangci-lint run` could not run its program (exit 127",
+            ),
+            (
+                "a lint script the project declares",
+                &[(
+                    "package.json",
+                    "{\"name\": \"numkit\", \"scripts\": {\"test\": \"node --test\", \"lint\": \"prpd-test-linter-on-no-path .\"}}\n",
+                )],
+                "missing: the tool is missing: `npm run lint` could not run its program (exit 127",
+            ),
+        ];
+        for (name, files, expected) in cases {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let repo = dir.path();
+            for (path, text) in files {
+                std::fs::write(repo.join(path), text).expect("fixture file");
+            }
+            let detection = crate::qa::discover::detect(
+                repo,
+                &crate::qa::tools_mapping::ToolsMapping::builtin(),
+            )
+            .expect("detects");
+            let logs = tempfile::tempdir().expect("log dir");
+            let probe = Probe {
+                repo,
+                detection: &detection,
+                log_dir: logs.path(),
+                timeout: Duration::from_secs(60),
+                grace: Duration::from_secs(1),
+                junit: None,
+                env: Vec::new(),
+            };
+            let found = match probe.lint().await.expect("runs") {
+                Lint::Skipped { reason } => format!("skipped: {reason}"),
+                Lint::ToolMissing { reason } => format!("missing: {reason}"),
+                other => format!("{other:?}"),
+            };
+            assert!(found.starts_with(expected), "{name}: {found}");
+            let log = std::fs::read_to_string(logs.path().join("lint.log")).expect("the log");
+            assert!(!log.is_empty(), "{name}: the log says what happened");
+        }
     }
 }

@@ -20,9 +20,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 mod files;
+mod unbuilt;
 
 pub use files::TestFiles;
 use files::{Owner, Owners};
+pub use unbuilt::build_failure;
 
 use serde::{Deserialize, Serialize};
 
@@ -126,18 +128,6 @@ impl CasesRun {
             .filter(move |(_, ended)| **ended == outcome)
             .map(|(name, _)| name.as_str())
     }
-}
-
-/// The lines with which build tools say that the tests did not compile: cargo's for a test
-/// target (`(lib test)`, `(test "api")`; the base's own code builds, so a failure of a
-/// dependency or of the library alone is not the tests'), Maven's and Gradle's. go's
-/// `[build failed]` is a failed package in the figures already.
-pub fn build_failure(log: &str) -> Option<&str> {
-    log.lines().map(str::trim).find(|line| {
-        (line.starts_with("error: could not compile `") && line.contains(" test"))
-            || line.contains("[ERROR] COMPILATION ERROR")
-            || line.contains("Compilation failed; see the compiler error output")
-    })
 }
 
 /// The test command's run on the tree without the feature, kept in the run record and reused
@@ -330,6 +320,10 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
 /// the others alike, since none can be compared by name.
 fn judge_unbuilt(line: &str, with: &CasesRun, files: &TestFiles, proof: &mut Proof) {
     proof.did_not_build = Some(line.to_owned());
+    if let Some(problem) = unbuilt::not_reds(line, files) {
+        proof.problems.push(problem);
+        return;
+    }
     let owners = Owners::new(files);
     for (name, outcome) in &with.cases {
         if *outcome != Outcome::Passed {

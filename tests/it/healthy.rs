@@ -225,9 +225,9 @@ fn go_module_with_go_test() {
             );
         },
         "go test ./...",
-        // Without `-v`, go prints one `ok` line per package and no test names: the package
-        // stands for its tests, as one passed.
-        1.0,
+        // prpd runs the test command with `GOFLAGS=-v`, so go names each test rather than
+        // printing one `ok` line per package.
+        2.0,
     );
 }
 

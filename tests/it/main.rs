@@ -27,6 +27,7 @@ mod run;
 mod ship;
 mod ship_github;
 mod snapshots;
+mod stacks;
 mod task_runners;
 mod test_plan;
 mod util;

@@ -89,9 +89,7 @@ impl Driver {
                     }
                 }
                 let lint = probe.lint().await?;
-                if let gate::Lint::Ran { errors, .. } = &lint {
-                    observation.lint_errors = *errors;
-                }
+                note_lint(&lint, &mut observation, &mut evidence);
                 let complexity = probe.complexity().await?;
                 observation.max_complexity = complexity;
                 Measured::Refactor {
@@ -312,6 +310,16 @@ async fn green_runs(
         }
     }
     Ok((runs, last))
+}
+
+/// What REFACTOR's lint result adds to the breaker's facts (its error count) and to the
+/// feedback (why a guessed linter was not run).
+fn note_lint(lint: &gate::Lint, observation: &mut Observation, evidence: &mut Vec<String>) {
+    match lint {
+        gate::Lint::Ran { errors, .. } => observation.lint_errors = *errors,
+        gate::Lint::Skipped { reason } => evidence.push(format!("lint was not run: {reason}")),
+        gate::Lint::NotConfigured | gate::Lint::ToolMissing { .. } => {}
+    }
 }
 
 /// The names of the tests that failed in `tests`, as its output (or JUnit report) gave them.

@@ -77,8 +77,7 @@ impl Driver {
             && run.exit_code.is_some_and(|code| code != 0)
         {
             let text = std::fs::read(&tests.log).unwrap_or_default();
-            run.did_not_build =
-                proof::build_failure(&String::from_utf8_lossy(&text)).map(str::to_owned);
+            run.did_not_build = proof::build_failure(&String::from_utf8_lossy(&text));
         }
         let without = WithoutFeature {
             key,

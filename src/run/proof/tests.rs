@@ -449,17 +449,11 @@ fn tests_that_do_not_build_without_the_feature_fail_there() {
         line,
         "error: could not compile `calc` (lib test) due to 1 previous error"
     );
-    assert_eq!(build_failure("Ran 3 tests\nFAILED (failures=1)\n"), None);
-    assert_eq!(
-        build_failure("error: could not compile `openssl-sys` (build script)\n"),
-        None,
-        "a dependency that does not build is not the tests failing"
-    );
     let without = CasesRun {
         exit_code: Some(101),
         counts: None,
         cases: BTreeMap::new(),
-        did_not_build: Some(line.to_owned()),
+        did_not_build: Some(line.clone()),
     };
     assert_eq!(without.could_not_run(), None);
     let with = run(0, &[("tests::adds", Passed), ("tests::multiplies", Passed)]);
@@ -482,5 +476,61 @@ fn tests_that_do_not_build_without_the_feature_fail_there() {
             .summary()
             .contains("`tests::multiplies` is skipped in the final run"),
         "{proof:?}"
+    );
+}
+
+/// A Rust crate whose tests live in `tests/clamp.rs`: without the feature cargo stops at that
+/// integration test target, ``could not compile `numkit` (test "clamp")``. That is RED's tests
+/// failing there; the same line for a test file RED left alone is a stand-in, and a library
+/// that does not build on its own proves nothing.
+#[test]
+fn an_integration_test_target_that_does_not_build_without_the_feature_fails_there() {
+    let unbuilt = |log: &str| CasesRun {
+        exit_code: Some(101),
+        counts: None,
+        cases: BTreeMap::new(),
+        did_not_build: build_failure(log),
+    };
+    let with = run(
+        0,
+        &[
+            ("tests::lerp_halfway", Passed),
+            ("ac_1_clamp_raises_a_value_below_low", Passed),
+            ("ac_2_clamp_lowers_a_value_above_high", Passed),
+        ],
+    );
+    let harness = files(&["tests/clamp.rs"], &["tests/legacy.rs"]);
+    let honest = unbuilt(
+        "error[E0432]: unresolved import `numkit::clamp`\n\
+         error: could not compile `numkit` (test \"clamp\") due to 1 previous error\n",
+    );
+    assert_eq!(honest.could_not_run(), None);
+    let proof = judged_with(&harness, &honest, &with);
+    assert!(proof.holds(), "{proof:?}");
+    assert_eq!(proof.fail_to_pass.len(), 3, "{proof:?}");
+
+    let stand_in =
+        unbuilt("error: could not compile `numkit` (test \"legacy\") due to 1 previous error\n");
+    let proof = judged_with(&harness, &stand_in, &with);
+    assert!(
+        proof.summary().contains(
+            "the test target(s) `legacy` (tests/legacy.rs) do not build, but none is a file RED added or changed"
+        ),
+        "{proof:?}"
+    );
+
+    let broken_library = unbuilt(
+        "error[E0308]: mismatched types\n\
+         error: could not compile `numkit` (lib) due to 1 previous error\n\
+         warning: build failed, waiting for other jobs to finish...\n\
+         error: could not compile `numkit` (lib test) due to 1 previous error\n",
+    );
+    assert_eq!(broken_library.did_not_build, None);
+    let proof = judged_with(&harness, &broken_library, &with);
+    assert!(
+        proof
+            .summary()
+            .starts_with("could not prove the tests test the feature: the test run without the feature printed no test count"),
+        "a library that does not build is no evidence: {proof:?}"
     );
 }
