@@ -460,7 +460,11 @@ impl<'a> Scan<'a> {
             if let Some(command) = stack_tools.command(kind) {
                 let command = manager.rewrite(command);
                 if placeholder_test && command == manager.run_script("test") {
-                    // `npm test` would run `npm init`'s placeholder: there is no test command.
+                    tracing::info!(
+                        %command,
+                        "not guessing the test command: the package's test script is npm \
+                         init's placeholder, so the project has no test command"
+                    );
                     continue;
                 }
                 let mut candidate = Candidate::plain(kind, &command, source.clone());
