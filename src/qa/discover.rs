@@ -190,6 +190,21 @@ struct Candidate {
     check_mode: CheckMode,
     /// Refused before any judging: the source could not say in full what it runs.
     refused: Option<Unsafe>,
+    /// Where it stands among the other candidates of its kind.
+    precedence: Precedence,
+}
+
+/// Whether a candidate takes its source's place in the discovery order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Precedence {
+    /// It does: the first safe candidate of its kind wins.
+    InOrder,
+    /// A conventional `all` target or recipe that is not clearly the build (it also runs
+    /// tests or linters, or no line of it is a build command prpd knows): it is offered after
+    /// every other source and the stack's defaults, so the toolchain's own build (`go build
+    /// ./...`, `cargo build`, a CI build step) wins, and it is the build only of a project that
+    /// has no other (a plain C Makefile).
+    AfterDefaults,
 }
 
 impl Candidate {
@@ -202,7 +217,28 @@ impl Candidate {
             origin: Origin::Declared,
             check_mode: CheckMode::NotNeeded,
             refused: None,
+            precedence: Precedence::InOrder,
         }
+    }
+
+    /// The candidate of a Makefile target or justfile recipe called `name`, whose source
+    /// reads `judged` behind it: `all` yields to the toolchain's build unless it clearly is
+    /// the build ([`clearly_builds`]).
+    fn task(
+        kind: CommandKind,
+        name: &str,
+        command: String,
+        judged: String,
+        source: String,
+    ) -> Candidate {
+        let mut candidate = Candidate::new(kind, command, judged, source);
+        if kind.needs_check_mode(name) {
+            candidate.check_mode = CheckMode::Required;
+        }
+        if kind == CommandKind::Build && name == "all" && !clearly_builds(&candidate.judged) {
+            candidate.precedence = Precedence::AfterDefaults;
+        }
+        candidate
     }
 
     /// A candidate whose source could not be read in full (a Makefile whose variables expand
@@ -225,11 +261,27 @@ impl Candidate {
     }
 }
 
+/// Whether `judged` (what an `all` target runs, expanded) is clearly a build: some line of
+/// it is a build command ([`ci::kinds_of`]: `go build`, `cargo build`, `npm run build`,
+/// `python -m build`, …) and no line is a command of another kind (tests, a linter, a
+/// formatter). `all: lint test build` is not: run as the build, it fails on a lint finding.
+fn clearly_builds(judged: &str) -> bool {
+    let kinds: Vec<CommandKind> = logical_lines(judged)
+        .iter()
+        .flat_map(|line| ci::kinds_of(line.trim()))
+        .collect();
+    kinds.contains(&CommandKind::Build) && kinds.iter().all(|kind| *kind == CommandKind::Build)
+}
+
 /// The commands found so far: the first safe candidate of each kind wins.
 #[derive(Debug, Default)]
 struct Found {
     commands: BTreeMap<CommandKind, Discovered>,
     skipped: Vec<Skipped>,
+    /// Candidates held back until every source and default was offered
+    /// ([`Precedence::AfterDefaults`]), with the directory and tool settings they were found
+    /// with.
+    deferred: Vec<(PathBuf, ToolConfig, Candidate)>,
 }
 
 impl Found {
@@ -253,6 +305,15 @@ impl Found {
         candidate: Candidate,
     ) {
         if self.commands.contains_key(&candidate.kind) {
+            return;
+        }
+        if candidate.precedence == Precedence::AfterDefaults {
+            let held = Candidate {
+                precedence: Precedence::InOrder,
+                ..candidate
+            };
+            self.deferred
+                .push((directory.to_path_buf(), tools.clone(), held));
             return;
         }
         let (command, verdict) = if candidate.is_plain() {
@@ -388,16 +449,39 @@ impl<'a> Scan<'a> {
         let manager = self.manager_of(&stack.path);
         let tools = ToolConfig::read(&Directory::new(self.repo, &stack.path))?;
         let source = format!("{MAPPING_FILE_NAME} default ({})", stack.id);
+        let package = package_json::read(&Directory::new(self.repo, &stack.path))?;
+        let placeholder_test = package.as_ref().is_some_and(|package| {
+            package
+                .scripts
+                .get("test")
+                .is_some_and(|script| package_json::is_placeholder_test(script))
+        });
         for kind in CommandKind::ALL {
             if let Some(command) = stack_tools.command(kind) {
-                let mut candidate =
-                    Candidate::plain(kind, &manager.rewrite(command), source.clone());
+                let command = manager.rewrite(command);
+                if placeholder_test && command == manager.run_script("test") {
+                    tracing::info!(
+                        %command,
+                        "not guessing the test command: the package's test script is npm \
+                         init's placeholder, so the project has no test command"
+                    );
+                    continue;
+                }
+                let mut candidate = Candidate::plain(kind, &command, source.clone());
                 candidate.origin = Origin::Fallback;
                 self.found
                     .offer(&stack.path, &tools, &mut self.follower, candidate);
             }
         }
         Ok(())
+    }
+
+    /// Offers the candidates held back until now ([`Precedence::AfterDefaults`]).
+    fn offer_deferred(&mut self) {
+        for (directory, tools, candidate) in std::mem::take(&mut self.found.deferred) {
+            self.found
+                .offer(&directory, &tools, &mut self.follower, candidate);
+        }
     }
 
     /// The package manager of `relative`: its own `package.json`'s, else the nearest lockfile
@@ -423,7 +507,9 @@ impl<'a> Scan<'a> {
         let Found {
             mut commands,
             skipped,
+            deferred,
         } = self.found;
+        debug_assert!(deferred.is_empty(), "offer_deferred runs before finish");
         let commands = CommandKind::ALL
             .into_iter()
             .map(|kind| (kind, commands.remove(&kind)))
@@ -563,6 +649,7 @@ pub fn detect_in(
             scan.defaults(stack)?;
         }
     }
+    scan.offer_deferred();
     let (package_manager, commands, skipped) = scan.finish();
     Ok(Detection {
         stacks,
@@ -613,6 +700,25 @@ impl Detection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_all_target_is_clearly_the_build_only_when_it_only_builds() {
+        let cases = [
+            ("go build -o bin/app ./cmd/app", true),
+            ("cargo build --release\nstrip target/release/app", true),
+            ("npm run build", true),
+            ("python -m build", true),
+            ("go vet ./...\ngo test ./...", false),
+            ("golangci-lint run\ngo build ./...", false),
+            ("go build ./... && go test ./...", false),
+            ("cargo fmt --check\ncargo build", false),
+            ("$(CC) -o calc calc.c", false),
+            ("", false),
+        ];
+        for (judged, expected) in cases {
+            assert_eq!(clearly_builds(judged), expected, "{judged:?}");
+        }
+    }
 
     #[test]
     fn kind_names_match_their_serde_names() {

@@ -717,3 +717,154 @@ fn an_npx_inside_a_project_script_is_told_not_to_download_and_npm_not_to_check_f
         "npm_config_yes=false update_notifier=false",
     );
 }
+
+// --- Healthy projects that discovery once turned into a REJECT -------------------------------
+
+#[test]
+fn an_environment_prefix_whose_value_is_a_command_substitution_is_dropped_whole() {
+    // A reproducible-build release workflow, as many Python packages have it.
+    let repo = TestRepo::new();
+    repo.file(
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"hatchling\"]\nbuild-backend = \"hatchling.build\"\n\n[project]\nname = \"wordstats\"\nversion = \"0.1.0\"\n",
+    )
+    .file(
+        ".github/workflows/release.yml",
+        "on:\n  push:\n    tags: ['v*']\njobs:\n  dist:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - run: python -m pip install build\n      - name: Build\n        run: SOURCE_DATE_EPOCH=$(git log -1 --pretty=%ct) python -m build\n      - name: Test\n        run: |\n          VERSION=`git describe --tags --always` PYTHONHASHSEED=0 python -m pytest -q\n",
+    );
+    let commands = &detect_json(&repo)["commands"];
+    assert_eq!(
+        commands["build"],
+        declared(
+            "python -m build",
+            ".github/workflows/release.yml step \"Build\""
+        )
+    );
+    assert_eq!(
+        commands["test"],
+        declared(
+            "python -m pytest -q",
+            ".github/workflows/release.yml step \"Test\""
+        )
+    );
+}
+
+#[test]
+fn a_ci_release_test_run_is_the_plain_cargo_test() {
+    let repo = TestRepo::new();
+    repo.file(
+        "Cargo.toml",
+        "[package]\nname = \"numkit\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .file("src/lib.rs", "pub fn clamp(x: i32) -> i32 { x }\n")
+    .file(
+        ".github/workflows/ci.yml",
+        "on: [push, pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n      - uses: dtolnay/rust-toolchain@stable\n      - name: Test\n        run: cargo test --release --all-features\n      - name: Build\n        run: cargo build --release\n",
+    );
+    let commands = &detect_json(&repo)["commands"];
+    assert_eq!(
+        commands["test"],
+        declared(
+            "cargo test --all-features",
+            ".github/workflows/ci.yml step \"Test\""
+        )
+    );
+    assert_eq!(
+        commands["build"],
+        declared(
+            "cargo build --release",
+            ".github/workflows/ci.yml step \"Build\""
+        )
+    );
+}
+
+#[test]
+fn make_all_that_is_not_clearly_the_build_yields_to_the_toolchains_build() {
+    // A Go service: `all` lints and tests; the build is the toolchain's.
+    let go = TestRepo::new();
+    go.file("go.mod", "module example.com/numkit\n\ngo 1.22\n").file(
+        "Makefile",
+        ".PHONY: all lint test\nall: lint test\n\nlint:\n\tgo vet ./...\n\ntest:\n\tgo test ./...\n",
+    );
+    let commands = &detect_json(&go)["commands"];
+    assert_eq!(commands["build"], fallback("golang", "go build ./..."));
+    assert_eq!(
+        commands["test"],
+        declared("make test", "Makefile target test")
+    );
+
+    // A Rust crate whose `all` also runs clippy and the tests; CI's build step still wins
+    // over the default, as it would over any source after the Makefile.
+    let rust = TestRepo::new();
+    rust.file(
+        "Cargo.toml",
+        "[package]\nname = \"numkit\"\nversion = \"0.1.0\"\n",
+    )
+    .file(
+        "Makefile",
+        "all: check\n\tcargo build\ncheck:\n\tcargo clippy -- -D warnings\n\tcargo test\n",
+    );
+    assert_eq!(
+        detect_json(&rust)["commands"]["build"],
+        fallback("rust", "cargo build")
+    );
+    rust.file(
+        ".github/workflows/ci.yml",
+        "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - name: Build\n        run: cargo build --locked\n",
+    );
+    assert_eq!(
+        detect_json(&rust)["commands"]["build"],
+        declared(
+            "cargo build --locked",
+            ".github/workflows/ci.yml step \"Build\""
+        )
+    );
+
+    // An `all` that only builds is the project's build and wins, as does a justfile's.
+    let builds = TestRepo::new();
+    builds.file("go.mod", "module example.com/app\n").file(
+        "Makefile",
+        "BIN := bin/app\nall:\n\tgo build -trimpath -o $(BIN) ./cmd/app\n",
+    );
+    assert_eq!(
+        detect_json(&builds)["commands"]["build"],
+        declared("make all", "Makefile target all")
+    );
+    let just = TestRepo::new();
+    just.file("go.mod", "module example.com/app\n").file(
+        "justfile",
+        "all: test\n\tgo build ./...\n\ntest:\n\tgo test ./...\n",
+    );
+    assert_eq!(
+        detect_json(&just)["commands"]["build"],
+        fallback("golang", "go build ./...")
+    );
+}
+
+#[test]
+fn npms_placeholder_test_script_is_no_test_command() {
+    // What `npm init -y` writes.
+    let repo = TestRepo::new();
+    repo.file(
+        "package.json",
+        "{\n  \"name\": \"wordstats\",\n  \"version\": \"1.0.0\",\n  \"main\": \"index.js\",\n  \"scripts\": {\n    \"test\": \"echo \\\"Error: no test specified\\\" && exit 1\",\n    \"lint\": \"eslint .\"\n  },\n  \"license\": \"ISC\"\n}\n",
+    )
+    .file("index.js", "module.exports = {};\n");
+    let commands = &detect_json(&repo)["commands"];
+    assert_eq!(commands["test"], Value::Null);
+    assert_eq!(
+        commands["lint"],
+        declared("npm run lint", "package.json scripts.lint")
+    );
+    assert_contains(&detect_text(&repo), "| Test | Not found |");
+
+    // Once the project writes a test script, it is the test command.
+    repo.file(
+        "package.json",
+        "{\"name\": \"wordstats\", \"scripts\": {\"test\": \"node --test\"}}\n",
+    );
+    assert_eq!(
+        detect_json(&repo)["commands"]["test"],
+        declared("npm test", "package.json scripts.test")
+    );
+}

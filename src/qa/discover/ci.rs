@@ -6,9 +6,14 @@
 //! matches a kind (a line with `cargo test`, `pytest` or `npm test` for `test`), never the
 //! whole block, so that a lint check does not also run the tests. CI runs on machines prpd is
 //! not, so each line is cleaned ([`clean`]) before it is matched: environment prefixes
-//! (`RUSTFLAGS=-Dwarnings cargo test`, `env CI=1 npm test`) are dropped, and so are
-//! cross-compilation targets (`cargo test --target aarch64-…`; `cross test` runs as `cargo
-//! test`). Setup lines (installs, downloads) and lines that still hold CI expressions
+//! (`RUSTFLAGS=-Dwarnings cargo test`, `env CI=1 npm test`, `SOURCE_DATE_EPOCH=$(git log -1
+//! --pretty=%ct) python -m build`: words are read as the shell reads them, quotes and command
+//! substitutions included) are dropped, and so are cross-compilation targets (`cargo test
+//! --target aarch64-…`; `cross test` runs as `cargo test`) and the release profile of a test
+//! run (`cargo test --release` runs as `cargo test`): the tests are the same ones, the release
+//! profile only makes each phase's measurement rebuild every dependency optimised, several
+//! times slower, and turns off the overflow checks and `debug_assert!`s that the plain run
+//! keeps, so the plain run is the stricter one and the one a developer runs. Setup lines (installs, downloads) and lines that still hold CI expressions
 //! (`${{ matrix.features }}`), which cannot run locally, are never taken, and neither are
 //! jobs and steps for another operating system (a Windows or macOS runner, `if: runner.os ==
 //! 'Windows'`, a PowerShell step, a FreeBSD image). A file that does not parse is skipped with
@@ -186,35 +191,91 @@ fn condition_is_for_other_system(condition: &str) -> bool {
     about_os && names_other_system(&lower) && !lower.contains("!=")
 }
 
-/// A shell word of `line` with its byte span; quotes and CI expressions (`${{ matrix.os }}`)
-/// keep spaces inside one word.
+/// What a shell word is inside of, innermost last, while [`words_with_spans`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Open {
+    /// `'…'`: nothing is special until the closing quote.
+    Single,
+    /// `"…"`: substitutions still nest inside.
+    Double,
+    /// `` `…` ``, an old-style command substitution.
+    Backtick,
+    /// `$(…)`, or a `(` inside one.
+    Parenthesis,
+    /// `${…}`, a parameter expansion.
+    Brace,
+    /// `${{ … }}`, a CI expression.
+    Expression,
+}
+
+/// A shell word of `line` with its byte span. Quotes, command substitutions (`$(git log -1
+/// --pretty=%ct)`, backticks), parameter expansions (`${VERSION:-dev}`), backslash escapes and
+/// CI expressions (`${{ matrix.os }}`) keep spaces inside one word, nested in any order, as
+/// the shell reads them.
 fn words_with_spans(line: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut start = None;
-    let mut quote: Option<char> = None;
-    let mut in_expression = false;
-    for (index, c) in line.char_indices() {
-        if in_expression {
-            if line[..index + c.len_utf8()].ends_with("}}") {
-                in_expression = false;
+    let mut open: Vec<Open> = Vec::new();
+    let mut index = 0;
+    while let Some(c) = line[index..].chars().next() {
+        let rest = &line[index..];
+        let inner = open.last().copied();
+        if inner.is_none() && c.is_whitespace() {
+            if let Some(begin) = start.take() {
+                spans.push((begin, index));
             }
+            index += c.len_utf8();
             continue;
-        }
-        match quote {
-            Some(open) if c == open => quote = None,
-            None if c.is_whitespace() => {
-                if let Some(begin) = start.take() {
-                    spans.push((begin, index));
-                }
-                continue;
-            }
-            None if matches!(c, '"' | '\'') => quote = Some(c),
-            None if line[index..].starts_with("${{") => in_expression = true,
-            Some(_) | None => {}
         }
         if start.is_none() {
             start = Some(index);
         }
+        let mut step = c.len_utf8();
+        match inner {
+            Some(Open::Single) if c == '\'' => {
+                open.pop();
+            }
+            Some(Open::Expression) if rest.starts_with("}}") => {
+                open.pop();
+                step = 2;
+            }
+            Some(Open::Single | Open::Expression) => {}
+            _ if c == '\\' => {
+                step += rest[1..].chars().next().map_or(0, char::len_utf8);
+            }
+            _ if rest.starts_with("${{") => {
+                open.push(Open::Expression);
+                step = 3;
+            }
+            _ if rest.starts_with("$(") => {
+                open.push(Open::Parenthesis);
+                step = 2;
+            }
+            _ if rest.starts_with("${") => {
+                open.push(Open::Brace);
+                step = 2;
+            }
+            Some(Open::Double) if c == '"' => {
+                open.pop();
+            }
+            Some(Open::Backtick) if c == '`' => {
+                open.pop();
+            }
+            Some(Open::Parenthesis) if c == ')' => {
+                open.pop();
+            }
+            Some(Open::Brace) if c == '}' => {
+                open.pop();
+            }
+            Some(Open::Parenthesis) if c == '(' => open.push(Open::Parenthesis),
+            Some(Open::Double) if c == '`' => open.push(Open::Backtick),
+            Some(Open::Double) => {}
+            _ if c == '"' => open.push(Open::Double),
+            _ if c == '\'' => open.push(Open::Single),
+            _ if c == '`' => open.push(Open::Backtick),
+            _ => {}
+        }
+        index = (index + step).min(line.len());
     }
     if let Some(begin) = start {
         spans.push((begin, line.len()));
@@ -253,14 +314,21 @@ pub(super) fn clean(line: &str) -> Option<String> {
         words[0] = "cargo";
     }
     if words.first().is_some_and(|word| *word == "cargo") {
+        let tests = runs_cargo_tests(&words);
         let mut kept = Vec::with_capacity(words.len());
         let mut skip_next = false;
+        let mut in_first_command = true;
         for word in words {
+            in_first_command &= !matches!(word, "&&" | "||" | ";" | "|");
             if skip_next {
                 skip_next = false;
             } else if word == "--target" {
                 skip_next = true;
-            } else if !word.starts_with("--target=") {
+            } else if word.starts_with("--target=")
+                || (tests && in_first_command && word == "--release")
+            {
+                // Dropped: see the module docs.
+            } else {
                 kept.push(word);
             }
         }
@@ -268,6 +336,17 @@ pub(super) fn clean(line: &str) -> Option<String> {
     }
     let cleaned = without_downloads(&words).join(" ");
     (!cleaned.is_empty() && !cleaned.contains("${{")).then_some(cleaned)
+}
+
+/// Whether `words` (a line starting with `cargo`) runs the tests: `cargo test`, `cargo
+/// +nightly test`, `cargo nextest run`.
+fn runs_cargo_tests(words: &[&str]) -> bool {
+    let subcommand = words
+        .iter()
+        .skip(1)
+        .find(|word| !word.starts_with('+'))
+        .copied();
+    matches!(subcommand, Some("test" | "nextest"))
 }
 
 /// `words` with every package runner told never to download (`npx eslint` → `npx --no
@@ -405,6 +484,33 @@ mod tests {
             (
                 "tsc --target es2019 --noEmit",
                 Some("tsc --target es2019 --noEmit"),
+            ),
+            (
+                "SOURCE_DATE_EPOCH=$(git log -1 --pretty=%ct) python -m build",
+                Some("python -m build"),
+            ),
+            (
+                "VERSION=`git describe --tags` GOFLAGS=\"-ldflags=-X main.v=$(git rev-parse \\\"HEAD\\\")\" go build ./...",
+                Some("go build ./..."),
+            ),
+            (
+                "TAG=${GITHUB_REF#refs/tags/} STAMP=$(date -d \"$(git log -1 --format=%cI)\" +%s) make build",
+                Some("make build"),
+            ),
+            ("A=it\\ is\\ one B='x y' pytest", Some("pytest")),
+            (
+                "cargo test --release --all-features",
+                Some("cargo test --all-features"),
+            ),
+            (
+                "cargo +stable test --workspace --release",
+                Some("cargo +stable test --workspace"),
+            ),
+            ("cargo nextest run --release", Some("cargo nextest run")),
+            ("cargo build --release", Some("cargo build --release")),
+            (
+                "cargo test --release && cargo build --release",
+                Some("cargo test && cargo build --release"),
             ),
         ];
         for (line, expected) in cases {

@@ -10,7 +10,8 @@
 //! text past [`MAX_EXPANDED`] bytes is refused by name, never judged in part. A recipe with a
 //! parameter that has no default cannot run as plain `just <name>` and is not offered. As with
 //! Makefiles, the text judged by [`super::is_safe`] includes the bodies of the dependencies,
-//! `check` stands in for a missing `test` recipe, `all` for `build`, and `fmt`/`format` are a
+//! `check` stands in for a missing `test` recipe, `all` for `build` (after the toolchain's own
+//! build unless it clearly is one, as for `make all`), and `fmt`/`format` are a
 //! format check only when what they run is one. A body that runs `just` again (`just fmt`,
 //! `{{just_executable()}} fmt`) is followed by `follow.rs`, like every task runner a recipe
 //! calls.
@@ -18,7 +19,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::{Candidate, CheckMode, CommandKind, DetectError, Directory};
+use super::{Candidate, CommandKind, DetectError, Directory};
 use crate::qa::safety::Unsafe;
 
 /// The names just looks for, in its own order.
@@ -129,11 +130,7 @@ fn candidates_from(justfile: &Justfile, source: impl Fn(&str) -> String) -> Vec<
             if judged.trim().is_empty() {
                 continue;
             }
-            let mut candidate = Candidate::new(kind, command, judged, source(name));
-            if kind.needs_check_mode(name) {
-                candidate.check_mode = CheckMode::Required;
-            }
-            candidates.push(candidate);
+            candidates.push(Candidate::task(kind, name, command, judged, source(name)));
         }
     }
     candidates

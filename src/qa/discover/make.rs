@@ -19,8 +19,10 @@
 //!
 //! Conventional targets stand in for a kind ([`CommandKind::make_task_names`]): `check` for
 //! the tests when there is no `test` (GNU's convention), `all` for the build (never for the
-//! tests), `fmt`/`format` for the format check only when what it runs is a check
-//! ([`CheckMode::Required`], decided once the calls are followed).
+//! tests; and after the toolchain's own build, `go build ./...` or a CI build step, unless
+//! what it runs is clearly a build and nothing else: [`super::Precedence::AfterDefaults`]),
+//! `fmt`/`format` for the format check only when what it runs is a check
+//! ([`super::CheckMode::Required`], decided once the calls are followed).
 
 mod expand;
 
@@ -30,7 +32,7 @@ use expand::Expander;
 
 pub(super) use expand::Unexpandable;
 
-use super::{Candidate, CheckMode, CommandKind, DetectError, Directory, logical_lines};
+use super::{Candidate, CommandKind, DetectError, Directory, logical_lines};
 use crate::qa::safety::Unsafe;
 
 /// GNU make's file names, in the order make itself looks for them.
@@ -135,11 +137,7 @@ pub(super) fn candidates(directory: &Directory<'_>) -> Result<Vec<Candidate>, De
             if judged.trim().is_empty() {
                 continue;
             }
-            let mut candidate = Candidate::new(kind, command, judged, source);
-            if kind.needs_check_mode(target) {
-                candidate.check_mode = CheckMode::Required;
-            }
-            candidates.push(candidate);
+            candidates.push(Candidate::task(kind, target, command, judged, source));
         }
     }
     Ok(candidates)

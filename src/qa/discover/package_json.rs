@@ -229,7 +229,11 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
     let mut candidates = Vec::new();
     for kind in CommandKind::ALL {
         for name in kind.task_names() {
-            if package.scripts.contains_key(*name) {
+            if package
+                .scripts
+                .get(*name)
+                .is_some_and(|script| !is_placeholder_test(script))
+            {
                 candidates.push(Candidate::new(
                     kind,
                     package.manager.run_script(name),
@@ -243,6 +247,18 @@ pub(super) fn scripts(directory: &Directory<'_>) -> Result<Option<Scripts>, Dete
         package_manager: package.manager,
         candidates,
     }))
+}
+
+/// Whether `script` is the test script `npm init` writes, `echo "Error: no test specified"
+/// && exit 1`: it tests nothing and only fails, so the package has no test command. Taken as
+/// one, it would fail every QA run as if the project's tests failed; left out, QA says there
+/// is no test command, which is what is true.
+pub(super) fn is_placeholder_test(script: &str) -> bool {
+    static PLACEHOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"^\s*echo\s+(?:"Error: no test specified"|'Error: no test specified'|Error: no test specified)\s*(?:&&|;)\s*exit\s+1\s*$"#)
+            .expect("the placeholder pattern is a valid regex (tested)")
+    });
+    PLACEHOLDER.is_match(script)
 }
 
 /// Programs that run other scripts of the same `package.json`, named by the words after them.
@@ -324,6 +340,27 @@ fn without_location(error: &serde_json::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn npm_inits_placeholder_is_told_from_a_test_script() {
+        for placeholder in [
+            "echo \"Error: no test specified\" && exit 1",
+            "echo 'Error: no test specified' && exit 1",
+            "  echo \"Error: no test specified\"  &&  exit 1 ",
+            "echo Error: no test specified; exit 1",
+        ] {
+            assert!(is_placeholder_test(placeholder), "{placeholder}");
+        }
+        for script in [
+            "node --test",
+            "jest",
+            "echo \"Error: no test specified\" && exit 1 || jest",
+            "echo \"Error: no test specified\" && exit 0",
+            "jest && echo \"Error: no test specified\" && exit 1",
+        ] {
+            assert!(!is_placeholder_test(script), "{script}");
+        }
+    }
 
     #[test]
     fn scripts_run_through_each_package_manager() {

@@ -9,14 +9,15 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::files::{extension, is_test_path, read_text, walk};
+use super::files::{Budget, Reader, extension, is_test_path};
 use super::{MethodOutcome, measured, regex};
 use crate::qa::metrics::Metrics;
 
 /// Functions longer than this many lines need a comment or doc saying what they do.
 const LONG_FUNCTION_LINES: usize = 40;
 
-/// Source files read by `check_complexity_comments`, at most.
+/// Source files read by `check_complexity_comments`, at most; its detail says when more were
+/// left unread.
 const MAX_SOURCE_FILES: usize = 2_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,28 +72,28 @@ struct LongFunction {
 
 /// `complex_funcs_documented`: every long function has a comment; see [`long_functions`].
 pub(super) fn check_complexity_comments(repo: &Path) -> MethodOutcome {
-    let mut scanned = 0usize;
+    let mut sources = Reader::matching(repo, |relative| {
+        let name = relative.to_string_lossy().to_lowercase();
+        Language::of(relative).is_some()
+            && !is_test_path(relative)
+            && !name.ends_with(".min.js")
+            && !name.ends_with(".d.ts")
+    })
+    .within(Budget {
+        files: MAX_SOURCE_FILES,
+        ..Budget::DEFAULT
+    });
     let mut long = Vec::new();
-    for path in walk(repo) {
-        if scanned == MAX_SOURCE_FILES {
-            break;
-        }
+    for (path, text) in sources.by_ref() {
         let Some(language) = Language::of(&path) else {
             continue;
         };
         let relative = path.strip_prefix(repo).unwrap_or(&path).to_path_buf();
-        let name = relative.to_string_lossy().to_lowercase();
-        if is_test_path(&relative) || name.ends_with(".min.js") || name.ends_with(".d.ts") {
-            continue;
-        }
-        let Some(text) = read_text(&path) else {
-            continue;
-        };
-        scanned += 1;
         for function in long_functions(&text, language) {
             long.push((relative.clone(), function));
         }
     }
+    let scanned = sources.files_read();
     if scanned == 0 {
         return MethodOutcome::NotApplicable {
             reason: "no Rust, Go, JavaScript/TypeScript, Python or Lua source files outside \
@@ -138,7 +139,10 @@ pub(super) fn check_complexity_comments(repo: &Path) -> MethodOutcome {
             )
         }
     };
-    measured(metrics, detail)
+    match sources.limit() {
+        Some(limit) => measured(metrics, format!("{detail}; {limit}")),
+        None => measured(metrics, detail),
+    }
 }
 
 /// The functions of a file that are longer than [`LONG_FUNCTION_LINES`], with whether a
@@ -480,5 +484,24 @@ mod tests {
             Repo::new().run(Method::CheckComplexityComments, None),
             MethodOutcome::NotApplicable { .. }
         ));
+    }
+
+    #[test]
+    fn check_complexity_comments_says_when_it_left_sources_unread() {
+        let repo = Repo::new();
+        for number in 0..=super::MAX_SOURCE_FILES {
+            repo.file(&format!("src/m{number:04}.py"), "x = 1\n");
+        }
+        let (value, detail) = figure(
+            &repo.run(Method::CheckComplexityComments, None),
+            "complex_funcs_documented",
+        );
+        assert_eq!(value, MetricValue::Bool(true));
+        assert_eq!(
+            detail,
+            "no function is longer than 40 lines (2000 source files); stopped reading at the \
+             limit of 2000 files or 256 MiB after 2000 files (11 KiB); 1 more matching file was \
+             not read"
+        );
     }
 }
