@@ -277,7 +277,7 @@ pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
         collector.explicit_acceptance.clone(),
         collector.unnamed_acceptance.clone(),
     );
-    let requirements = requirements::assemble(requirements::Found {
+    let requirements = requirements::assemble(&requirements::Found {
         acceptance: &acceptance,
         identified: &collector.identified,
         scenarios: &scenarios,
@@ -343,14 +343,14 @@ fn title(path: &Path, text: &str, lines: &[(usize, &str)]) -> (usize, String) {
 /// Gherkin scenarios, outside fences and inside fences marked `gherkin`, `feature` or
 /// `cucumber`: (line, title).
 fn scenarios(lines: &[(usize, &str)], fences: &[markdown::Fence<'_>]) -> Vec<(usize, String)> {
-    let fenced = fences
+    let gherkin_lines = fences
         .iter()
         .filter(|fence| matches!(fence.language.as_str(), "gherkin" | "feature" | "cucumber"))
         .flat_map(|fence| fence.lines.iter().copied());
     let mut found: Vec<(usize, String)> = lines
         .iter()
         .copied()
-        .chain(fenced)
+        .chain(gherkin_lines)
         .filter_map(|(number, line)| {
             let title = GHERKIN_SCENARIO.captures(line)?.get(1)?.as_str().to_owned();
             Some((number, title))
@@ -531,10 +531,10 @@ impl<'a> Collector<'a> {
     }
 
     fn close(&mut self, number: usize) {
-        if let Some((Section::ValidationLoop, _)) = self.current {
-            if let Some(range) = self.validation_loops.last_mut() {
-                range.1 = number;
-            }
+        if let (Some((Section::ValidationLoop, _)), Some(range)) =
+            (self.current, self.validation_loops.last_mut())
+        {
+            range.1 = number;
         }
         self.current = None;
     }

@@ -24,7 +24,7 @@ pub(super) struct Found<'a> {
 }
 
 /// Every requirement, ordered by line, each id used once.
-pub(super) fn assemble(found: Found<'_>) -> Vec<Requirement> {
+pub(super) fn assemble(found: &Found<'_>) -> Vec<Requirement> {
     let mut used = BTreeSet::new();
     let mut requirements = Vec::new();
     let identified = found

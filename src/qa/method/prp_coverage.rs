@@ -6,6 +6,7 @@
 //! `[VERIFY] AC checklist` task, which looks for test files named after an id.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
@@ -120,8 +121,9 @@ pub(crate) enum Standing {
 pub(crate) enum NamesFrom {
     /// The test command's own output: tests that ran and passed.
     Runner,
-    /// The runner named no test, so the test files' definitions were read instead.
-    Definitions,
+    /// The runner named no test, so the test files' definitions were read instead; what was
+    /// left unread when the reading budget ran out.
+    Definitions { limit: Option<String> },
 }
 
 /// Every requirement of a PRP with its standing.
@@ -149,11 +151,12 @@ pub(crate) fn trace(prp: &Prp, checks: &[CheckResult], repo: &Path) -> Trace {
         .into_iter()
         .collect();
     let (names, names_from) = if passed.is_empty() {
-        let defined = test_definitions::defined_tests(repo)
+        let (defined, limit) = test_definitions::defined_tests(repo);
+        let defined = defined
             .into_iter()
             .map(|test| format!("{}::{}", test.file, test.name))
             .collect();
-        (defined, NamesFrom::Definitions)
+        (defined, NamesFrom::Definitions { limit })
     } else {
         (passed, NamesFrom::Runner)
     };
@@ -237,7 +240,7 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
                 requirement.test_name()
             )),
             Standing::MeasuredFailed(check) => {
-                open.push(format!("{} ({check} failed)", requirement.id))
+                open.push(format!("{} ({check} failed)", requirement.id));
             }
             Standing::JudgedBy(_, _) | Standing::ToJudge(_) => judged.push(requirement.id.as_str()),
         }
@@ -264,7 +267,7 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
                 "no requirement is covered: no test that {} carries a requirement's id ({}); name the tests after the ids RED's prompt lists",
                 match trace.names_from {
                     NamesFrom::Runner => "ran and passed",
-                    NamesFrom::Definitions => "the test files define",
+                    NamesFrom::Definitions { .. } => "the test files define",
                 },
                 judged.join(", ")
             ),
@@ -291,15 +294,19 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
         )
     };
     if !judged.is_empty() {
-        detail.push_str(&format!(
+        let _ = write!(
+            detail,
             "; judged elsewhere or by a person (see Requirements): {}",
             judged.join(", ")
-        ));
+        );
     }
-    if trace.names_from == NamesFrom::Definitions {
+    if let NamesFrom::Definitions { limit } = &trace.names_from {
         detail.push_str(
             "; the test command names no test that passed, so the tests the test files define were read instead (a runner that names its tests, such as `pytest -v`, makes this trace stronger)",
         );
+        if let Some(limit) = limit {
+            let _ = write!(detail, "; {limit}");
+        }
     }
     measured(metrics, detail)
 }
@@ -326,13 +333,14 @@ pub(crate) fn requirements_section(trace: &Trace) -> String {
             Standing::Missing => format!("❌ no test named `{}_…` passed", requirement.test_name()),
             Standing::ToJudge(why) => format!("👤 to judge: {why}"),
         };
-        markdown.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
+        let _ = writeln!(
+            markdown,
+            "| {} | {} | {} | {} |",
             cell(&requirement.id),
             cell(&requirement.text),
             cell(&how),
             cell(&evidence)
-        ));
+        );
     }
     markdown
 }

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::files::{extension, is_test_path, read_text, walk};
+use super::files::{Reader, extension, is_test_path};
 use super::regex;
 
 static PYTHON: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\("));
@@ -30,32 +30,28 @@ pub(crate) struct DefinedTest {
     pub(crate) name: String,
 }
 
-/// Every test the test files under `repo` define, skipped ones left out. Prose files and
-/// files outside test paths (except Rust files with `#[test]`) are not read.
-pub(crate) fn defined_tests(repo: &Path) -> Vec<DefinedTest> {
+/// Every test the test files under `repo` define, skipped ones left out, and — when the
+/// reading budget ran out — what was left unread. Prose files and files outside test paths
+/// (except Rust files with `#[test]`) are not read.
+pub(crate) fn defined_tests(repo: &Path) -> (Vec<DefinedTest>, Option<String>) {
     let mut found = Vec::new();
-    for path in walk(repo) {
+    let mut reader = Reader::matching(repo, |relative| {
+        is_test_path(relative) || extension(relative) == "rs"
+    });
+    for (path, text) in reader.by_ref() {
         let relative = path.strip_prefix(repo).unwrap_or(&path);
-        let extension = extension(&path);
-        let by_path = is_test_path(relative);
-        if !(by_path || extension == "rs") {
-            continue;
-        }
-        let Some(text) = read_text(&path) else {
-            continue;
-        };
-        if !by_path && !text.contains("#[test]") {
+        if !is_test_path(relative) && !text.contains("#[test]") {
             continue;
         }
         let file = relative.display().to_string();
-        for name in names_in(&extension, &text) {
+        for name in names_in(&extension(&path), &text) {
             found.push(DefinedTest {
                 file: file.clone(),
                 name,
             });
         }
     }
-    found
+    (found, reader.limit())
 }
 
 /// The names of the tests `text` (a file with `extension`) defines.
