@@ -107,3 +107,35 @@ fn a_green_shortcut_is_still_refused_with_a_kiro_prp() {
         "the gate names the refused file: {gate}"
     );
 }
+
+#[test]
+fn a_pytest_project_whose_runner_names_no_test_ships_on_the_tests_it_defines() {
+    // Plain `pytest -q` prints dots, not names: F2 reads the tests the files define instead,
+    // and says so. The id agent's unittest classes are collected by pytest as they are.
+    crate::healthy::require("pytest", "pip install pytest");
+    let prp = read(&Path::new(FIXTURES).join("seed.md"));
+    let repo = calc_python_repo(&prp, &prpd_toml());
+    repo.file(
+        "Makefile",
+        "test:\n\tpython3 -m pytest -q -p no:cacheprovider tests\n\nlint:\n\tpython3 -m py_compile calc.py\n",
+    )
+    .commit("pytest");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    assert_eq!(verdicts(&summary), [(1, "APPROVE".to_owned())]);
+    let report = read(Path::new(
+        summary["verdicts"][0]["report"]
+            .as_str()
+            .expect("a report path"),
+    ));
+    assert!(
+        report.contains("the tests the test files define were read instead"),
+        "{report}"
+    );
+    let table = requirements_table(&report);
+    assert!(
+        table.contains("| AC-1 |") && table.contains("tests/test_multiply.py::test_ac_1"),
+        "{table}"
+    );
+}

@@ -20,7 +20,7 @@ fn installed(program: &str) -> bool {
     })
 }
 
-fn require(program: &str, install: &str) {
+pub(crate) fn require(program: &str, install: &str) {
     assert!(
         installed(program),
         "`{program}` is needed for this test: {install} (.ci/run installs it)"
