@@ -1,32 +1,32 @@
 //! The PRP document model: a run starts from a Markdown feature request, and everything prpd
 //! verifies later (critical points, acceptance criteria, `[VERIFY]` tasks) comes from here.
 //!
-//! A PRP is read leniently, because people and agents write them by hand: the title is the first
-//! `# ` heading; sections are found by heading text, case-insensitively, ignoring emoji and extra
-//! words (`## 🎯 Goal`, `### Success Criteria (must)`, `## Tasks to Complete`), at any heading
-//! level from `##` down, and a section runs until the next heading of the same or a higher level
-//! that is not a nested part of it. Fenced code blocks are skipped, so example Markdown inside
-//! them is not mistaken for structure. Acceptance criteria are recognised anywhere by their id
-//! (`- [ ] AC-1.1 …`, `**AC-2**: …`), and an item with an id is only an acceptance criterion,
-//! not also a success criterion; items of an Acceptance Criteria section without an id get the
-//! first free `AC-n`. A PRP must give prpd something to verify: success criteria or
-//! acceptance criteria.
+//! A PRP is read leniently, because people and agents write them by hand and in many formats
+//! (the seed's `# PRP`, the PRPs base template, GitHub issues, Gherkin, spec-kit, Kiro): the
+//! title comes from whichever the document has (`title.rs`); sections are found by heading
+//! text, case-insensitively, ignoring emoji and extra words (`## 🎯 Goal`,
+//! `### Success Criteria (must)`), at any heading level from `##` down (`sections.rs`).
+//! Fenced code blocks are skipped, so example Markdown inside them is not mistaken for
+//! structure. Acceptance criteria are recognised anywhere by their id (`- [ ] AC-1.1 …`,
+//! `**AC-2**: …`), and an item with an id is only an acceptance criterion, not also a success
+//! criterion; items of an Acceptance Criteria section without an id get the first free `AC-n`.
+//! Everything the document asks for becomes a [`Requirement`] with an id. Only a document with
+//! nothing to verify is refused.
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 
+mod gherkin;
 mod markdown;
 mod requirement;
 mod requirements;
+mod sections;
+mod title;
 
-pub use requirement::{Gate, IdOrigin, Requirement, RequirementKind, names_id, tokens};
+pub use requirement::{Gate, IdOrigin, Requirement, RequirementKind};
 
 pub(crate) use markdown::unfenced_lines;
-use markdown::{heading, list_item, regex};
+use sections::{Collector, merge_acceptance, section_text};
 
 /// A parsed PRP.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,95 +160,6 @@ fn slugify(text: &str) -> String {
     slug
 }
 
-/// The sections prpd reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Section {
-    Goal,
-    Why,
-    SuccessCriteria,
-    Tasks,
-    Acceptance,
-    /// The PRPs base template's `## Final validation Checklist`.
-    FinalChecklist,
-    /// The PRPs base template's `## Validation Loop`: its fenced commands are requirements.
-    ValidationLoop,
-}
-
-impl Section {
-    /// Recognises a heading's text, ignoring case, emoji, punctuation and extra words.
-    fn from_heading(text: &str) -> Option<Section> {
-        let words = words(text);
-        let has = |wanted: &[&str]| words.windows(wanted.len()).any(|window| window == wanted);
-        let first = words.first().map(String::as_str);
-        if has(&["success", "criteria"]) {
-            Some(Section::SuccessCriteria)
-        } else if has(&["acceptance"]) {
-            Some(Section::Acceptance)
-        } else if has(&["validation", "checklist"]) || has(&["definition", "of", "done"]) {
-            Some(Section::FinalChecklist)
-        } else if has(&["validation", "loop"]) || has(&["validation", "gates"]) {
-            Some(Section::ValidationLoop)
-        } else if matches!(
-            first,
-            Some("goal" | "goals" | "objective" | "summary" | "overview" | "introduction")
-        ) {
-            Some(Section::Goal)
-        } else if first == Some("why") {
-            Some(Section::Why)
-        } else if first == Some("task") || has(&["tasks"]) {
-            Some(Section::Tasks)
-        } else {
-            None
-        }
-    }
-}
-
-/// Lowercase words of a heading.
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-static ACCEPTANCE_ID: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^(?:\*\*|__)?(AC-\d+(?:\.\d+)*)(?:\*\*|__)?(?:[ \t]*[:.)\-–—][ \t]*|[ \t]+)(.*)$")
-});
-/// The ids of spec-kit (`FR-001`, `SC-001`, `NFR-1`) and of requirement lists (`REQ-7`).
-static REQUIREMENT_ID: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r"^(?:\*\*|__)?((?:FR|NFR|SC|REQ)-\d+(?:\.\d+)*)(?:\*\*|__)?(?:[ \t]*[:.)\-–—][ \t]*|[ \t]+)(.*)$",
-    )
-});
-/// Kiro's `### Requirement 3` (also `### Requirement 3: Sign-in`).
-static KIRO_REQUIREMENT: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"(?i)^requirement[ \t]+(\d+)\b"));
-/// A bold line that opens a list like a heading would (spec-kit's `**Acceptance Scenarios**:`).
-static BOLD_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^[ \t]*(?:\*\*|__)([^*_]+?)(?:\*\*|__)[ \t]*:?[ \t]*$"));
-static GHERKIN_SCENARIO: LazyLock<Regex> = LazyLock::new(|| {
-    regex(
-        r"^[ \t]*(?:Scenario Outline|Scenario Template|Scenario|Example)[ \t]*:[ \t]*(.+?)[ \t]*$",
-    )
-});
-static GHERKIN_FEATURE: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^[ \t]*Feature[ \t]*:[ \t]*(.+?)[ \t]*$"));
-/// The PRPs base template's header (`name: "…"`) or front matter's `title:`.
-static NAME_HEADER: LazyLock<Regex> =
-    LazyLock::new(|| regex(r#"^(?:name|title)[ \t]*:[ \t]*["']?(.+?)["']?[ \t]*$"#));
-
-/// Splits `AC-1.2: text` (also bold, or with `-`, `—`, `)` after the id) into id and text.
-fn acceptance_id(text: &str) -> Option<(String, String)> {
-    split_id(&ACCEPTANCE_ID, text)
-}
-
-fn split_id(pattern: &Regex, text: &str) -> Option<(String, String)> {
-    let found = pattern.captures(text)?;
-    let id = found.get(1).map_or("", |m| m.as_str()).to_owned();
-    let rest = found.get(2).map_or("", |m| m.as_str()).trim().to_owned();
-    Some((id, rest))
-}
-
 /// Parses PRP Markdown. `path_for_messages` names the file in errors and in [`Prp::path`].
 ///
 /// The formats people write are all read: the seed's `# PRP: …` with `## Success Criteria`
@@ -264,14 +175,14 @@ pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
         return Err(PrpError::Empty { path });
     }
     let lines = unfenced_lines(text);
-    let (title_line, title) = title(&path, text, &lines);
+    let (title_line, title) = title::title(&path, text, &lines);
 
     let mut collector = Collector::default();
     for &(number, line) in &lines {
         collector.line(number, line);
     }
     let fences = markdown::fences(text);
-    let scenarios = scenarios(&lines, &fences);
+    let scenarios = gherkin::scenarios(&lines, &fences);
     let validation_commands = collector.validation_commands(&fences);
     let acceptance = merge_acceptance(
         collector.explicit_acceptance.clone(),
@@ -305,61 +216,6 @@ pub fn parse(path_for_messages: &Path, text: &str) -> Result<Prp, PrpError> {
     })
 }
 
-/// The title and its line: the first `# ` heading; else the base template's `name:` (or a
-/// front matter's `title:`), a Gherkin `Feature:`, the first heading when it does not name a
-/// section prpd reads (a GitHub issue starts with `## Summary`); else the file's stem.
-fn title(path: &Path, text: &str, lines: &[(usize, &str)]) -> (usize, String) {
-    let clean = |title: &str| title.trim().trim_matches(['"', '\'']).trim().to_owned();
-    let first_heading = |top_only: bool| {
-        let (number, text) = lines.iter().find_map(|(number, line)| {
-            heading(line)
-                .filter(|(level, text)| !text.is_empty() && (!top_only || *level == 1))
-                .map(|(_, text)| (*number, text))
-        })?;
-        (top_only || Section::from_heading(text).is_none()).then(|| (number, clean(text)))
-    };
-    let header = || {
-        text.lines().enumerate().take(10).find_map(|(index, line)| {
-            NAME_HEADER
-                .captures(line)
-                .or_else(|| GHERKIN_FEATURE.captures(line))
-                .and_then(|found| found.get(1))
-                .map(|m| (index + 1, clean(m.as_str())))
-        })
-    };
-    first_heading(true)
-        .or_else(header)
-        .or_else(|| first_heading(false))
-        .filter(|(_, title)| !title.is_empty())
-        .unwrap_or_else(|| {
-            let stem = path.file_stem().map_or_else(
-                || "PRP".to_owned(),
-                |stem| stem.to_string_lossy().into_owned(),
-            );
-            (1, stem)
-        })
-}
-
-/// Gherkin scenarios, outside fences and inside fences marked `gherkin`, `feature` or
-/// `cucumber`: (line, title).
-fn scenarios(lines: &[(usize, &str)], fences: &[markdown::Fence<'_>]) -> Vec<(usize, String)> {
-    let gherkin_lines = fences
-        .iter()
-        .filter(|fence| matches!(fence.language.as_str(), "gherkin" | "feature" | "cucumber"))
-        .flat_map(|fence| fence.lines.iter().copied());
-    let mut found: Vec<(usize, String)> = lines
-        .iter()
-        .copied()
-        .chain(gherkin_lines)
-        .filter_map(|(number, line)| {
-            let title = GHERKIN_SCENARIO.captures(line)?.get(1)?.as_str().to_owned();
-            Some((number, title))
-        })
-        .collect();
-    found.sort();
-    found
-}
-
 /// The acceptance criteria of any Markdown document, by the rules of [`parse`] (ids anywhere,
 /// unnamed items of an Acceptance Criteria section numbered), without asking for a title or
 /// success criteria: a ralph-specum `requirements.md` beside a task list is such a document.
@@ -370,241 +226,6 @@ pub fn acceptance_criteria(text: &str) -> Vec<Acceptance> {
         collector.line(number, line);
     }
     merge_acceptance(collector.explicit_acceptance, collector.unnamed_acceptance)
-}
-
-/// What the line-by-line pass over the unfenced lines collects.
-#[derive(Debug, Default)]
-struct Collector<'a> {
-    /// The section being read and the level of its heading.
-    current: Option<(Section, usize)>,
-    /// Kiro's requirement being read (`### Requirement 3` → `3`) and its heading's level.
-    kiro_requirement: Option<(String, usize)>,
-    success_heading: Option<usize>,
-    goal: Vec<&'a str>,
-    why: Vec<&'a str>,
-    success_criteria: Vec<Criterion>,
-    tasks: Vec<Task>,
-    /// The indent of the first task item; deeper items are details of a task, not tasks.
-    task_indent: Option<usize>,
-    explicit_acceptance: Vec<Acceptance>,
-    unnamed_acceptance: Vec<(usize, String)>,
-    /// Items with another id of the document (`FR-001`, `SC-002`, Kiro's `1.2`).
-    identified: Vec<Acceptance>,
-    /// Items of a final validation checklist.
-    checklist: Vec<Criterion>,
-    /// The line ranges of Validation Loop sections (first line, last line).
-    validation_loops: Vec<(usize, usize)>,
-}
-
-impl<'a> Collector<'a> {
-    fn line(&mut self, number: usize, line: &'a str) {
-        if let Some((level, text)) = heading(line) {
-            self.heading(number, level, text);
-            return;
-        }
-        if let Some(label) = BOLD_LABEL.captures(line).and_then(|found| found.get(1)) {
-            let level = self.current.map_or(6, |(_, level)| level + 1);
-            if let Some(section) = Section::from_heading(label.as_str()) {
-                self.open(number, section, level);
-                return;
-            }
-        }
-        let item = list_item(line);
-        let inline_acceptance = match &item {
-            Some(item) => acceptance_id(item.text),
-            None => acceptance_id(line.trim()),
-        };
-        let inline_requirement = match &item {
-            Some(item) => split_id(&REQUIREMENT_ID, item.text),
-            None => split_id(&REQUIREMENT_ID, line.trim()),
-        };
-        let has_id = inline_acceptance.is_some() || inline_requirement.is_some();
-        if let Some((id, text)) = inline_acceptance {
-            self.explicit_acceptance.push(Acceptance {
-                id,
-                text,
-                line: number,
-            });
-        }
-        if let Some((id, text)) = inline_requirement {
-            self.identified.push(Acceptance {
-                id,
-                text,
-                line: number,
-            });
-        }
-        let section = self.current.map(|(section, _)| section);
-        match (section, item) {
-            (Some(Section::Goal), _) => self.goal.push(line),
-            (Some(Section::Why), _) => self.why.push(line),
-            (Some(Section::SuccessCriteria), Some(item)) if !item.text.is_empty() && !has_id => {
-                self.success_criteria.push(Criterion {
-                    text: item.text.to_owned(),
-                    checked: item.checked.unwrap_or(false),
-                    line: number,
-                });
-            }
-            (Some(Section::FinalChecklist), Some(item)) if !item.text.is_empty() && !has_id => {
-                self.checklist.push(Criterion {
-                    text: item.text.to_owned(),
-                    checked: item.checked.unwrap_or(false),
-                    line: number,
-                });
-            }
-            (Some(Section::Tasks), Some(item)) if !item.text.is_empty() => {
-                let top = *self.task_indent.get_or_insert(item.indent);
-                if item.indent <= top {
-                    self.tasks.push(Task {
-                        text: item.text.to_owned(),
-                        verify: item.text.to_ascii_uppercase().contains("[VERIFY]"),
-                        line: number,
-                    });
-                }
-            }
-            (Some(Section::Acceptance), Some(item)) if !item.text.is_empty() && !has_id => {
-                match (&self.kiro_requirement, item.number) {
-                    (Some((requirement, _)), Some(criterion)) => {
-                        self.identified.push(Acceptance {
-                            id: format!("{requirement}.{criterion}"),
-                            text: item.text.to_owned(),
-                            line: number,
-                        });
-                    }
-                    (Some(_) | None, _) => {
-                        self.unnamed_acceptance.push((number, item.text.to_owned()));
-                    }
-                }
-            }
-            (
-                Some(
-                    Section::SuccessCriteria
-                    | Section::FinalChecklist
-                    | Section::Tasks
-                    | Section::Acceptance
-                    | Section::ValidationLoop,
-                )
-                | None,
-                _,
-            ) => {}
-        }
-    }
-
-    fn heading(&mut self, number: usize, level: usize, text: &str) {
-        if self
-            .kiro_requirement
-            .as_ref()
-            .is_some_and(|(_, open)| level <= *open)
-        {
-            self.kiro_requirement = None;
-        }
-        if let Some(found) = KIRO_REQUIREMENT
-            .captures(text.trim())
-            .and_then(|found| found.get(1))
-        {
-            self.kiro_requirement = Some((found.as_str().to_owned(), level));
-        }
-        match Section::from_heading(text) {
-            Some(section) if level > 1 => self.open(number, section, level),
-            Some(_) | None => {
-                if self.current.is_some_and(|(_, open)| level <= open) {
-                    self.close(number);
-                }
-            }
-        }
-    }
-
-    fn open(&mut self, number: usize, section: Section, level: usize) {
-        self.close(number);
-        self.current = Some((section, level));
-        match section {
-            Section::SuccessCriteria if self.success_heading.is_none() => {
-                self.success_heading = Some(number);
-            }
-            Section::Tasks => self.task_indent = None,
-            Section::ValidationLoop => self.validation_loops.push((number, usize::MAX)),
-            Section::SuccessCriteria
-            | Section::Goal
-            | Section::Why
-            | Section::Acceptance
-            | Section::FinalChecklist => {}
-        }
-    }
-
-    fn close(&mut self, number: usize) {
-        if let (Some((Section::ValidationLoop, _)), Some(range)) =
-            (self.current, self.validation_loops.last_mut())
-        {
-            range.1 = number;
-        }
-        self.current = None;
-    }
-
-    /// The command lines of the fenced blocks inside a Validation Loop section (shell blocks
-    /// or blocks without a language), without comments: (line, command).
-    fn validation_commands(&self, fences: &[markdown::Fence<'_>]) -> Vec<(usize, String)> {
-        fences
-            .iter()
-            .filter(|fence| {
-                matches!(
-                    fence.language.as_str(),
-                    "" | "bash" | "sh" | "shell" | "console" | "zsh"
-                ) && self
-                    .validation_loops
-                    .iter()
-                    .any(|(first, last)| (*first..=*last).contains(&fence.opened_at))
-            })
-            .flat_map(|fence| fence.lines.iter())
-            .filter_map(|(number, line)| {
-                let command = line.trim().trim_start_matches("$ ");
-                let command = command.split(" #").next().unwrap_or_default().trim();
-                requirement::is_command_line(command).then(|| (*number, command.to_owned()))
-            })
-            .collect()
-    }
-
-    /// What was looked for, for a document with nothing to verify.
-    fn nothing_found(&self) -> String {
-        let found = if self.success_heading.is_some() {
-            "the Success Criteria section has no list items"
-        } else {
-            "no section or item was found"
-        };
-        format!(
-            "{found}; looked for success criteria (checkboxes under `## Success Criteria`), \
-             acceptance criteria (`AC-1 …` anywhere, or the items of an `## Acceptance \
-             Criteria` section), spec-kit ids (`FR-001`, `SC-001`), Kiro requirements \
-             (`### Requirement 1` with numbered acceptance criteria), Gherkin `Scenario:` \
-             lines, a `## Final validation Checklist` and the commands of a \
-             `## Validation Loop`"
-        )
-    }
-}
-
-/// Keeps the first criterion of each explicit id, gives the unnamed ones the first free `AC-n`,
-/// and orders all by line.
-fn merge_acceptance(explicit: Vec<Acceptance>, unnamed: Vec<(usize, String)>) -> Vec<Acceptance> {
-    let mut used = BTreeSet::new();
-    let mut merged: Vec<Acceptance> = explicit
-        .into_iter()
-        .filter(|criterion| used.insert(criterion.id.clone()))
-        .collect();
-    let mut next = 1;
-    for (line, text) in unnamed {
-        while used.contains(&format!("AC-{next}")) {
-            next += 1;
-        }
-        let id = format!("AC-{next}");
-        used.insert(id.clone());
-        merged.push(Acceptance { id, text, line });
-    }
-    merged.sort_by_key(|criterion| criterion.line);
-    merged
-}
-
-/// A section's lines joined, without leading and trailing blank lines; `None` when empty.
-fn section_text(lines: &[&str]) -> Option<String> {
-    let text = lines.join("\n").trim().to_owned();
-    if text.is_empty() { None } else { Some(text) }
 }
 
 #[cfg(test)]
@@ -1011,6 +632,55 @@ Gate 1 (Objective): blocking_failed == 0
                 .collect();
             assert_eq!(found, *expected, "{file}");
         }
+    }
+
+    #[test]
+    fn prose_examples_are_not_gherkin_and_nested_items_detail_their_criterion() {
+        let prp = parsed(
+            "# Multiply\n\nExample: `multiply(2, 3)` returns 6\n\n## Acceptance Criteria\n\n\
+             - multiplies integers\n  - including zero\n  - and negatives\n- multiplies floats\n",
+        );
+        let ids: Vec<(&str, &str)> = prp
+            .requirements
+            .iter()
+            .map(|requirement| (requirement.id.as_str(), requirement.text.as_str()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("AC-1", "multiplies integers"),
+                ("AC-2", "multiplies floats")
+            ]
+        );
+    }
+
+    #[test]
+    fn only_validation_loop_checks_that_end_by_themselves_in_the_root_are_run() {
+        let prp = parsed(
+            "# Server\n\n## Success Criteria\n\n- [ ] it serves\n\n## Validation Loop\n\n\
+             ```bash\nuv run pytest tests/ \\\n    -v\nuv run python -m src.main --dev\n\
+             python3 main.py &\nruff check src/ --fix  # style\n```\n\n\
+             ```bash\ncd backend/\nuv run pytest\n```\n",
+        );
+        let commands: Vec<(&str, bool)> = prp
+            .requirements
+            .iter()
+            .filter_map(|requirement| match &requirement.kind {
+                RequirementKind::Command { command } => Some((command.as_str(), true)),
+                RequirementKind::Manual { command } => Some((command.as_str(), false)),
+                RequirementKind::Behaviour | RequirementKind::Gate { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            commands,
+            [
+                ("uv run pytest tests/ -v", true),
+                ("uv run python -m src.main --dev", false),
+                ("python3 main.py &", false),
+                ("ruff check src/ --fix", true),
+                ("uv run pytest", false),
+            ]
+        );
     }
 
     #[test]

@@ -137,8 +137,9 @@ impl Requirement {
 
 /// Whether the test name carries the id whose tokens are `id`: the tokens appear in a row,
 /// numbers compared by value (`FR-001` ~ `fr_1`), and not followed by another number (`AC-1`
-/// is not named by `ac_1_2_…`, `AC-1.2`'s test). `requirement` counts as `req`.
-pub fn names_id(id: &[String], test_name: &str) -> bool {
+/// is not named by `ac_1_2_…`, `AC-1.2`'s test). A word of the id may be split into humps in
+/// the name (`github` ~ `GitHub`'s `git`, `hub`). `requirement` counts as `req`.
+pub(crate) fn names_id(id: &[String], test_name: &str) -> bool {
     let name: Vec<String> = tokens(test_name)
         .into_iter()
         .map(|token| {
@@ -149,25 +150,57 @@ pub fn names_id(id: &[String], test_name: &str) -> bool {
             }
         })
         .collect();
-    if id.is_empty() || name.len() < id.len() {
+    if id.is_empty() {
         return false;
     }
-    (0..=name.len() - id.len()).any(|start| {
-        let same = id
-            .iter()
-            .zip(&name[start..])
-            .all(|(wanted, found)| same_token(wanted, found));
-        let next_is_number = name
-            .get(start + id.len())
-            .is_some_and(|token| is_number(token));
-        same && !next_is_number
+    (0..name.len()).any(|start| {
+        matched_until(id, &name, start)
+            .is_some_and(|end| !name.get(end).is_some_and(|token| is_number(token)))
     })
 }
 
-/// The tokens of an id as a test name carries them. An id that starts with a number (Kiro's
-/// `1.2`) gets the prefix `req`, since a name cannot start with a digit.
-pub fn id_tokens(id: &str) -> Vec<String> {
-    let mut found = tokens(id);
+/// Where the match of `id`'s tokens that starts at `start` of `name` ends, if it matches.
+fn matched_until(id: &[String], name: &[String], start: usize) -> Option<usize> {
+    /// How many humps of a name one word of an id may span.
+    const MAX_HUMPS: usize = 3;
+    let mut position = start;
+    for wanted in id {
+        let humps = (1..=MAX_HUMPS).find(|humps| {
+            name.get(position..position + humps).is_some_and(|found| {
+                if *humps == 1 {
+                    same_token(wanted, &found[0])
+                } else {
+                    !is_number(wanted) && found.concat() == *wanted
+                }
+            })
+        })?;
+        position += humps;
+    }
+    Some(position)
+}
+
+/// The tokens of an id as a test name carries them: its words, split between letters and
+/// digits but not at humps (an id is written by a person: `GitHub` is one word). An id that
+/// starts with a number (Kiro's `1.2`) gets the prefix `req`, since a name cannot start with
+/// a digit.
+pub(crate) fn id_tokens(id: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for word in id
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+    {
+        let mut current = String::new();
+        let mut previous_digit = None;
+        for char in word.chars() {
+            let digit = char.is_ascii_digit();
+            if previous_digit.is_some_and(|was| was != digit) {
+                push_token(&mut found, &mut current);
+            }
+            previous_digit = Some(digit);
+            current.extend(char.to_lowercase());
+        }
+        push_token(&mut found, &mut current);
+    }
     if found.first().is_some_and(|token| is_number(token)) {
         found.insert(0, "req".to_owned());
     }
@@ -188,7 +221,7 @@ fn is_number(token: &str) -> bool {
 
 /// Lowercase word tokens of a name: split at anything that is not a letter or digit, between
 /// letters and digits, and at camel-case humps (`TestAC1Clamp` → `test`, `ac`, `1`, `clamp`).
-pub fn tokens(text: &str) -> Vec<String> {
+pub(crate) fn tokens(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     let mut found = Vec::new();
     let mut current = String::new();
@@ -283,11 +316,22 @@ const COMMAND_PROGRAMS: &[&str] = &[
     "httpie",
 ];
 
+/// Programs that do nothing useful without an argument (a bare `sh` reads its input).
+const INTERPRETERS: &[&str] = &[
+    "bash", "sh", "node", "deno", "python", "python3", "lua", "php",
+];
+
 /// Programs whose commands talk to a service: prpd does not start one, so it does not run them.
 const SERVICE_PROGRAMS: &[&str] = &["curl", "wget", "http", "httpie"];
 
 static BACKTICKED: LazyLock<Regex> = LazyLock::new(|| regex(r"`([^`]+)`"));
 static ENV_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| regex(r"^[A-Za-z_][A-Za-z0-9_]*="));
+/// What the rest of a command criterion says when it asks the command to pass.
+static PASS_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"\b(?:pass|passes|passing|passed|succeed|succeeds|success|successful|successfully|exits? (?:with )?(?:0|zero|cleanly)|clean|green|no (?:errors?|warnings?|failures?)|works|ok)\b|\b(?:all )?tests pass|^[^a-z]*$",
+    )
+});
 
 /// Phrases about the gate itself, each with the measurement that judges it, tried in order
 /// on the criterion's lowercase text without its backticked spans.
@@ -321,13 +365,22 @@ static GATE_PHRASES: LazyLock<Vec<(Regex, Gate)>> = LazyLock::new(|| {
         ),
     ]
     .into_iter()
-    .map(|(pattern, gate)| (regex(pattern), gate))
+    // The phrase is the whole criterion, or is followed only by a colon and what measures it
+    // ("All tests pass: `pytest`"): "Tests pass with an empty input" is behaviour.
+    .map(|(pattern, gate)| (regex(&format!(r"(?:{pattern})\s*(?:[.!:;].*)?$")), gate))
     .collect()
 });
 
-/// How a criterion's text is judged: a command it names, a phrase about the gate, or behaviour.
-pub fn classify(text: &str) -> RequirementKind {
-    if let Some(command) = named_command(text) {
+/// How a criterion's text is judged: a command it asks to pass, a phrase about the gate, or
+/// behaviour. A command counts only when the rest of the criterion says it should pass
+/// (`` `make test` passes ``, `` All tests pass: `pytest` ``): `` `python -m calc 6 7` prints
+/// 42 `` asks for more than an exit code, and stays behaviour for a test to show.
+pub(crate) fn classify(text: &str) -> RequirementKind {
+    let prose = BACKTICKED.replace_all(text, " ").to_lowercase();
+    let prose = prose.trim();
+    if let Some(command) = named_command(text)
+        && (prose.is_empty() || PASS_PHRASE.is_match(prose))
+    {
         let program = program_of(&command);
         return if SERVICE_PROGRAMS.contains(&program.as_str()) {
             RequirementKind::Manual { command }
@@ -335,8 +388,6 @@ pub fn classify(text: &str) -> RequirementKind {
             RequirementKind::Command { command }
         };
     }
-    let prose = BACKTICKED.replace_all(text, " ").to_lowercase();
-    let prose = prose.trim();
     GATE_PHRASES
         .iter()
         .find(|(pattern, _)| pattern.is_match(prose))
@@ -345,10 +396,10 @@ pub fn classify(text: &str) -> RequirementKind {
         })
 }
 
-/// The backticked spans of `text` that are command lines (start with a known program, after
-/// any `NAME=value` prefixes), joined with `&&`: `` `npm run lint` and `npm test` pass `` asks
-/// for both.
-pub fn named_command(text: &str) -> Option<String> {
+/// The backticked spans of `text` that are command lines (a known program followed by at
+/// least one argument, after any `NAME=value` prefixes; a lone `make` or `pytest` too), joined
+/// with `&&`: `` `npm run lint` and `npm test` pass `` asks for both.
+pub(crate) fn named_command(text: &str) -> Option<String> {
     let commands: Vec<&str> = BACKTICKED
         .captures_iter(text)
         .filter_map(|found| found.get(1))
@@ -358,9 +409,17 @@ pub fn named_command(text: &str) -> Option<String> {
     (!commands.is_empty()).then(|| commands.join(" && "))
 }
 
-/// Whether `line` starts with a program prpd knows as a command (see [`COMMAND_PROGRAMS`]).
-pub fn is_command_line(line: &str) -> bool {
-    COMMAND_PROGRAMS.contains(&program_of(line).as_str())
+/// Whether `line` starts with a program prpd knows as a command (see [`COMMAND_PROGRAMS`]);
+/// of the shells and interpreters, only with an argument (a bare `sh` runs nothing).
+pub(crate) fn is_command_line(line: &str) -> bool {
+    let program = program_of(line);
+    let has_argument = line
+        .split_whitespace()
+        .filter(|word| !ENV_ASSIGNMENT.is_match(word))
+        .nth(1)
+        .is_some();
+    COMMAND_PROGRAMS.contains(&program.as_str())
+        && (has_argument || !INTERPRETERS.contains(&program.as_str()))
 }
 
 /// The program a command line runs, past `NAME=value` prefixes.
@@ -413,6 +472,13 @@ mod tests {
             ("1.2", "test_1_2", false),
             ("Multiply two numbers", "test_multiply_two_numbers", true),
             ("Multiply two numbers", "test_multiply_numbers", false),
+            (
+                "Sign in with GitHub",
+                "test_sign_in_with_github_oauth",
+                true,
+            ),
+            ("Sign in with GitHub", "TestSignInWithGitHub", true),
+            ("Sign in with GitHub", "TestSignInWithGit", false),
         ];
         for (id, name, expected) in cases {
             assert_eq!(
@@ -496,6 +562,17 @@ mod tests {
                 "Checklist covers: tests passing, lint clean, complexity <10, docs updated",
                 RequirementKind::Behaviour,
             ),
+            ("Tests pass with an empty input", RequirementKind::Behaviour),
+            (
+                "AC-2: the `sh` wrapper quotes its arguments",
+                RequirementKind::Behaviour,
+            ),
+            ("`python -m calc 6 7` prints 42", RequirementKind::Behaviour),
+            (
+                "`http` and `https` URLs are accepted",
+                RequirementKind::Behaviour,
+            ),
+            ("`pytest` passes", command("pytest")),
             (
                 "BATS tests pass: `bats tests/bats/qa_agent.bats` (51/51 tests passing)",
                 command("bats tests/bats/qa_agent.bats"),

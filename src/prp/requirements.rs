@@ -5,6 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::requirement::{IdOrigin, Requirement, RequirementKind, classify};
+use super::sections::ValidationCommand;
 use super::{Acceptance, Criterion};
 
 /// What the reader found, by kind.
@@ -19,8 +20,8 @@ pub(super) struct Found<'a> {
     pub(super) success_criteria: &'a [Criterion],
     /// Final validation checklist items without an id.
     pub(super) checklist: &'a [Criterion],
-    /// Validation Loop commands: (line, command).
-    pub(super) validation_commands: &'a [(usize, String)],
+    /// Validation Loop commands.
+    pub(super) validation_commands: &'a [ValidationCommand],
 }
 
 /// Every requirement, ordered by line, each id used once.
@@ -60,9 +61,20 @@ pub(super) fn assemble(found: &Found<'_>) -> Vec<Requirement> {
                 classify(&criterion.text),
             )
         })
-        .chain(found.validation_commands.iter().map(|(line, command)| {
-            let kind = classify(&format!("`{command}`"));
-            (*line, format!("`{command}` (Validation Loop)"), kind)
+        .chain(found.validation_commands.iter().map(|validation| {
+            let command = &validation.command;
+            let kind = if validation.runnable {
+                classify(&format!("`{command}`"))
+            } else {
+                RequirementKind::Manual {
+                    command: command.clone(),
+                }
+            };
+            (
+                validation.line,
+                format!("`{command}` (Validation Loop)"),
+                kind,
+            )
         }))
         .collect();
     unnamed.sort_by_key(|(line, _, _)| *line);

@@ -19,7 +19,7 @@ use std::str::FromStr;
 use regex::Regex;
 
 use crate::prp::Prp;
-use crate::qa::metrics::Metrics;
+use crate::qa::metrics::{Metrics, TestCases};
 
 mod added_code;
 mod adr;
@@ -38,7 +38,7 @@ mod written;
 
 pub(crate) use files::is_test_path;
 pub use prp_coverage::{AcceptanceId, test_files_naming};
-pub(crate) use prp_coverage::{command_check_id, requirements_section, trace};
+pub(crate) use prp_coverage::{command_checks, requirements_section, trace};
 pub use since_base::{BaseDocs, BaseDocsError};
 
 use adr::check_docs_adr;
@@ -151,7 +151,32 @@ pub struct MethodContext<'a> {
     pub base_docs: Option<&'a BaseDocs>,
     /// The checks that ran before the methods (commands run first): F2 reads the names of the
     /// tests that passed and the requirement commands' results from them.
-    pub checks: &'a [crate::qa::runner::CheckResult],
+    pub checks: &'a [EarlierCheck<'a>],
+}
+
+/// A check that ran before the methods, as F2 reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct EarlierCheck<'a> {
+    /// Its id (`F1`, `F2-R3`).
+    pub id: &'a str,
+    /// How it ended.
+    pub ended: Ended,
+    /// Its one-line detail.
+    pub detail: &'a str,
+    /// It runs the tests (the test command, or a command criterion of the PRP): only such a
+    /// check's test names are evidence of a requirement.
+    pub runs_tests: bool,
+    /// The tests its output named.
+    pub cases: &'a TestCases,
+}
+
+/// How an earlier check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    Passed,
+    Failed,
+    Warned,
+    Skipped,
 }
 
 /// What a method found.
@@ -270,7 +295,7 @@ mod tests {
         pub(super) fn run_with_checks(
             &self,
             prp: &Prp,
-            checks: &[crate::qa::runner::CheckResult],
+            checks: &[EarlierCheck<'_>],
         ) -> MethodOutcome {
             run(
                 Method::ParsePrpAndVerify,

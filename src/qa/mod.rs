@@ -30,5 +30,6 @@ pub mod safety;
 pub mod settings;
 pub mod stack;
 pub mod standalone;
+pub mod table_cell;
 pub mod test_names;
 pub mod tools_mapping;

@@ -247,11 +247,7 @@ fn status_icon(check: &CheckResult) -> &'static str {
     }
 }
 
-/// Text fit for one Markdown table cell: one line, pipes escaped. Every table prpd renders
-/// (this report, the critical points, the `[VERIFY]` AC checklist) uses it.
-pub fn cell(text: &str) -> String {
-    text.replace(['\n', '\r'], " ").replace('|', "\\|")
-}
+pub use crate::qa::table_cell::cell;
 
 /// The status block's `MEMORY_CONTEXT`: the queries answered and what two of them found.
 pub fn memory_context(memory: Option<&MemorySection>) -> Value {

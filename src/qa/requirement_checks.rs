@@ -8,35 +8,48 @@
 //! its check form when it has one, and is otherwise not run at all — the check is disabled
 //! with the reason and the requirement is left for a person to judge, never passed.
 
-use crate::prp::{Prp, RequirementKind};
+use std::path::Path;
+
+use crate::prp::Prp;
 use crate::qa::checklist::{Action, Category, CheckSpec, Severity, Validation};
-use crate::qa::method::command_check_id;
+use crate::qa::discover::{self, Discovered};
+use crate::qa::method;
 use crate::qa::safety;
 
 /// Flags that only make a checker fix what it finds; without them it checks.
 const FIX_FLAGS: &[&str] = &["--fix", "--fix-only", "--unsafe-fixes", "--write", "-w"];
 
-/// One blocking, optional check per command criterion of `prp`, in the order of the PRP.
-pub(crate) fn requirement_checks(prp: &Prp) -> Vec<CheckSpec> {
-    prp.requirements
-        .iter()
-        .filter_map(|requirement| {
-            let RequirementKind::Command { command } = &requirement.kind else {
-                return None;
-            };
-            let (command, disabled) = match safe_form(command) {
+/// One blocking, optional check per command the PRP's criteria name (two criteria naming the
+/// same command share one), in the order of the PRP. The Makefile target, script or recipe
+/// behind a command is judged again as it is in `repo` now (`discover::judge_now`), as for a
+/// discovered command: an agent that rewrote it to publish or push gets it refused.
+pub(crate) fn requirement_checks(prp: &Prp, repo: &Path) -> Vec<CheckSpec> {
+    method::command_checks(prp)
+        .into_iter()
+        .map(|check| {
+            let written = &check.command;
+            let judged = safe_form(written).and_then(|command| {
+                let behind = Discovered {
+                    command: command.clone(),
+                    source: format!("the PRP's criterion {}", check.requirements.join(", ")),
+                    fallback: false,
+                    configured: false,
+                };
+                discover::judge_now(repo, &behind).map(|()| command)
+            });
+            let (command, disabled) = match judged {
                 Ok(command) => (command, None),
                 Err(reason) => (
-                    command.clone(),
+                    written.clone(),
                     Some(format!(
-                        "not run: `{command}` {reason}, and it has no check form; QA must not change the tree"
+                        "not run: `{written}` {reason}; QA must not change the tree, publish or push"
                     )),
                 ),
             };
-            Some(CheckSpec {
-                id: command_check_id(requirement),
+            CheckSpec {
+                id: check.id,
                 category: Category::Functionality,
-                criterion: format!("{}: {}", requirement.id, requirement.text),
+                criterion: format!("{}: `{written}` passes", check.requirements.join(", ")),
                 validation: Validation::parse("exit_code == 0")
                     .expect("a fixed, valid expression"),
                 action: Action::Command(command),
@@ -44,7 +57,7 @@ pub(crate) fn requirement_checks(prp: &Prp) -> Vec<CheckSpec> {
                 optional: true,
                 timeout: None,
                 disabled,
-            })
+            }
         })
         .collect()
 }
@@ -69,8 +82,6 @@ fn safe_form(command: &str) -> Result<String, safety::Unsafe> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
 
     #[test]
@@ -78,11 +89,17 @@ mod tests {
         let prp = crate::prp::parse(
             Path::new("PRPs/x.md"),
             "# X\n\n## Success Criteria\n\n- [ ] `make test` passes\n\
-             - [ ] `ruff check src/ --fix` is clean\n- [ ] `prettier --write .` leaves nothing\n\
+             - [ ] `ruff check src/ --fix` is clean\n- [ ] `prettier --write .` passes\n\
              - [ ] `npm publish` succeeds\n- [ ] multiply works\n",
         )
         .expect("parses");
-        let checks: Vec<(String, String, Option<String>)> = requirement_checks(&prp)
+        let repo = tempfile::tempdir().expect("a folder");
+        std::fs::write(
+            repo.path().join("Makefile"),
+            "test:\n\tpython3 -m unittest\n",
+        )
+        .expect("a Makefile");
+        let checks: Vec<(String, String, Option<String>)> = requirement_checks(&prp, repo.path())
             .into_iter()
             .map(|check| {
                 let Action::Command(command) = check.action else {

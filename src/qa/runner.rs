@@ -15,7 +15,7 @@
 mod earlier;
 mod test_run;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -32,7 +32,9 @@ use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection, Discovered};
 use crate::qa::junit;
 use crate::qa::memory_context::MemorySection;
-use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
+use crate::qa::method::{
+    self, BaseDocs, EarlierCheck, Ended, Method, MethodContext, MethodOutcome,
+};
 use crate::qa::metrics::{self, Metrics};
 use crate::qa::missing_tool;
 use crate::qa::requirement_checks;
@@ -216,8 +218,16 @@ pub async fn run(
     let requirement_checks = request
         .prp
         .as_ref()
-        .map(requirement_checks::requirement_checks)
+        .map(|prp| requirement_checks::requirement_checks(prp, &request.repo))
         .unwrap_or_default();
+    // Only the test names of checks that run the tests are evidence of a requirement.
+    let test_checks: BTreeSet<String> = checklist
+        .checks
+        .iter()
+        .filter(|spec| spec.placeholders().contains(&"test"))
+        .chain(&requirement_checks)
+        .map(|spec| spec.id.clone())
+        .collect();
     let all: Vec<(usize, CheckSpec)> = checklist
         .checks
         .iter()
@@ -233,18 +243,22 @@ pub async fn run(
         .into_iter()
         .partition(|(_, spec)| spec.placeholders().contains(&"build"));
     let mut results: BTreeMap<usize, CheckResult> = BTreeMap::new();
+    let none_yet = Arc::new(Earlier::default());
     for batch in [builds, others] {
-        results.extend(run_batch(&request, &detection, batch, &Arc::new(Vec::new())).await?);
+        results.extend(run_batch(&request, &detection, batch, &none_yet).await?);
     }
-    let so_far = Arc::new(results.values().cloned().collect::<Vec<_>>());
-    results.extend(run_batch(&request, &detection, methods, &so_far).await?);
+    let earlier = Arc::new(Earlier {
+        results: results.values().cloned().collect(),
+        test_checks,
+    });
+    results.extend(run_batch(&request, &detection, methods, &earlier).await?);
     let mut checks: Vec<CheckResult> = results.into_values().collect();
     if checks.is_empty() {
         checks.push(empty_checklist());
     }
     let mut sections = Vec::new();
     if let Some(prp) = &request.prp {
-        let trace = method::trace(prp, &checks, &request.repo);
+        let trace = method::trace(prp, &earlier.evidence(), &request.repo);
         sections.push(ReportSection {
             title: "Requirements".to_owned(),
             markdown: method::requirements_section(&trace),
@@ -277,7 +291,7 @@ async fn run_batch(
     request: &Arc<QaRequest>,
     detection: &Arc<Detection>,
     checks: Vec<(usize, CheckSpec)>,
-    earlier: &Arc<Vec<CheckResult>>,
+    earlier: &Arc<Earlier>,
 ) -> Result<BTreeMap<usize, CheckResult>, QaError> {
     let permits = Arc::new(Semaphore::new(request.jobs.max(1)));
     let mut tasks = JoinSet::new();
@@ -306,6 +320,34 @@ async fn run_batch(
         results.insert(index, result);
     }
     Ok(results)
+}
+
+/// The checks that ran before the methods, for F2.
+#[derive(Debug, Default)]
+struct Earlier {
+    results: Vec<CheckResult>,
+    /// The ids of the checks that run the tests.
+    test_checks: BTreeSet<String>,
+}
+
+impl Earlier {
+    fn evidence(&self) -> Vec<EarlierCheck<'_>> {
+        self.results
+            .iter()
+            .map(|check| EarlierCheck {
+                id: &check.id,
+                ended: match check.status {
+                    CheckStatus::Pass => Ended::Passed,
+                    CheckStatus::Fail => Ended::Failed,
+                    CheckStatus::Warn => Ended::Warned,
+                    CheckStatus::Skip => Ended::Skipped,
+                },
+                detail: &check.detail,
+                runs_tests: self.test_checks.contains(&check.id),
+                cases: check.metrics.test_cases(),
+            })
+            .collect()
+    }
 }
 
 /// A checklist with no checks would approve anything: that is a failure of its own.
@@ -343,7 +385,7 @@ async fn run_check(
     request: &QaRequest,
     detection: &Detection,
     spec: &CheckSpec,
-    earlier: &[CheckResult],
+    earlier: &Earlier,
 ) -> Result<CheckResult, process::ProcessError> {
     let mut result = CheckResult {
         id: spec.id.clone(),
@@ -587,15 +629,16 @@ fn run_method(
     request: &QaRequest,
     spec: &CheckSpec,
     method: Method,
-    earlier: &[CheckResult],
+    earlier: &Earlier,
     result: &mut CheckResult,
 ) -> Finding {
     let started = std::time::Instant::now();
+    let evidence = earlier.evidence();
     let context = MethodContext {
         repo: &request.repo,
         prp: request.prp.as_ref(),
         base_docs: request.base_docs.as_ref(),
-        checks: earlier,
+        checks: &evidence,
     };
     let outcome = method::run(method, &context);
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

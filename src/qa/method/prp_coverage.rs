@@ -12,11 +12,11 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 
 use super::files::{extension, is_test_path, read_text, walk};
+use super::{EarlierCheck, Ended};
 use super::{MethodContext, MethodOutcome, measured, regex, test_definitions};
 use crate::prp::{Prp, Requirement, RequirementKind};
 use crate::qa::metrics::{Metrics, Outcome};
-use crate::qa::report::cell;
-use crate::qa::runner::{CheckResult, CheckStatus};
+use crate::qa::table_cell::cell;
 
 /// Prose files never count as tests: the PRP itself would otherwise "cover" every criterion.
 const PROSE_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc"];
@@ -108,8 +108,8 @@ pub(crate) enum Standing {
     Measured(String),
     /// The command it names ran and failed (the check's id).
     MeasuredFailed(String),
-    /// Judged by a check of the checklist (its id and how it ended).
-    JudgedBy(String, CheckStatus),
+    /// Judged by a check of the checklist that ran (its id and how it ended).
+    JudgedBy(String, Ended),
     /// A test must carry its id and none that passed does.
     Missing,
     /// Neither a test nor a measurement: for the QA agent and the human to judge (why).
@@ -119,11 +119,11 @@ pub(crate) enum Standing {
 /// Where F2 read the names of the tests from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum NamesFrom {
-    /// The test command's own output: tests that ran and passed.
+    /// The test command's own output: tests that ran and passed (and that a test file
+    /// defines, so a line the code under test prints cannot pose as a test).
     Runner,
-    /// The runner named no test, so the test files' definitions were read instead; what was
-    /// left unread when the reading budget ran out.
-    Definitions { limit: Option<String> },
+    /// The runner named no test, so the test files' definitions were read instead.
+    Definitions,
 }
 
 /// Every requirement of a PRP with its standing.
@@ -131,45 +131,76 @@ pub(crate) enum NamesFrom {
 pub(crate) struct Trace {
     pub(crate) rows: Vec<(Requirement, Standing)>,
     pub(crate) names_from: NamesFrom,
+    /// What was left unread when the test files' reading budget ran out.
+    pub(crate) limit: Option<String>,
 }
 
-/// The id of the check that runs a requirement's command (`F2-R3`).
-pub(crate) fn command_check_id(requirement: &Requirement) -> String {
-    format!("F2-{}", requirement.id)
+/// One check that runs the commands of a PRP's command criteria: its id (`F2-R3`, after the
+/// first requirement that names the command), the command, and every requirement it judges
+/// (two criteria naming the same command share one run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CommandCheck {
+    pub(crate) id: String,
+    pub(crate) command: String,
+    pub(crate) requirements: Vec<String>,
+}
+
+/// The command checks of `prp`, in the order of the PRP.
+pub(crate) fn command_checks(prp: &Prp) -> Vec<CommandCheck> {
+    let mut checks: Vec<CommandCheck> = Vec::new();
+    for requirement in &prp.requirements {
+        let RequirementKind::Command { command } = &requirement.kind else {
+            continue;
+        };
+        match checks.iter_mut().find(|check| check.command == *command) {
+            Some(check) => check.requirements.push(requirement.id.clone()),
+            None => checks.push(CommandCheck {
+                id: format!("F2-{}", requirement.id),
+                command: command.clone(),
+                requirements: vec![requirement.id.clone()],
+            }),
+        }
+    }
+    checks
 }
 
 /// Traces `prp`'s requirements to the evidence of `checks` (the checks QA ran before F2): the
-/// names of tests that passed (or, when the runner named none, the tests the test files
-/// define), the requirement commands' checks, and the checks that judge the gate.
-pub(crate) fn trace(prp: &Prp, checks: &[CheckResult], repo: &Path) -> Trace {
+/// names of tests that passed in a check that runs the tests (or, when none named one, the
+/// tests the test files define), the requirement commands' checks, and the checks that judge
+/// the gate.
+pub(crate) fn trace(prp: &Prp, checks: &[EarlierCheck<'_>], repo: &Path) -> Trace {
     // Several checks may run the same tests (F1 and a command criterion): each name once.
-    let passed: Vec<String> = checks
+    let passed: BTreeSet<String> = checks
         .iter()
-        .flat_map(|check| check.metrics.test_cases().named(Outcome::Passed))
+        .filter(|check| check.runs_tests)
+        .flat_map(|check| check.cases.named(Outcome::Passed))
         .map(str::to_owned)
-        .collect::<BTreeSet<String>>()
-        .into_iter()
         .collect();
-    let (names, names_from) = if passed.is_empty() {
-        let (defined, limit) = test_definitions::defined_tests(repo);
-        let defined = defined
-            .into_iter()
-            .map(|test| format!("{}::{}", test.file, test.name))
-            .collect();
-        (defined, NamesFrom::Definitions { limit })
+    let (defined, limit) = test_definitions::defined_tests(repo);
+    let defined: Vec<String> = defined
+        .into_iter()
+        .map(|test| format!("{}::{}", test.file, test.name))
+        .collect();
+    let (names, names_from): (Vec<String>, NamesFrom) = if passed.is_empty() {
+        (defined.clone(), NamesFrom::Definitions)
     } else {
-        (passed, NamesFrom::Runner)
+        (passed.into_iter().collect(), NamesFrom::Runner)
     };
     let by_id = |id: &str| checks.iter().find(|check| check.id == id);
+    let command_checks = command_checks(prp);
     let rows = prp
         .requirements
         .iter()
         .map(|requirement| {
             let standing = match &requirement.kind {
                 RequirementKind::Behaviour => {
+                    // A name the runner printed counts only when a test file defines a test
+                    // that carries the id too (when prpd can read the definitions at all).
+                    let defined_here = defined.is_empty()
+                        || defined.iter().any(|name| requirement.is_named_by(name));
                     let tests: Vec<String> = names
                         .iter()
-                        .filter(|name| requirement.is_named_by(name))
+                        .filter(|name| defined_here && requirement.is_named_by(name))
                         .cloned()
                         .collect();
                     if !tests.is_empty() {
@@ -184,37 +215,42 @@ pub(crate) fn trace(prp: &Prp, checks: &[CheckResult], repo: &Path) -> Trace {
                     }
                 }
                 RequirementKind::Command { .. } => {
-                    let id = command_check_id(requirement);
-                    match by_id(&id) {
-                        Some(check) => match check.status {
-                            CheckStatus::Pass => Standing::Measured(id),
-                            CheckStatus::Fail | CheckStatus::Warn => Standing::MeasuredFailed(id),
-                            CheckStatus::Skip => {
-                                Standing::ToJudge(format!("{id} did not run: {}", check.detail))
-                            }
-                        },
+                    let id = command_checks
+                        .iter()
+                        .find(|check| check.requirements.contains(&requirement.id))
+                        .map_or_else(|| format!("F2-{}", requirement.id), |check| check.id.clone());
+                    match by_id(&id).map(|check| (check.ended, check.detail)) {
+                        Some((Ended::Passed, _)) => Standing::Measured(id),
+                        Some((Ended::Failed | Ended::Warned, _)) => Standing::MeasuredFailed(id),
+                        Some((Ended::Skipped, detail)) => {
+                            Standing::ToJudge(format!("{id} did not run: {detail}"))
+                        }
                         None => Standing::ToJudge(format!("{id} did not run")),
                     }
                 }
                 RequirementKind::Gate { gate } => {
                     let id = gate.check_id();
                     match by_id(id) {
-                        Some(check) if check.status != CheckStatus::Skip => {
-                            Standing::JudgedBy(id.to_owned(), check.status)
+                        Some(check) if check.ended != Ended::Skipped => {
+                            Standing::JudgedBy(id.to_owned(), check.ended)
                         }
                         Some(_) | None => Standing::ToJudge(format!(
                             "{id}, which measures it, did not run in this QA"
                         )),
                     }
                 }
-                RequirementKind::Manual { command } => {
-                    Standing::ToJudge(format!("`{command}` needs a service prpd does not start"))
-                }
+                RequirementKind::Manual { command } => Standing::ToJudge(format!(
+                    "prpd does not run `{command}`: it talks to or starts a service, or runs in another folder"
+                )),
             };
             (requirement.clone(), standing)
         })
         .collect();
-    Trace { rows, names_from }
+    Trace {
+        rows,
+        names_from,
+        limit,
+    }
 }
 
 /// `criteria_coverage`: the percentage of the requirements that tests or prpd's own runs
@@ -242,7 +278,14 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
             Standing::MeasuredFailed(check) => {
                 open.push(format!("{} ({check} failed)", requirement.id));
             }
-            Standing::JudgedBy(_, _) | Standing::ToJudge(_) => judged.push(requirement.id.as_str()),
+            // A criterion about the gate that its check found wanting is not met, even where
+            // that check only warns (C6).
+            Standing::JudgedBy(check, Ended::Failed | Ended::Warned) => {
+                open.push(format!("{} ({check} did not pass)", requirement.id));
+            }
+            Standing::JudgedBy(_, Ended::Passed | Ended::Skipped) | Standing::ToJudge(_) => {
+                judged.push(requirement.id.as_str());
+            }
         }
     }
     let total = covered.len() + open.len();
@@ -267,7 +310,7 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
                 "no requirement is covered: no test that {} carries a requirement's id ({}); name the tests after the ids RED's prompt lists",
                 match trace.names_from {
                     NamesFrom::Runner => "ran and passed",
-                    NamesFrom::Definitions { .. } => "the test files define",
+                    NamesFrom::Definitions => "the test files define",
                 },
                 judged.join(", ")
             ),
@@ -300,13 +343,13 @@ pub(super) fn parse_prp_and_verify(context: &MethodContext<'_>) -> MethodOutcome
             judged.join(", ")
         );
     }
-    if let NamesFrom::Definitions { limit } = &trace.names_from {
+    if trace.names_from == NamesFrom::Definitions {
         detail.push_str(
             "; the test command names no test that passed, so the tests the test files define were read instead (a runner that names its tests, such as `pytest -v`, makes this trace stronger)",
         );
-        if let Some(limit) = limit {
-            let _ = write!(detail, "; {limit}");
-        }
+    }
+    if let Some(limit) = &trace.limit {
+        let _ = write!(detail, "; reading the test files {limit}");
     }
     measured(metrics, detail)
 }
@@ -327,9 +370,14 @@ pub(crate) fn requirements_section(trace: &Trace) -> String {
         };
         let evidence = match standing {
             Standing::Covered(tests) => format!("✅ {}", tests.join(", ")),
-            Standing::Measured(check) => format!("✅ {check} passed"),
-            Standing::MeasuredFailed(check) => format!("❌ {check} failed"),
-            Standing::JudgedBy(check, status) => format!("{check}: {}", status_word(*status)),
+            Standing::Measured(check) | Standing::JudgedBy(check, Ended::Passed) => {
+                format!("✅ {check} passed")
+            }
+            Standing::MeasuredFailed(check) | Standing::JudgedBy(check, Ended::Failed) => {
+                format!("❌ {check} failed")
+            }
+            Standing::JudgedBy(check, Ended::Warned) => format!("❌ {check} warned"),
+            Standing::JudgedBy(check, Ended::Skipped) => format!("{check} skipped"),
             Standing::Missing => format!("❌ no test named `{}_…` passed", requirement.test_name()),
             Standing::ToJudge(why) => format!("👤 to judge: {why}"),
         };
@@ -345,47 +393,49 @@ pub(crate) fn requirements_section(trace: &Trace) -> String {
     markdown
 }
 
-fn status_word(status: CheckStatus) -> &'static str {
-    match status {
-        CheckStatus::Pass => "passed",
-        CheckStatus::Fail => "failed",
-        CheckStatus::Warn => "warned",
-        CheckStatus::Skip => "skipped",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{AcceptanceId, test_files_naming};
     use crate::prp::Prp;
     use crate::qa::method::tests::{Repo, figure, prp, rate_limiter};
+    use crate::qa::method::{EarlierCheck, Ended};
     use crate::qa::method::{Method, MethodOutcome};
+    use crate::qa::metrics::Metrics;
     use crate::qa::metrics::{MetricValue, parse_output};
-    use crate::qa::runner::{CheckResult, CheckStatus};
 
-    /// A check that ran `command` and printed `output` (real runner output), ending `status`.
-    fn check(id: &str, status: CheckStatus, output: &str) -> CheckResult {
-        CheckResult {
-            id: id.to_owned(),
-            category: "Functionality".to_owned(),
-            criterion: String::new(),
-            blocking: true,
-            status,
-            command: Some("make test".to_owned()),
-            source: None,
-            exit_code: Some(0),
-            duration_ms: 0,
+    /// A check that ran and printed `output` (real runner output), ending `ended`.
+    struct Ran {
+        id: &'static str,
+        ended: Ended,
+        metrics: Metrics,
+    }
+
+    fn check(id: &'static str, ended: Ended, output: &str) -> Ran {
+        Ran {
+            id,
+            ended,
             metrics: parse_output(output.as_bytes()),
-            detail: "it did".to_owned(),
-            failing_tests: Vec::new(),
-            output_tail: String::new(),
-            log: None,
-            reused_from: None,
         }
     }
 
-    fn coverage(prp: &Prp, repo: &Repo, checks: &[CheckResult]) -> (MetricValue, String) {
-        figure(&repo.run_with_checks(prp, checks), "criteria_coverage")
+    fn evidence(checks: &[Ran]) -> Vec<EarlierCheck<'_>> {
+        checks
+            .iter()
+            .map(|check| EarlierCheck {
+                id: check.id,
+                ended: check.ended,
+                detail: "it did",
+                runs_tests: check.id == "F1" || check.id.starts_with("F2-"),
+                cases: check.metrics.test_cases(),
+            })
+            .collect()
+    }
+
+    fn coverage(prp: &Prp, repo: &Repo, checks: &[Ran]) -> (MetricValue, String) {
+        figure(
+            &repo.run_with_checks(prp, &evidence(checks)),
+            "criteria_coverage",
+        )
     }
 
     const PYTEST: &str = "\
@@ -402,7 +452,7 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
         let repo = Repo::new();
         // Words in a test file are not evidence: a comment naming AC-2 covers nothing.
         repo.file("tests/test_limits.py", "# AC-2 AC-10 are covered here\n");
-        let checks = [check("F1", CheckStatus::Fail, PYTEST)];
+        let checks = [check("F1", Ended::Failed, PYTEST)];
         let (value, detail) = coverage(&prp, &repo, &checks);
         assert_eq!(value, MetricValue::Number(50.0), "{detail}");
         assert_eq!(
@@ -414,7 +464,7 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
             .replace("SKIPPED (later)", "PASSED")
             .replace("is_not_written_yet FAILED", "per_key PASSED")
             .replace("1 failed, 2 passed, 1 skipped", "4 passed");
-        let (value, detail) = coverage(&prp, &repo, &[check("F1", CheckStatus::Pass, &passing)]);
+        let (value, detail) = coverage(&prp, &repo, &[check("F1", Ended::Passed, &passing)]);
         assert_eq!(value, MetricValue::Number(100.0), "{detail}");
         assert!(
             detail.starts_with("4 of 4 requirements covered (R1, AC-1, AC-2, AC-10)"),
@@ -431,8 +481,8 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
         let repo = Repo::new();
         let output = "tests/test_limits.py::test_r1_over_the_limit PASSED\n1 passed in 0.01s\n";
         let checks = [
-            check("F1", CheckStatus::Pass, output),
-            check("F2-R3", CheckStatus::Pass, output),
+            check("F1", Ended::Passed, output),
+            check("F2-R3", Ended::Passed, output),
         ];
         let (value, detail) = coverage(&prp, &repo, &checks);
         assert_eq!(value, MetricValue::Number(100.0), "{detail}");
@@ -441,10 +491,10 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
             "2 of 2 requirements covered (R1, R3); judged elsewhere or by a person (see \
              Requirements): R2, R4"
         );
-        let trace = super::trace(&prp, &checks, repo.path());
+        let trace = super::trace(&prp, &evidence(&checks), repo.path());
         let section = super::requirements_section(&trace);
         assert!(
-            section.contains("| R2 | All tests pass | check F1 | F1: passed |"),
+            section.contains("| R2 | All tests pass | check F1 | ✅ F1 passed |"),
             "{section}"
         );
         assert!(
@@ -460,8 +510,8 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
         );
         // The command failed: its requirement is not covered.
         let failed = [
-            check("F1", CheckStatus::Pass, output),
-            check("F2-R3", CheckStatus::Fail, output),
+            check("F1", Ended::Passed, output),
+            check("F2-R3", Ended::Failed, output),
         ];
         let (value, detail) = coverage(&prp, &repo, &failed);
         assert_eq!(value, MetricValue::Number(50.0), "{detail}");
@@ -469,11 +519,57 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
     }
 
     #[test]
+    fn a_passing_name_that_no_test_file_defines_covers_nothing() {
+        // The code under test prints a line the runner's parser reads as a passing test
+        // (`--- PASS: TestAC2…` under `go test -v`): without a test that carries AC-2 in a test
+        // file, it is not evidence.
+        let prp = prp("# Limits\n\n- [ ] AC-1 a\n- [ ] AC-2 b\n");
+        let repo = Repo::new();
+        repo.file(
+            "limits_test.go",
+            "package limits\n\nfunc TestAC1Limit(t *testing.T) {}\n",
+        );
+        let output = "=== RUN   TestAC1Limit\n--- PASS: TestAC1Limit (0.00s)\n\
+                      --- PASS: TestAC2Resets (0.00s)\nPASS\nok  \texample.com/limits\t0.01s\n";
+        let (value, detail) = coverage(&prp, &repo, &[check("F1", Ended::Passed, output)]);
+        assert_eq!(value, MetricValue::Number(50.0), "{detail}");
+        assert!(detail.contains("not covered: AC-2"), "{detail}");
+        // A lint check's output is no test run either.
+        let (value, _) = coverage(
+            &prp,
+            &repo,
+            &[
+                check("F1", Ended::Passed, output),
+                check("C1", Ended::Passed, "--- PASS: TestAC2Lint (0.00s)\n"),
+            ],
+        );
+        assert_eq!(value, MetricValue::Number(50.0));
+    }
+
+    #[test]
+    fn a_gate_criterion_whose_check_warned_is_not_met() {
+        let prp =
+            prp("# Limits\n\n## Success Criteria\n\n- [ ] Code is formatted\n- [ ] AC-1 limits\n");
+        let repo = Repo::new();
+        let output = "tests/test_limits.py::test_ac_1_limits PASSED\n1 passed in 0.01s\n";
+        let (value, detail) = coverage(
+            &prp,
+            &repo,
+            &[
+                check("F1", Ended::Passed, output),
+                check("C6", Ended::Warned, ""),
+            ],
+        );
+        assert_eq!(value, MetricValue::Number(50.0), "{detail}");
+        assert!(detail.contains("R1 (C6 did not pass)"), "{detail}");
+    }
+
+    #[test]
     fn nothing_covered_is_a_failure_not_a_pass() {
         let fair = prp("# Limits\n\n## Success Criteria\n\n- [ ] Limits feel fair\n");
         let repo = Repo::new();
         let output = "tests/test_limits.py::test_something_else PASSED\n1 passed in 0.01s\n";
-        let (value, detail) = coverage(&fair, &repo, &[check("F1", CheckStatus::Pass, output)]);
+        let (value, detail) = coverage(&fair, &repo, &[check("F1", Ended::Passed, output)]);
         assert_eq!(value, MetricValue::Number(0.0));
         assert!(detail.starts_with("no requirement is covered"), "{detail}");
         let gate_only = prp("# Limits\n\n## Success Criteria\n\n- [ ] All tests pass\n");
@@ -493,7 +589,7 @@ tests/test_limits.py::test_r1_over_the_limit_gets_429 PASSED                    
              def test_r1_z():\n    \"\"\"AC-10\"\"\"\n",
         );
         let dots = "...\n3 passed in 0.01s\n";
-        let (value, detail) = coverage(&prp, &repo, &[check("F1", CheckStatus::Pass, dots)]);
+        let (value, detail) = coverage(&prp, &repo, &[check("F1", Ended::Passed, dots)]);
         assert_eq!(value, MetricValue::Number(50.0), "{detail}");
         assert!(detail.contains("not covered: AC-2"), "{detail}");
         assert!(

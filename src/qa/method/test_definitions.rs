@@ -15,12 +15,17 @@ use super::regex;
 
 static PYTHON: LazyLock<Regex> = LazyLock::new(|| regex(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\("));
 static RUST: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^\s*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)\s*\("));
+    LazyLock::new(|| regex(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s+(\w+)\s*\("));
+/// An attribute that makes the next `fn` a test (`#[test]`, `#[tokio::test]`, `#[rstest]`).
+static RUST_TEST_ATTRIBUTE: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"^\s*#\[(?:[\w:]*::)?(?:test|rstest)\b"));
 static GO: LazyLock<Regex> = LazyLock::new(|| regex(r"^func\s+(Test\w+)\s*\("));
 static JAVASCRIPT: LazyLock<Regex> =
-    LazyLock::new(|| regex(r#"(?:^|[^.\w])(?:it|test)\s*\(\s*(['"`])(.+?)['"`]"#));
+    LazyLock::new(|| regex(r#"^\s*(?:it|test)\s*\(\s*(['"`])(.+?)['"`]"#));
 static SKIP_MARK: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^\s*(?:@(?:pytest\.mark\.(?:skip|skipif|xfail)|unittest\.skip\w*)|#\[ignore)")
+    regex(
+        r"^\s*(?:@(?:pytest\.mark\.(?:skip|skipif|xfail)|unittest\.(?:skip\w*|expectedFailure))|#\[ignore)",
+    )
 });
 
 /// One defined test: the file it is in (relative to the repository) and its name.
@@ -64,27 +69,70 @@ fn names_in(extension: &str, text: &str) -> Vec<String> {
         _ => return Vec::new(),
     };
     let lines: Vec<&str> = text.lines().collect();
+    let in_strings = python_string_lines(extension, &lines);
     let mut names = Vec::new();
     for (index, line) in lines.iter().enumerate() {
+        if in_strings.get(index).copied().unwrap_or(false) {
+            continue;
+        }
         let Some(found) = pattern.captures(line) else {
             continue;
         };
         let Some(name) = found.get(found.len() - 1) else {
             continue;
         };
-        let marked_skipped = lines[..index]
-            .iter()
-            .rev()
-            .take_while(|above| {
-                let above = above.trim();
-                above.starts_with('@') || above.starts_with("#[")
-            })
-            .any(|above| SKIP_MARK.is_match(above));
-        if !marked_skipped {
+        let marks = marks_above(&lines[..index]);
+        let skipped = marks.iter().any(|mark| SKIP_MARK.is_match(mark));
+        let is_a_test =
+            extension != "rs" || marks.iter().any(|mark| RUST_TEST_ATTRIBUTE.is_match(mark));
+        if is_a_test && !skipped {
             names.push(name.as_str().to_owned());
         }
     }
     names
+}
+
+/// The decorators and attributes right above a definition (a multi-line `@pytest.mark.skip(
+/// reason=…)` included), up to the blank line or code above them.
+fn marks_above<'a>(above: &[&'a str]) -> Vec<&'a str> {
+    let mut marks = Vec::new();
+    let mut open_parentheses = 0i32;
+    for line in above.iter().rev() {
+        let trimmed = line.trim();
+        let closes = i32::try_from(trimmed.matches(')').count()).unwrap_or(0);
+        let opens = i32::try_from(trimmed.matches('(').count()).unwrap_or(0);
+        open_parentheses += closes - opens;
+        let is_mark = trimmed.starts_with('@')
+            || trimmed.starts_with("#[")
+            || trimmed.starts_with("///")
+            || trimmed.starts_with("//");
+        let outside_marks =
+            trimmed.is_empty() || !(is_mark || open_parentheses > 0 || trimmed.starts_with(')'));
+        if outside_marks && open_parentheses <= 0 {
+            break;
+        }
+        marks.push(*line);
+    }
+    marks
+}
+
+/// For Python, which lines lie inside a triple-quoted string (a docstring that shows
+/// `def test_…` is not a definition).
+fn python_string_lines(extension: &str, lines: &[&str]) -> Vec<bool> {
+    let mut inside = false;
+    lines
+        .iter()
+        .map(|line| {
+            let was_inside = inside;
+            if extension == "py" {
+                let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
+                if quotes % 2 == 1 {
+                    inside = !inside;
+                }
+            }
+            was_inside
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -106,8 +154,16 @@ mod tests {
             ),
             (
                 "rs",
-                "#[test]\nfn ac_1_clamps() {}\n#[test]\n#[ignore]\nfn ac_2_later() {}\n// fn ac_3_comment()\n",
-                &["ac_1_clamps"],
+                "#[test]\nfn ac_1_clamps() {}\n#[test]\n#[ignore]\nfn ac_2_later() {}\n// fn ac_3_comment()\n\
+                 fn ac_4_helper() {}\n#[tokio::test]\nasync fn ac_5_async() {}\n",
+                &["ac_1_clamps", "ac_5_async"],
+            ),
+            (
+                "py",
+                "def helper():\n    \"\"\"\n    def test_ac_1_in_a_docstring():\n    \"\"\"\n\n\
+                 @pytest.mark.skip(\n    reason=\"later\",\n)\ndef test_ac_2_skipped():\n    pass\n\n\
+                 def test_ac_3_real():\n    pass\n",
+                &["test_ac_3_real"],
             ),
             (
                 "go",
@@ -116,7 +172,7 @@ mod tests {
             ),
             (
                 "js",
-                "test('AC-1: doubles', () => {});\nit.skip('AC-2: later', () => {});\nxit('AC-3', () => {});\nit(\"AC-4 works\", () => {});\n",
+                "test('AC-1: doubles', () => {});\nit.skip('AC-2: later', () => {});\nxit('AC-3', () => {});\nit(\"AC-4 works\", () => {});\n// it('AC-5 in a comment', () => {});\n",
                 &["AC-1: doubles", "AC-4 works"],
             ),
             ("md", "def test_ac_1():\n", &[]),
