@@ -13,6 +13,7 @@
 //! check `optional`, in which case it is a visible skip.
 
 mod earlier;
+mod earlier_checks;
 mod test_run;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,15 +33,14 @@ use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection, Discovered};
 use crate::qa::junit;
 use crate::qa::memory_context::MemorySection;
-use crate::qa::method::{
-    self, BaseDocs, EarlierCheck, Ended, Method, MethodContext, MethodOutcome,
-};
+use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
 use crate::qa::metrics::{self, Metrics};
 use crate::qa::missing_tool;
 use crate::qa::requirement_checks;
 use crate::qa::test_names;
 
 pub use earlier::{EarlierRun, log_fingerprint};
+use earlier_checks::Earlier;
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;
@@ -320,34 +320,6 @@ async fn run_batch(
         results.insert(index, result);
     }
     Ok(results)
-}
-
-/// The checks that ran before the methods, for F2.
-#[derive(Debug, Default)]
-struct Earlier {
-    results: Vec<CheckResult>,
-    /// The ids of the checks that run the tests.
-    test_checks: BTreeSet<String>,
-}
-
-impl Earlier {
-    fn evidence(&self) -> Vec<EarlierCheck<'_>> {
-        self.results
-            .iter()
-            .map(|check| EarlierCheck {
-                id: &check.id,
-                ended: match check.status {
-                    CheckStatus::Pass => Ended::Passed,
-                    CheckStatus::Fail => Ended::Failed,
-                    CheckStatus::Warn => Ended::Warned,
-                    CheckStatus::Skip => Ended::Skipped,
-                },
-                detail: &check.detail,
-                runs_tests: self.test_checks.contains(&check.id),
-                cases: check.metrics.test_cases(),
-            })
-            .collect()
-    }
 }
 
 /// A checklist with no checks would approve anything: that is a failure of its own.

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use crate::base::config::SnapshotRetention;
 use crate::base::phase::Phase;
 use crate::protocols::verify_tasks;
-use crate::prp::RequirementKind;
 use crate::qa::command::CommandKind;
 use crate::qa::discover::Detection;
 use crate::qa::method::BaseDocs;
@@ -238,8 +237,10 @@ impl Driver {
     }
 
     /// Freezes the test harness as the last accepted snapshot holds it (end of RED; again at
-    /// the end of GREEN, which may have added tests after a REJECT), with what the test command,
-    /// the PRP's `[VERIFY]` commands and the commands of its command criteria run through.
+    /// the end of GREEN, which may have added tests after a REJECT), with what the test command
+    /// and the PRP's `[VERIFY]` commands run through. (The commands of the PRP's command
+    /// criteria are not frozen this way: their file arguments are often the code under work,
+    /// `python -m py_compile calc.py`; they are judged again before they run instead.)
     pub(super) fn freeze_harness(&mut self, detection: &Detection) -> Result<(), DriveError> {
         let Some(last) = self.record.snapshots.last.clone() else {
             return Ok(());
@@ -247,29 +248,16 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let files = snapshots.files(&last)?;
         let tasks = verify_tasks::parse(&self.context.prp_text);
-        let commands: Vec<&str> =
-            detection
-                .command(CommandKind::Test)
-                .into_iter()
-                .chain(
-                    tasks
-                        .iter()
-                        .flat_map(verify_tasks::VerifyTask::written_commands)
-                        .map(String::as_str),
-                )
-                // The commands of the PRP's command criteria are measurements too: the recipe or
-                // script behind `make verify` may not be rewritten to pass.
-                .chain(
-                    self.context.prp.requirements.iter().filter_map(
-                        |requirement| match &requirement.kind {
-                            RequirementKind::Command { command } => Some(command.as_str()),
-                            RequirementKind::Behaviour
-                            | RequirementKind::Gate { .. }
-                            | RequirementKind::Manual { .. } => None,
-                        },
-                    ),
-                )
-                .collect();
+        let commands: Vec<&str> = detection
+            .command(CommandKind::Test)
+            .into_iter()
+            .chain(
+                tasks
+                    .iter()
+                    .flat_map(verify_tasks::VerifyTask::written_commands)
+                    .map(String::as_str),
+            )
+            .collect();
         self.record
             .freeze
             .harness(&last, &files, &commands, |path| {
