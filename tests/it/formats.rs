@@ -7,31 +7,17 @@
 //! a reviewer what each format yields). Next to it, the GREEN shortcuts of `python.rs` are
 //! still refused with a PRP of another format: no gate was loosened to let honest work through.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::python::calc_python_repo;
-use crate::run::{measured, read, run, run_dir, verdicts};
+use crate::run::{every_phase_toml, measured, read, run, run_dir, verdicts};
 
 const AGENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/agents/id-agent.py");
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/prp");
 
 /// Every phase played by the id agent.
 fn prpd_toml() -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "fixture-qa"
-        } else {
-            "fixture-green"
-        };
-        let _ = write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"python3\", \"{AGENT}\"]\nmodel = \"{model}\"\n\
-             prompt = \"stdin\"\ntimeout = \"60s\"\nenv = []\n\n"
-        );
-    }
-    toml
+    every_phase_toml(&format!("\"python3\", \"{AGENT}\""), "60s")
 }
 
 /// The `## Requirements` table of a QA report.

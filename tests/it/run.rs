@@ -64,6 +64,25 @@ pub(crate) fn prpd_toml(format: &str, behaviours: &[(&str, &str)], extra: &str) 
     toml
 }
 
+/// prpd.toml that runs one scripted agent, `argv` (the inside of a TOML array of strings), in
+/// every phase, the prompt on stdin, with `timeout`; QA's model differs from the others'.
+pub(crate) fn every_phase_toml(argv: &str, timeout: &str) -> String {
+    let mut toml = String::new();
+    for phase in ["red", "green", "refactor", "document", "qa"] {
+        let model = if phase == "qa" {
+            "fixture-qa"
+        } else {
+            "fixture-green"
+        };
+        let _ = write!(
+            toml,
+            "[agents.{phase}]\ncommand = [{argv}]\nmodel = \"{model}\"\nprompt = \"stdin\"\n\
+             timeout = \"{timeout}\"\nenv = []\n\n"
+        );
+    }
+    toml
+}
+
 /// A committed `calc` repository: tests and lint pass, and the PRP asks for `multiply`, which
 /// neither the code, the tests nor the documentation know yet.
 pub(crate) fn calc_repo(prp_text: &str, config: &str) -> TestRepo {

@@ -8,13 +8,12 @@
 //! package was counted as one test against RED's two. Beside them, the rule that was loosened
 //! still holds: a linter the project declares must run, missing or not.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::run::{PRP, iterations_in, measured, read, run_dir, verdicts};
+use crate::run::{PRP, every_phase_toml, iterations_in, measured, read, run_dir, verdicts};
 use crate::util::TestRepo;
 
 const AGENT: &str = concat!(
@@ -39,20 +38,7 @@ fn prp(function: &str) -> String {
 
 /// The agents' configuration: the honest agent of `stack` in every phase.
 fn prpd_toml(stack: &str) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "fixture-qa"
-        } else {
-            "fixture-green"
-        };
-        let _ = write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"python3\", \"{AGENT}\", \"{stack}\"]\n\
-             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"120s\"\nenv = []\n\n"
-        );
-    }
-    toml
+    every_phase_toml(&format!("\"python3\", \"{AGENT}\", \"{stack}\""), "120s")
 }
 
 /// An npm package without a lint script and without eslint installed; `package_json` is its

@@ -9,13 +9,13 @@ the README and the changelog; QA approves what prpd's report approves. It never 
 and never adapts to it: what ships, ships on its first QA attempt.
 """
 
-import os
 import re
 import subprocess
 import sys
 
-PHASE = os.environ.get("PRPD_PHASE", "")
-ITERATION = os.environ.get("PRPD_ITERATION", "0")
+sys.dont_write_bytecode = True  # no __pycache__ beside these scripts
+from phase_status import PHASE, block, report_approves  # noqa: E402
+
 
 MULTIPLY = '''
 
@@ -76,29 +76,10 @@ def honest(prompt):
                 read("CHANGELOG.md").replace("## [Unreleased]\n", f"## [Unreleased]\n\n{item}\n"),
             )
     elif PHASE == "QA":
-        report = read(os.environ["PRPD_QA_REPORT"])
-        verdict = next((line for line in report.splitlines() if line.startswith("## Verdict")), "")
-        return "REJECTED" not in verdict
+        return report_approves()
     subprocess.run([sys.executable, "run_tests.py"], capture_output=True, check=False)
     return True
 
 
-def block(done):
-    lines = [
-        "---PRP_PHASE_STATUS---",
-        f"PHASE: {PHASE}",
-        f"STATUS: {'COMPLETE' if done else 'IN_PROGRESS'}",
-        f"ITERATION: {ITERATION}",
-    ]
-    if PHASE == "QA":
-        lines.append(f"VERDICT: {'APPROVE' if done else 'REJECT'}")
-    lines += [
-        f"EXIT_SIGNAL: {'true' if done else 'false'}",
-        "RECOMMENDATION: id agent",
-        "---END_PRP_PHASE_STATUS---",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 DONE = honest(sys.stdin.read())
-sys.stdout.write(f"{PHASE}: done.\n{block(DONE)}")
+sys.stdout.write(f"{PHASE}: done.\n{block(DONE, 'id agent')}")

@@ -25,14 +25,14 @@ Usage, as prpd.toml's `command`: python3 python-agent.py BEHAVIOUR
                        so every later test run exits 0 with the feature gone
 """
 
-import os
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside these scripts
+from phase_status import PHASE, block, report_approves  # noqa: E402
+
 BEHAVIOUR = sys.argv[1] if len(sys.argv) > 1 else "honest"
 CALC = "src/calc.py" if BEHAVIOUR == "honest-src" else "calc.py"
-PHASE = os.environ.get("PRPD_PHASE", "")
-ITERATION = os.environ.get("PRPD_ITERATION", "0")
 
 RED_TEST = """import unittest
 
@@ -87,9 +87,7 @@ def honest():
                 read("CHANGELOG.md").replace("## [Unreleased]\n", f"## [Unreleased]\n\n{item}\n"),
             )
     elif PHASE == "QA":
-        report = read(os.environ["PRPD_QA_REPORT"])
-        verdict = next((line for line in report.splitlines() if line.startswith("## Verdict")), "")
-        return "REJECTED" not in verdict
+        return report_approves()
     run_the_tests()
     return True
 
@@ -150,23 +148,6 @@ def cheat():
     return True
 
 
-def block(done):
-    lines = [
-        "---PRP_PHASE_STATUS---",
-        f"PHASE: {PHASE}",
-        f"STATUS: {'COMPLETE' if done else 'IN_PROGRESS'}",
-        f"ITERATION: {ITERATION}",
-    ]
-    if PHASE == "QA":
-        lines.append(f"VERDICT: {'APPROVE' if done else 'REJECT'}")
-    lines += [
-        f"EXIT_SIGNAL: {'true' if done else 'false'}",
-        f"RECOMMENDATION: {BEHAVIOUR} agent",
-        "---END_PRP_PHASE_STATUS---",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 sys.stdin.read()
 CHEATS_IN = {
     "cheat-sabotage": ("RED", "GREEN"),
@@ -174,4 +155,4 @@ CHEATS_IN = {
     "cheat-refactor-skip": ("REFACTOR",),
 }.get(BEHAVIOUR, ("GREEN",))
 DONE = cheat() if not BEHAVIOUR.startswith("honest") and PHASE in CHEATS_IN else honest()
-sys.stdout.write(f"{PHASE}: done.\n{block(DONE)}")
+sys.stdout.write(f"{PHASE}: done.\n{block(DONE, f'{BEHAVIOUR} agent')}")

@@ -19,9 +19,10 @@ Usage, as prpd.toml's `command`: python3 stack-agent.py STACK
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside these scripts
+from phase_status import PHASE, block, report_approves  # noqa: E402
+
 STACK = sys.argv[1] if len(sys.argv) > 1 else "npm"
-PHASE = os.environ.get("PRPD_PHASE", "")
-ITERATION = os.environ.get("PRPD_ITERATION", "0")
 
 NPM_TEST = """import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -161,26 +162,7 @@ def document():
 
 
 def qa():
-    report = read(os.environ["PRPD_QA_REPORT"])
-    verdict = next((line for line in report.splitlines() if line.startswith("## Verdict")), "")
-    return "REJECTED" not in verdict
-
-
-def block(done):
-    lines = [
-        "---PRP_PHASE_STATUS---",
-        f"PHASE: {PHASE}",
-        f"STATUS: {'COMPLETE' if done else 'IN_PROGRESS'}",
-        f"ITERATION: {ITERATION}",
-    ]
-    if PHASE == "QA":
-        lines.append(f"VERDICT: {'APPROVE' if done else 'REJECT'}")
-    lines += [
-        f"EXIT_SIGNAL: {'true' if done else 'false'}",
-        f"RECOMMENDATION: honest {STACK} agent",
-        "---END_PRP_PHASE_STATUS---",
-    ]
-    return "\n".join(lines) + "\n"
+    return report_approves()
 
 
 sys.stdin.read()
@@ -193,4 +175,4 @@ elif PHASE == "DOCUMENT":
     document()
 elif PHASE == "QA":
     DONE = qa()
-sys.stdout.write(f"{PHASE}: done.\n{block(DONE)}")
+sys.stdout.write(f"{PHASE}: done.\n{block(DONE, f'honest {STACK} agent')}")
