@@ -20,6 +20,25 @@ fn prpd_toml() -> String {
     every_phase_toml(&format!("\"python3\", \"{AGENT}\""), "60s")
 }
 
+/// `text` without what differs from one run to the next: the temporary repository's path, run
+/// ids, timestamps, commit ids and durations.
+fn stable(text: &str, repo: &Path) -> String {
+    let text = text.replace(&repo.display().to_string(), "[repo]");
+    [
+        (r"run-\d{8}T\d{6}Z-\d+", "[run]"),
+        (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z", "[time]"),
+        (r"\b[0-9a-f]{7,40}\b", "[commit]"),
+        (r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b", "[duration]"),
+    ]
+    .into_iter()
+    .fold(text, |text, (pattern, with)| {
+        regex::Regex::new(pattern)
+            .expect("a valid pattern")
+            .replace_all(&text, with)
+            .into_owned()
+    })
+}
+
 /// The `## Requirements` table of a QA report.
 fn requirements_table(report: &str) -> String {
     let start = report
@@ -59,8 +78,17 @@ fn every_prp_format_ships_honest_work_on_the_first_qa_attempt() {
         let table = requirements_table(&report);
         assert!(!table.contains('❌'), "{format}: {table}");
         insta::assert_snapshot!(format!("formats_requirements_{format}"), table);
+        // The whole report and pull request body, as a reviewer reads them.
         let pr = read(&run_dir(repo.path(), &summary).join("pr.md"));
-        assert!(pr.contains("multiply"), "{format}: {pr}");
+        assert!(
+            pr.contains(&table),
+            "{format}: the PR carries the table: {pr}"
+        );
+        insta::assert_snapshot!(
+            format!("formats_qa_report_{format}"),
+            stable(&report, repo.path())
+        );
+        insta::assert_snapshot!(format!("formats_pr_{format}"), stable(&pr, repo.path()));
     }
 }
 
