@@ -40,6 +40,6 @@ pub use error::GitHubError;
 pub use issues::IssueRef;
 pub use pulls::{Opened, PullRequest, PullRequestDraft};
 pub use rate_limit::RateLimitPolicy;
-pub use remote_url::repository_from_remote_url;
+pub use remote_url::{github_repository_from_remote_url, remote_host, repository_from_remote_url};
 pub use repository::{client_for, not_on_github, repository_for};
 pub use wait::PollPolicy;

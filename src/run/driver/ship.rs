@@ -30,7 +30,7 @@ use crate::base::secret::Secret;
 use crate::base::status_block::Verdict;
 use crate::run::machine::{Event, QaVerdict};
 use crate::run::record::Delivery;
-use crate::ship::git::{self, CommitPlan, PushRequest, Pushed, ShipError};
+use crate::ship::git::{self, CommitPlan, PushRequest, PushToken, Pushed, ShipError};
 use crate::ship::github::{self, GitHubError};
 use crate::ship::message::{self, RunFacts, Tokens};
 
@@ -234,17 +234,18 @@ impl Driver {
             (Some(destination), _) => destination,
         };
         let shown = destination.shown.clone();
+        let push_token = push_token(
+            token.filter(|_| dry_run.is_none()),
+            &destination.url,
+            &self.context.config.ship.api_url,
+        );
         let request = PushRequest {
             repo,
             destination,
             branch: branch.to_owned(),
             commit: commit.to_owned(),
             prp: self.record.prp.clone(),
-            token: if dry_run.is_none() {
-                token.cloned()
-            } else {
-                None
-            },
+            token: push_token,
             token_env: self.context.config.ship.token_env.clone(),
         };
         let pushed = blocking(move || git::push(&request)).await?;
@@ -343,5 +344,65 @@ async fn blocking<T: Send + 'static>(
     match tokio::task::spawn_blocking(step).await {
         Ok(result) => result.map_err(Stop::from),
         Err(error) => Err(Stop::Drive(DriveError::ShipTask(error))),
+    }
+}
+
+/// What the push may give a remote that asks for credentials: the token only when the remote
+/// is on GitHub (github.com, or the host of `[ship] api_url`), so a GitHub token never reaches
+/// another host.
+fn push_token(token: Option<&Secret>, url: &str, api_url: &str) -> PushToken {
+    let Some(token) = token else {
+        return PushToken::Unset;
+    };
+    match github::remote_host(url) {
+        Some(host) if github::github_repository_from_remote_url(url, api_url).is_none() => {
+            PushToken::Withheld { host }
+        }
+        Some(_) | None => PushToken::Offered(token.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_github_token_goes_to_github_only() {
+        let token = Secret::new("ghp_0123456789abcdef");
+        let cases = [
+            (
+                "https://github.com/acme/calc.git",
+                "https://api.github.com",
+                "offered",
+            ),
+            (
+                "https://ghe.acme.io/acme/calc.git",
+                "https://ghe.acme.io/api/v3",
+                "offered",
+            ),
+            (
+                "https://gitlab.com/acme/calc.git",
+                "https://api.github.com",
+                "gitlab.com",
+            ),
+            (
+                "https://git.acme.io/acme/calc.git",
+                "https://api.github.com",
+                "git.acme.io",
+            ),
+            ("/srv/git/calc.git", "https://api.github.com", "offered"),
+        ];
+        for (url, api_url, expected) in cases {
+            let found = match push_token(Some(&token), url, api_url) {
+                PushToken::Offered(_) => "offered".to_owned(),
+                PushToken::Withheld { host } => host,
+                PushToken::Unset => "unset".to_owned(),
+            };
+            assert_eq!(found, expected, "{url}");
+        }
+        assert!(matches!(
+            push_token(None, "https://github.com/a/b", "https://api.github.com"),
+            PushToken::Unset
+        ));
     }
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 pub use branch::{BranchMove, checked_out_branch, point_branch};
 pub use commit::{CommitPlan, commit, exists};
-pub use push::{PushRequest, Pushed, TOKEN_USER, push};
+pub use push::{PushRequest, PushToken, Pushed, TOKEN_USER, push};
 pub use remote::{Destination, destination, no_such_remote};
 pub use uncommitted::uncommitted;
 

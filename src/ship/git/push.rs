@@ -41,10 +41,22 @@ pub struct PushRequest {
     pub commit: String,
     /// The PRP the commit ships, to recognise prpd's earlier commit on the remote.
     pub prp: PathBuf,
-    /// The token, when there is one.
-    pub token: Option<Secret>,
+    /// The token git may be given, or why there is none.
+    pub token: PushToken,
     /// The environment variable the token comes from, for messages.
     pub token_env: String,
+}
+
+/// What a remote that asks for credentials may be given.
+#[derive(Debug, Clone)]
+pub enum PushToken {
+    /// The token: the remote is on GitHub (or the host of `[ship] api_url`).
+    Offered(Secret),
+    /// No token is set.
+    Unset,
+    /// A token is set but is not for this remote: a GitHub token goes to GitHub only, never to
+    /// another host (a GitLab or self-hosted remote), which could read it. The remote's host.
+    Withheld { host: String },
 }
 
 /// What the push did.
@@ -162,7 +174,7 @@ pub fn push(request: &PushRequest) -> Result<Pushed, ShipError> {
 /// The user name and password git gets on its `attempt`-th request for credentials of the
 /// `allowed` kinds, or why there are none to give.
 pub(super) fn credential_pair<'token>(
-    token: Option<&'token Secret>,
+    token: &'token PushToken,
     token_env: &str,
     allowed: CredentialType,
     attempt: u32,
@@ -173,10 +185,18 @@ pub(super) fn credential_pair<'token>(
                 .to_owned(),
         );
     }
-    let Some(token) = token else {
-        return Err(format!(
-            "it asks for credentials and ${token_env} is not set; put a token with write access to the repository's contents in it (see the README's [ship] section)"
-        ));
+    let token = match token {
+        PushToken::Offered(token) => token,
+        PushToken::Unset => {
+            return Err(format!(
+                "it asks for credentials and ${token_env} is not set; put a token with write access to the repository's contents in it (see the README's [ship] section)"
+            ));
+        }
+        PushToken::Withheld { host } => {
+            return Err(format!(
+                "it asks for credentials, and {host} is not GitHub: prpd gives ${token_env} only to github.com or the host of `[ship] api_url` (GitHub Enterprise), never to another host; push to a remote that needs no credentials from prpd, or set `[ship] api_url` when {host} is your GitHub Enterprise"
+            ));
+        }
     };
     if attempt > 1 {
         return Err(format!(
@@ -196,12 +216,7 @@ fn callbacks<'cb>(
     let mut callbacks = RemoteCallbacks::new();
     callbacks.credentials(move |_url, _user, allowed| {
         attempts.set(attempts.get() + 1);
-        match credential_pair(
-            request.token.as_ref(),
-            &request.token_env,
-            allowed,
-            attempts.get(),
-        ) {
+        match credential_pair(&request.token, &request.token_env, allowed, attempts.get()) {
             Ok((user, password)) => git2::Cred::userpass_plaintext(user, password),
             Err(why) => {
                 let error = git2::Error::from_str(&why);
@@ -303,7 +318,7 @@ mod tests {
         let token = Secret::new("ghp_recognisable_0123456789");
         assert_eq!(
             credential_pair(
-                Some(&token),
+                &PushToken::Offered(token.clone()),
                 "GITHUB_TOKEN",
                 CredentialType::USER_PASS_PLAINTEXT,
                 1
@@ -311,7 +326,7 @@ mod tests {
             Ok(("x-access-token", "ghp_recognisable_0123456789"))
         );
         let refused = credential_pair(
-            Some(&token),
+            &PushToken::Offered(token),
             "GITHUB_TOKEN",
             CredentialType::USER_PASS_PLAINTEXT,
             2,
@@ -326,12 +341,30 @@ mod tests {
 
     #[test]
     fn without_a_token_or_over_ssh_there_is_nothing_to_give_and_the_message_says_why() {
-        let missing = credential_pair(None, "GHE_TOKEN", CredentialType::USER_PASS_PLAINTEXT, 1)
-            .expect_err("no token");
+        let missing = credential_pair(
+            &PushToken::Unset,
+            "GHE_TOKEN",
+            CredentialType::USER_PASS_PLAINTEXT,
+            1,
+        )
+        .expect_err("no token");
         assert!(missing.contains("$GHE_TOKEN is not set"), "{missing}");
-        let token = Secret::new("tok");
-        let ssh = credential_pair(Some(&token), "GITHUB_TOKEN", CredentialType::SSH_KEY, 1)
-            .expect_err("ssh");
+        let token = PushToken::Offered(Secret::new("tok"));
+        let ssh =
+            credential_pair(&token, "GITHUB_TOKEN", CredentialType::SSH_KEY, 1).expect_err("ssh");
         assert!(ssh.contains("https URL"), "{ssh}");
+        let withheld = credential_pair(
+            &PushToken::Withheld {
+                host: "gitlab.com".to_owned(),
+            },
+            "GITHUB_TOKEN",
+            CredentialType::USER_PASS_PLAINTEXT,
+            1,
+        )
+        .expect_err("withheld");
+        assert!(
+            withheld.contains("gitlab.com is not GitHub: prpd gives $GITHUB_TOKEN only to"),
+            "{withheld}"
+        );
     }
 }

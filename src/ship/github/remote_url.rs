@@ -41,6 +41,13 @@ pub fn github_repository_from_remote_url(url: &str, api_url: &str) -> Option<(St
     on_github.then(|| repository_from_remote_url(url)).flatten()
 }
 
+/// The host of a remote URL (without port or credentials), when it names one; `None` for a
+/// local path or `file://` URL.
+pub fn remote_host(url: &str) -> Option<String> {
+    let (host, _) = host_and_path(url)?;
+    Some(host_without_port(host).to_ascii_lowercase())
+}
+
 /// The host (with any port, without credentials) and the path of a remote URL, or `None` for a
 /// local path, a `file://` URL or a scheme git does not push over to a hosting service.
 fn host_and_path(url: &str) -> Option<(&str, &str)> {
