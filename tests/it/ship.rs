@@ -438,9 +438,10 @@ fn uncommitted_work_is_refused_and_with_allow_dirty_it_stays_out_of_the_shipped_
 fn the_token_reaches_the_remote_only_through_the_credentials_callback() {
     let server = RefusingGitServer::start();
     let token = "ghp_prpdTestToken0123456789abcdefXYZ";
+    // The local server stands for a GitHub Enterprise host: `[ship] api_url` names its host.
     let repo = ship_repo(&format!(
-        "remote = \"http://127.0.0.1:{}/acme/calc.git\"\n",
-        server.port
+        "remote = \"http://127.0.0.1:{port}/acme/calc.git\"\napi_url = \"http://127.0.0.1:{port}/api/v3\"\n",
+        port = server.port
     ));
     let output = prpd(
         repo.path(),
@@ -495,6 +496,39 @@ fn the_token_reaches_the_remote_only_through_the_credentials_callback() {
         !summary["ship"]["commit"].is_null(),
         "committed, and resumable: {summary:#}"
     );
+}
+
+#[test]
+fn a_github_token_is_never_given_to_a_remote_that_is_not_on_github() {
+    // The same server, but nothing says it is GitHub: it asks for credentials and is refused
+    // the token by name, and no request it got carries it.
+    let server = RefusingGitServer::start();
+    let token = "ghp_prpdTestToken0123456789abcdefXYZ";
+    let repo = ship_repo(&format!(
+        "remote = \"http://127.0.0.1:{}/acme/calc.git\"\n",
+        server.port
+    ));
+    let output = prpd(
+        repo.path(),
+        &["run", PRP, "--json"],
+        &[("GITHUB_TOKEN", token)],
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    let reason = summary["escalation_reason"].as_str().expect("reason");
+    assert!(
+        reason.contains("127.0.0.1 is not GitHub: prpd gives $GITHUB_TOKEN only to"),
+        "{reason}"
+    );
+    let requests = server.requests();
+    assert!(
+        requests
+            .iter()
+            .all(|request| !request.to_ascii_lowercase().contains("authorization:")),
+        "{requests:#?}"
+    );
+    assert!(!stdout.contains(token));
 }
 
 #[test]
