@@ -38,7 +38,7 @@ mod written;
 
 pub(crate) use files::is_test_path;
 pub use prp_coverage::{AcceptanceId, test_files_naming};
-pub(crate) use prp_coverage::{command_checks, requirements_section, trace};
+pub(crate) use prp_coverage::{Trace, command_checks, requirements_section, trace};
 pub use since_base::{BaseDocs, BaseDocsError};
 
 use adr::check_docs_adr;
@@ -149,9 +149,10 @@ pub struct MethodContext<'a> {
     /// Inside a run: the documentation as it was at the run's base, so the README and
     /// CHANGELOG checks judge only what the run added.
     pub base_docs: Option<&'a BaseDocs>,
-    /// The checks that ran before the methods (commands run first): F2 reads the names of the
-    /// tests that passed and the requirement commands' results from them.
-    pub checks: &'a [EarlierCheck<'a>],
+    /// The PRP's requirements traced to the checks that ran before the methods (commands run
+    /// first): what F2 measures, computed once by QA so the report's Requirements table and F2
+    /// agree. `None` outside a QA with a PRP.
+    pub(crate) trace: Option<&'a Trace>,
 }
 
 /// A check that ran before the methods, as F2 reads it.
@@ -268,7 +269,7 @@ mod tests {
                     repo: self.0.path(),
                     prp,
                     base_docs: None,
-                    checks: &[],
+                    trace: None,
                 },
             )
         }
@@ -286,7 +287,7 @@ mod tests {
                     repo: self.0.path(),
                     prp,
                     base_docs: Some(base),
-                    checks: &[],
+                    trace: None,
                 },
             )
         }
@@ -297,13 +298,14 @@ mod tests {
             prp: &Prp,
             checks: &[EarlierCheck<'_>],
         ) -> MethodOutcome {
+            let trace = trace(prp, checks, self.0.path());
             run(
                 Method::ParsePrpAndVerify,
                 &MethodContext {
                     repo: self.0.path(),
                     prp: Some(prp),
                     base_docs: None,
-                    checks,
+                    trace: Some(&trace),
                 },
             )
         }

@@ -33,14 +33,13 @@ use crate::qa::command::CommandKind;
 use crate::qa::discover::{self, Detection, Discovered};
 use crate::qa::junit;
 use crate::qa::memory_context::MemorySection;
-use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome};
+use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome, Trace};
 use crate::qa::metrics::{self, Metrics};
 use crate::qa::missing_tool;
 use crate::qa::requirement_checks;
 use crate::qa::test_names;
 
 pub use earlier::{EarlierRun, log_fingerprint};
-use earlier_checks::Earlier;
 
 /// How many QA REJECTs a run takes before it escalates.
 pub const MAX_QA_ATTEMPTS: u32 = 3;
@@ -243,25 +242,26 @@ pub async fn run(
         .into_iter()
         .partition(|(_, spec)| spec.placeholders().contains(&"build"));
     let mut results: BTreeMap<usize, CheckResult> = BTreeMap::new();
-    let none_yet = Arc::new(Earlier::default());
+    let no_trace_yet = Arc::new(None);
     for batch in [builds, others] {
-        results.extend(run_batch(&request, &detection, batch, &none_yet).await?);
+        results.extend(run_batch(&request, &detection, batch, &no_trace_yet).await?);
     }
-    let earlier = Arc::new(Earlier {
-        results: results.values().cloned().collect(),
-        test_checks,
+    let results_so_far: Vec<CheckResult> = results.values().cloned().collect();
+    let trace = request.prp.as_ref().map(|prp| {
+        let evidence = earlier_checks::evidence(&results_so_far, &test_checks);
+        method::trace(prp, &evidence, &request.repo)
     });
-    results.extend(run_batch(&request, &detection, methods, &earlier).await?);
+    let trace = Arc::new(trace);
+    results.extend(run_batch(&request, &detection, methods, &trace).await?);
     let mut checks: Vec<CheckResult> = results.into_values().collect();
     if checks.is_empty() {
         checks.push(empty_checklist());
     }
     let mut sections = Vec::new();
-    if let Some(prp) = &request.prp {
-        let trace = method::trace(prp, &earlier.evidence(), &request.repo);
+    if let Some(trace) = trace.as_ref() {
         sections.push(ReportSection {
             title: "Requirements".to_owned(),
-            markdown: method::requirements_section(&trace),
+            markdown: method::requirements_section(trace),
         });
     }
     let verdict = if checks.iter().any(|check| check.status == CheckStatus::Fail) {
@@ -291,7 +291,7 @@ async fn run_batch(
     request: &Arc<QaRequest>,
     detection: &Arc<Detection>,
     checks: Vec<(usize, CheckSpec)>,
-    earlier: &Arc<Earlier>,
+    trace: &Arc<Option<Trace>>,
 ) -> Result<BTreeMap<usize, CheckResult>, QaError> {
     let permits = Arc::new(Semaphore::new(request.jobs.max(1)));
     let mut tasks = JoinSet::new();
@@ -299,14 +299,14 @@ async fn run_batch(
         let request = Arc::clone(request);
         let detection = Arc::clone(detection);
         let permits = Arc::clone(&permits);
-        let earlier = Arc::clone(earlier);
+        let trace = Arc::clone(trace);
         tasks.spawn(async move {
             let _permit = permits.acquire_owned().await;
             let id = spec.id.clone();
             (
                 index,
                 id,
-                run_check(&request, &detection, &spec, &earlier).await,
+                run_check(&request, &detection, &spec, trace.as_ref().as_ref()).await,
             )
         });
     }
@@ -357,7 +357,7 @@ async fn run_check(
     request: &QaRequest,
     detection: &Detection,
     spec: &CheckSpec,
-    earlier: &Earlier,
+    trace: Option<&Trace>,
 ) -> Result<CheckResult, process::ProcessError> {
     let mut result = CheckResult {
         id: spec.id.clone(),
@@ -386,7 +386,7 @@ async fn run_check(
             let finding = run_command(request, detection, spec, template, &mut result).await?;
             with_fallback_note(finding, template, detection)
         }
-        Action::Method(method) => run_method(request, spec, *method, earlier, &mut result),
+        Action::Method(method) => run_method(request, spec, *method, trace, &mut result),
     };
     result.status = match finding {
         Finding::Pass(detail) => {
@@ -601,16 +601,15 @@ fn run_method(
     request: &QaRequest,
     spec: &CheckSpec,
     method: Method,
-    earlier: &Earlier,
+    trace: Option<&Trace>,
     result: &mut CheckResult,
 ) -> Finding {
     let started = std::time::Instant::now();
-    let evidence = earlier.evidence();
     let context = MethodContext {
         repo: &request.repo,
         prp: request.prp.as_ref(),
         base_docs: request.base_docs.as_ref(),
-        checks: &evidence,
+        trace,
     };
     let outcome = method::run(method, &context);
     result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);

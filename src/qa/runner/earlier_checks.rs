@@ -7,30 +7,25 @@ use std::collections::BTreeSet;
 use super::{CheckResult, CheckStatus};
 use crate::qa::method::{EarlierCheck, Ended};
 
-/// The checks that ran before the methods, for F2.
-#[derive(Debug, Default)]
-pub(super) struct Earlier {
-    pub(super) results: Vec<CheckResult>,
-    /// The ids of the checks that run the tests.
-    pub(super) test_checks: BTreeSet<String>,
-}
-
-impl Earlier {
-    pub(super) fn evidence(&self) -> Vec<EarlierCheck<'_>> {
-        self.results
-            .iter()
-            .map(|check| EarlierCheck {
-                id: &check.id,
-                ended: match check.status {
-                    CheckStatus::Pass => Ended::Passed,
-                    CheckStatus::Fail => Ended::Failed,
-                    CheckStatus::Warn => Ended::Warned,
-                    CheckStatus::Skip => Ended::Skipped,
-                },
-                detail: &check.detail,
-                runs_tests: self.test_checks.contains(&check.id),
-                cases: check.metrics.test_cases(),
-            })
-            .collect()
-    }
+/// The checks that ran before the methods, as F2's evidence: `test_checks` are the ids of the
+/// checks that run the tests.
+pub(super) fn evidence<'a>(
+    results: &'a [CheckResult],
+    test_checks: &BTreeSet<String>,
+) -> Vec<EarlierCheck<'a>> {
+    results
+        .iter()
+        .map(|check| EarlierCheck {
+            id: &check.id,
+            ended: match check.status {
+                CheckStatus::Pass => Ended::Passed,
+                CheckStatus::Fail => Ended::Failed,
+                CheckStatus::Warn => Ended::Warned,
+                CheckStatus::Skip => Ended::Skipped,
+            },
+            detail: &check.detail,
+            runs_tests: test_checks.contains(&check.id),
+            cases: check.metrics.test_cases(),
+        })
+        .collect()
 }
