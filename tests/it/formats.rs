@@ -5,7 +5,8 @@
 //! fixture. Each must SHIP on its first QA attempt, and the QA report must list every
 //! requirement with the evidence that judged it (snapshots of that table, one per format, show
 //! a reviewer what each format yields). Next to it, the GREEN shortcuts of `python.rs` are
-//! still refused with a PRP of another format: no gate was loosened to let honest work through.
+//! still refused with PRPs of the other formats: no gate was loosened to let honest work
+//! through.
 
 use std::path::Path;
 
@@ -93,33 +94,46 @@ fn every_prp_format_ships_honest_work_on_the_first_qa_attempt() {
 }
 
 #[test]
-fn a_green_shortcut_is_still_refused_with_a_kiro_prp() {
-    // The python agent's GREEN rewrites the test runner to print a passing tally; with a Kiro
-    // PRP (ids `1.1`, …) the run must still stop, naming the file.
-    let prp = read(&Path::new(FIXTURES).join("kiro.md"));
-    let mut toml = prpd_toml();
+fn the_green_shortcuts_are_still_refused_whatever_the_prps_format() {
+    // The Python agent's GREEN shortcuts of `python.rs`, each taken in a repository whose PRP
+    // is in another format (the id agent plays the other phases): the run must still stop in
+    // GREEN, its gate naming the file it refused.
     let cheat = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/it/agents/python-agent.py"
     );
-    toml = toml.replacen(
-        &format!("[agents.green]\ncommand = [\"python3\", \"{AGENT}\"]"),
-        &format!("[agents.green]\ncommand = [\"python3\", \"{cheat}\", \"cheat-runner\"]"),
-        1,
-    );
-    let repo = calc_python_repo(&prp, &toml);
-    let (code, summary) = run(&repo);
-    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
-    assert_eq!(code, 3);
-    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
-    let gate: String = measured(repo.path(), &summary, "green")
-        .iter()
-        .map(|measured| measured["gate_1"].to_string())
-        .collect();
-    assert!(
-        gate.contains("`run_tests.py`"),
-        "the gate names the refused file: {gate}"
-    );
+    for (format, behaviour, refused) in [
+        ("kiro", "cheat-runner", "run_tests.py"),
+        ("spec-kit", "cheat-makefile", "Makefile"),
+        ("prps-base", "cheat-init", "tests/__init__.py"),
+        ("gherkin", "cheat-sitecustomize", "sitecustomize.py"),
+    ] {
+        let prp = read(&Path::new(FIXTURES).join(format!("{format}.md")));
+        let toml = prpd_toml().replacen(
+            &format!("[agents.green]\ncommand = [\"python3\", \"{AGENT}\"]"),
+            &format!("[agents.green]\ncommand = [\"python3\", \"{cheat}\", \"{behaviour}\"]"),
+            1,
+        );
+        let repo = calc_python_repo(&prp, &toml);
+        let (code, summary) = run(&repo);
+        assert_eq!(
+            summary["state"], "ESCALATED",
+            "{format} {behaviour}: {summary:#}"
+        );
+        assert_eq!(code, 3, "{format} {behaviour}");
+        assert_eq!(
+            summary["phase"], "GREEN",
+            "{format} {behaviour}: {summary:#}"
+        );
+        let gate: String = measured(repo.path(), &summary, "green")
+            .iter()
+            .map(|measured| measured["gate_1"].to_string())
+            .collect();
+        assert!(
+            gate.contains(&format!("`{refused}`")),
+            "{format} {behaviour}: the gate names {refused}: {gate}"
+        );
+    }
 }
 
 #[test]
