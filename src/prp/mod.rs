@@ -635,6 +635,28 @@ Gate 1 (Objective): blocking_failed == 0
     }
 
     #[test]
+    fn a_top_level_section_or_a_plain_label_opens_a_list() {
+        let cases = [
+            "# Multiply\n\nAdd `multiply`.\n\n# Acceptance Criteria\n\n- multiplies integers\n",
+            "# Multiply\n\nAdd `multiply`.\n\nAcceptance criteria:\n\n- multiplies integers\n",
+            "# Multiply\n\n**Acceptance criteria**\n- multiplies integers\n",
+        ];
+        for text in cases {
+            let prp = parsed(text);
+            assert_eq!(prp.title, "Multiply", "{text}");
+            let ids: Vec<(&str, &str)> = prp
+                .requirements
+                .iter()
+                .map(|requirement| (requirement.id.as_str(), requirement.text.as_str()))
+                .collect();
+            assert_eq!(ids, [("AC-1", "multiplies integers")], "{text}");
+        }
+        // A sentence that ends with a colon is no label.
+        let error = error("# Multiply\n\nThe tests we want are these:\n\n- multiplies integers\n");
+        assert!(error.contains("nothing to verify"), "{error}");
+    }
+
+    #[test]
     fn prose_examples_are_not_gherkin_and_nested_items_detail_their_criterion() {
         let prp = parsed(
             "# Multiply\n\nExample: `multiply(2, 3)` returns 6\n\n## Acceptance Criteria\n\n\

@@ -76,9 +76,13 @@ static REQUIREMENT_ID: LazyLock<Regex> = LazyLock::new(|| {
 /// Kiro's `### Requirement 3` (also `### Requirement 3: Sign-in`).
 static KIRO_REQUIREMENT: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)^requirement[ \t]+(\d+)\b"));
-/// A bold line that opens a list like a heading would (spec-kit's `**Acceptance Scenarios**:`).
-static BOLD_LABEL: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^[ \t]*(?:\*\*|__)([^*_]+?)(?:\*\*|__)[ \t]*:?[ \t]*$"));
+/// A line that opens a list like a heading would: bold (spec-kit's `**Acceptance
+/// Scenarios**:`), or plain and ending with a colon (`Acceptance criteria:`).
+static LABEL: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"^[ \t]*(?:(?:\*\*|__)([^*_]+?)(?:\*\*|__)[ \t]*:?|([A-Za-z][A-Za-z &/-]{2,60}?)[ \t]*:)[ \t]*$",
+    )
+});
 /// Splits `AC-1.2: text` (also bold, or with `-`, `—`, `)` after the id) into id and text.
 fn acceptance_id(text: &str) -> Option<(String, String)> {
     split_id(&ACCEPTANCE_ID, text)
@@ -105,6 +109,8 @@ pub(super) struct Collector<'a> {
     pub(super) tasks: Vec<Task>,
     /// The indent of the first task item; deeper items are details of a task, not tasks.
     task_indent: Option<usize>,
+    /// A `# ` heading was read (the first one is the title).
+    title_seen: bool,
     /// The indent of the first item of the acceptance list being read.
     acceptance_indent: Option<usize>,
     pub(super) explicit_acceptance: Vec<Acceptance>,
@@ -123,7 +129,10 @@ impl<'a> Collector<'a> {
             self.heading(number, level, text);
             return;
         }
-        if let Some(label) = BOLD_LABEL.captures(line).and_then(|found| found.get(1)) {
+        if let Some(label) = LABEL
+            .captures(line)
+            .and_then(|found| found.get(1).or_else(|| found.get(2)))
+        {
             let level = self.current.map_or(6, |(_, level)| level + 1);
             if let Some(section) = Section::from_heading(label.as_str()) {
                 self.open(number, section, level);
@@ -230,8 +239,12 @@ impl<'a> Collector<'a> {
         {
             self.kiro_requirement = Some((found.as_str().to_owned(), level));
         }
+        // The first `# ` heading is the title; a later one may name a section
+        // (`# Acceptance Criteria` in a document whose parts are all top-level).
+        let is_title = level == 1 && !self.title_seen;
+        self.title_seen |= level == 1;
         match Section::from_heading(text) {
-            Some(section) if level > 1 => self.open(number, section, level),
+            Some(section) if !is_title => self.open(number, section, level),
             Some(_) | None => {
                 if self.current.is_some_and(|(_, open)| level <= open) {
                     self.close(number);
