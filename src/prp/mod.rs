@@ -24,6 +24,7 @@ mod sections;
 mod title;
 
 pub use requirement::{Gate, IdOrigin, Requirement, RequirementKind};
+pub(crate) use requirement::{id_tokens, names_id};
 
 pub(crate) use markdown::unfenced_lines;
 use sections::{Collector, merge_acceptance, section_text};

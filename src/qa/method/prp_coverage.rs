@@ -9,12 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use regex::Regex;
-
 use super::files::{extension, is_test_path, read_text, walk};
 use super::{EarlierCheck, Ended};
-use super::{MethodContext, MethodOutcome, measured, regex, test_definitions};
-use crate::prp::{Prp, Requirement, RequirementKind};
+use super::{MethodContext, MethodOutcome, measured, test_definitions};
+use crate::prp::{Prp, Requirement, RequirementKind, id_tokens, names_id};
 use crate::qa::metrics::{Metrics, Outcome};
 use crate::qa::table_cell::cell;
 
@@ -26,24 +24,17 @@ const PROSE_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc"];
 #[derive(Debug, Clone)]
 pub struct AcceptanceId {
     id: String,
-    pattern: Regex,
+    /// The id's words, as [`names_id`] compares them.
+    tokens: Vec<String>,
 }
 
 impl AcceptanceId {
-    /// The pattern of `id`.
+    /// The matcher of `id`: the same rule as a requirement's test names
+    /// ([`crate::prp::Requirement::is_named_by`]).
     pub fn new(id: &str) -> AcceptanceId {
-        let parts: Vec<String> = id
-            .split(['-', '.', '_'])
-            .filter(|part| !part.is_empty())
-            .map(regex::escape)
-            .collect();
-        let pattern = format!(
-            r"(?i)(?:^|[^a-z0-9]){}(?:$|[^a-z0-9_.-]|[_.-](?:$|[^0-9]))",
-            parts.join("[-_.]")
-        );
         AcceptanceId {
             id: id.to_owned(),
-            pattern: regex(&pattern),
+            tokens: id_tokens(id),
         }
     }
 
@@ -54,7 +45,7 @@ impl AcceptanceId {
 
     /// Whether `text` (a file, a test's name) names the id.
     pub fn is_named_in(&self, text: &str) -> bool {
-        self.pattern.is_match(text)
+        names_id(&self.tokens, text)
     }
 }
 
