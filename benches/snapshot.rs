@@ -109,7 +109,7 @@ fn main() {
         timed("frozen-file comparison (blob ids)", count, || {
             snapshots.files(&changed).expect("files").len()
         });
-        snapshots.remove_refs().expect("remove refs");
+        snapshots.remove_snapshot_refs().expect("remove refs");
     }
     if let Some(peak) = peak_rss_kib() {
         println!("peak RSS {} MiB", peak / 1024);

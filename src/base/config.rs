@@ -49,6 +49,12 @@ pub struct Config {
     pub breaker: BreakerConfig,
     /// What happens to a run's snapshots when it ends.
     pub snapshots: SnapshotRetention,
+    /// `[run] keep_worktrees = true`: a run's worktree stays when it ships or is aborted (an
+    /// escalated run's always stays, for the human).
+    pub keep_worktrees: bool,
+    /// `[run] setup`: shell commands run once in a new worktree before the first agent (an
+    /// install, say), in the environment of the checks.
+    pub setup: Vec<String>,
     /// `[run] green_may_add_tests = true`: GREEN may add new test modules in its first attempt
     /// too (they freeze when GREEN ends); by default only after a REJECT.
     pub green_may_add_tests: bool,
@@ -185,6 +191,8 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawRun {
     keep_snapshots: Option<bool>,
+    keep_worktrees: Option<bool>,
+    setup: Option<Vec<String>>,
     green_may_add_tests: Option<bool>,
 }
 
@@ -304,6 +312,12 @@ impl Config {
                 .as_ref()
                 .and_then(|run| run.green_may_add_tests)
                 .unwrap_or(false),
+            keep_worktrees: raw
+                .run
+                .as_ref()
+                .and_then(|run| run.keep_worktrees)
+                .unwrap_or(false),
+            setup: setup(path, text, raw.run.as_ref().and_then(|run| run.setup.clone()))?,
             gate: gate::settings(path, text, raw.commands, raw.checks)?,
             ship: ship::ship(path, text, raw.ship.unwrap_or_default())?,
             memory: memory::memory(path, text, raw.memory.unwrap_or_default())?,
@@ -351,6 +365,21 @@ fn qa(path: &Path, text: &str, raw: RawQa) -> Result<QaConfig, ConfigError> {
         grace: duration(path, text, "grace", raw.grace)?.unwrap_or(defaults.grace),
         junit: junit::pattern(path, text, raw.junit)?,
     })
+}
+
+/// `[run] setup`: each command a non-empty line of shell.
+fn setup(path: &Path, text: &str, raw: Option<Vec<String>>) -> Result<Vec<String>, ConfigError> {
+    let commands = raw.unwrap_or_default();
+    if commands.iter().any(|command| command.trim().is_empty()) {
+        return Err(ConfigError::at_key(
+            path,
+            text,
+            "[run]",
+            "setup",
+            "`setup` holds an empty command; expected shell commands such as [\"npm ci\"]",
+        ));
+    }
+    Ok(commands)
 }
 
 fn guardrails(path: &Path, text: &str, raw: RawGuardrails) -> Result<Guardrails, ConfigError> {

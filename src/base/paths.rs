@@ -25,40 +25,16 @@ impl SessionPaths {
         &self.root
     }
 
-    /// The current run's record.
-    pub fn state(&self) -> PathBuf {
-        self.root.join("state.json")
-    }
-
-    /// `{attempt, last_verdict, report_path}` as in the seed.
-    pub fn qa_state(&self) -> PathBuf {
-        self.root.join("qa-state.json")
-    }
-
-    /// Breaker states and their transition history.
-    pub fn circuit_breaker(&self) -> PathBuf {
-        self.root.join("circuit-breaker.json")
-    }
-
-    /// Every status block prpd printed or read, appended.
+    /// Every status block a standalone `prpd qa` printed, appended (a run keeps its own:
+    /// [`RunPaths::phase_status_log`]).
     pub fn phase_status_log(&self) -> PathBuf {
         self.root.join("phase-status.log")
     }
 
-    /// Present while a human asked the running prpd to abort its run.
-    pub fn abort_request(&self) -> PathBuf {
-        self.root.join("abort-requested")
-    }
-
-    /// Held (with `flock`) by the one prpd process that drives this repository's run.
+    /// Held (with `flock`) by the daemon of this repository for its whole life: a second
+    /// `prpd watch` is refused. Each run has its own lock besides ([`RunPaths::lock`]).
     pub fn lock(&self) -> PathBuf {
         self.root.join("prpd.lock")
-    }
-
-    /// The process group of the running agent, recorded so that a prpd started after a kill -9
-    /// can stop an agent its predecessor left running.
-    pub fn agent_group(&self) -> PathBuf {
-        self.root.join("agent.pgid")
     }
 
     /// The PRPs waiting for a run of the daemon (`prpd queue`), oldest first.
@@ -106,11 +82,61 @@ impl SessionPaths {
         self.runs().join(run_id)
     }
 
+    /// The state files of one run.
+    pub fn run(&self, run_id: &str) -> RunPaths {
+        RunPaths {
+            dir: self.run_dir(run_id),
+        }
+    }
+
+    /// The ids of every run that has a record, oldest first (ids sort by time).
+    pub fn run_ids(&self) -> std::io::Result<Vec<String>> {
+        let entries = match std::fs::read_dir(self.runs()) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => return Err(error),
+        };
+        let mut ids = Vec::new();
+        for entry in entries {
+            let entry = entry?;
+            if entry.path().join(RECORD_FILE).is_file()
+                && let Some(id) = entry.file_name().to_str()
+            {
+                ids.push(id.to_owned());
+            }
+        }
+        ids.sort();
+        Ok(ids)
+    }
+
     /// Creates `.prp-session/` and keeps it out of git through `.git/info/exclude`, so that
     /// prpd's own files never show up as changes of the target repository.
     pub fn ensure(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.root)?;
+        self.move_single_run_record()?;
         self.exclude(&format!("/{SESSION_DIR}/"))
+    }
+
+    /// Moves the record an earlier prpd kept at `.prp-session/state.json` (one run per
+    /// repository) to its run's folder, where every run's record lives now.
+    fn move_single_run_record(&self) -> std::io::Result<()> {
+        let old = self.root.join(RECORD_FILE);
+        let Ok(text) = std::fs::read_to_string(&old) else {
+            return Ok(());
+        };
+        let run_id = serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|value| value.get("run_id")?.as_str().map(str::to_owned))
+            .filter(|id| !id.is_empty() && !id.contains(['/', '.']));
+        let Some(run_id) = run_id else {
+            return Ok(());
+        };
+        let new = self.run(&run_id).record();
+        if new.exists() {
+            return Ok(());
+        }
+        std::fs::create_dir_all(self.run_dir(&run_id))?;
+        std::fs::rename(old, new)
     }
 
     /// Adds `pattern` to the repository's `.git/info/exclude` unless a line already says it:
@@ -137,6 +163,64 @@ impl SessionPaths {
     }
 }
 
+/// The name of a run's record in its folder.
+const RECORD_FILE: &str = "state.json";
+
+/// The state files of one run, in its folder `.prp-session/runs/<id>/`: each run has its own
+/// record, breakers, lock and abort request, so several runs of one repository never share one.
+#[derive(Debug, Clone)]
+pub struct RunPaths {
+    dir: PathBuf,
+}
+
+impl RunPaths {
+    /// The run's folder: its record, reports and iterations.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The run's record (`run/record.rs`).
+    pub fn record(&self) -> PathBuf {
+        self.dir.join(RECORD_FILE)
+    }
+
+    /// `{attempt, last_verdict, report_path}` as in the seed.
+    pub fn qa_state(&self) -> PathBuf {
+        self.dir.join("qa-state.json")
+    }
+
+    /// Breaker states and their transition history.
+    pub fn circuit_breaker(&self) -> PathBuf {
+        self.dir.join("circuit-breaker.json")
+    }
+
+    /// Every status block prpd printed or read in this run, appended.
+    pub fn phase_status_log(&self) -> PathBuf {
+        self.dir.join("phase-status.log")
+    }
+
+    /// Present while a human asked the prpd driving this run to abort it.
+    pub fn abort_request(&self) -> PathBuf {
+        self.dir.join("abort-requested")
+    }
+
+    /// Held (with `flock`) by the one prpd process that drives this run.
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join("run.lock")
+    }
+
+    /// The process group of the run's agent, recorded so that a prpd started after a kill -9
+    /// can stop an agent its predecessor left running.
+    pub fn agent_group(&self) -> PathBuf {
+        self.dir.join("agent.pgid")
+    }
+
+    /// The run's own git index, through which its snapshots are built.
+    pub fn snapshot_index(&self) -> PathBuf {
+        self.dir.join("snapshot.index")
+    }
+}
+
 /// The git directory of `repo`: `.git` itself, or the directory a `.git` file points to
 /// (worktrees and submodules).
 fn git_dir(repo: &Path) -> Option<PathBuf> {
@@ -149,12 +233,18 @@ fn git_dir(repo: &Path) -> Option<PathBuf> {
     Some(repo.join(target))
 }
 
-/// An id that sorts by time: `<kind>-<UTC timestamp>-<pid>` (`run-…`, `qa-…`).
+/// An id that sorts by time: `<kind>-<UTC timestamp>-<pid>` (`run-…`, `qa-…`), with a counter
+/// after the first of the process (a daemon starts several runs in one second).
 pub fn new_run_id(kind: &str) -> String {
+    static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .replace([':', '-'], "");
-    format!("{kind}-{stamp}-{}", std::process::id())
+    let pid = std::process::id();
+    match MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+        0 => format!("{kind}-{stamp}-{pid}"),
+        made => format!("{kind}-{stamp}-{pid}-{made}"),
+    }
 }
 
 #[cfg(test)]

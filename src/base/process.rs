@@ -28,8 +28,10 @@ mod group;
 #[cfg(test)]
 pub(crate) mod group_probe;
 mod output;
+pub mod owner;
 mod program;
 mod service;
+pub mod slots;
 
 use std::fmt;
 use std::os::unix::process::ExitStatusExt;
@@ -258,6 +260,26 @@ fn fresh_directory(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(path)
 }
 
+/// `env` with the run's id (`owner.rs`) when the process is started for a run.
+fn with_run_id(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
+    if let Some(run_id) = owner::current()
+        && !env.iter().any(|(name, _)| name == owner::RUN_ID_VARIABLE)
+    {
+        env.push((owner::RUN_ID_VARIABLE.to_owned(), run_id));
+    }
+    env
+}
+
+/// Waits for a slot (`slots.rs`): agents run with an allow-list environment, measurements in
+/// theirs; nothing else waits.
+async fn take_slot(policy: &EnvPolicy) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    match policy {
+        EnvPolicy::Measurement { .. } => slots::take(slots::Kind::Check).await,
+        EnvPolicy::AllowList(_) => slots::take(slots::Kind::Agent).await,
+        EnvPolicy::WithoutSecrets => None,
+    }
+}
+
 /// Runs `spec` to completion: see the module docs for the timeout, grace and cleanup rules.
 pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     let Spec {
@@ -274,8 +296,9 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         group_file,
     } = spec;
     let command_line = program.to_string();
+    let _slot = take_slot(&env_policy).await;
 
-    let mut command = build_command(&program, &cwd, &env, &env_policy)?;
+    let mut command = build_command(&program, &cwd, &with_run_id(env), &env_policy)?;
     let log = create_log(&log_path)?;
     let capture_error = |source| ProcessError::Capture {
         command: command_line.clone(),

@@ -142,10 +142,11 @@ pub(super) fn run(dir: Option<&Path>, output: Output, no_run: bool) -> anyhow::R
     };
     // The demo never talks to GitHub, whatever token the environment holds.
     let start = session::Start {
-        dirty: session::DirtyTree::Refuse,
+        place: session::Place::Worktree { base: None },
         delivery: Delivery::DryRun,
     };
-    let Some(record) = foreground::drive(session::run(&options, &dir.join(PRP), start))? else {
+    let Some(record) = foreground::drive(session::run(&options, &dir.join(PRP), start, None))?
+    else {
         return Ok(ExitCode::NotShipped);
     };
     match output {
@@ -172,15 +173,21 @@ fn produced(dir: &Path, record: &RunRecord) -> String {
     let mut lines: Vec<(&str, String)> = vec![(
         "repository",
         format!(
-            "{} (the feature is in the working tree: `git diff` shows it)",
+            "{} (the run worked in a worktree of its own: your working tree is as it was)",
             dir.display()
         ),
     )];
+    if let Some(worktree) = record.worktree.as_ref().filter(|path| path.exists()) {
+        lines.push(("worktree", worktree.display().to_string()));
+    }
     if let (Some(branch), Some(commit)) = (&ship.branch, &ship.commit) {
         let short: String = commit.chars().take(7).collect();
         lines.push((
             "branch",
-            format!("{branch} at {short} (its commit holds what QA approved, on your last commit)"),
+            format!(
+                "{branch} at {short} (the feature: `git -C {} show {branch}`)",
+                dir.display()
+            ),
         ));
     }
     lines.push((
@@ -217,7 +224,7 @@ fn produced(dir: &Path, record: &RunRecord) -> String {
         "status log",
         format!(
             "{} (every status block, the agents' and prpd's)",
-            session.phase_status_log().display()
+            session.run(&record.run_id).phase_status_log().display()
         ),
     ));
     lines.push((

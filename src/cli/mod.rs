@@ -218,10 +218,19 @@ pub struct RunArgs {
     pub prp: PathBuf,
     #[command(flatten)]
     pub drive: DriveArgs,
-    /// Start although the working tree has uncommitted changes: they become part of the run's
-    /// starting point and stay out of the pull request (without it, prpd lists them and stops).
+    /// Work in your working tree instead of a worktree of the run's own (the run then needs a
+    /// clean tree, and one run at a time works in place).
+    #[arg(long)]
+    pub in_place: bool,
+    /// With --in-place: start although the working tree has uncommitted changes; they become
+    /// part of the run's starting point and stay out of the pull request (without it, prpd
+    /// lists them and stops). A run in its own worktree never looks at your changes.
     #[arg(long)]
     pub allow_dirty: bool,
+    /// The commit the run's worktree starts from: a branch, tag or commit (default: what HEAD
+    /// names now). The pull request's base is that branch.
+    #[arg(long, value_name = "REF", conflicts_with = "in_place")]
+    pub base: Option<String>,
     /// Ship only locally: commit, branch, push when `[ship] remote` is a local path, and write
     /// the pull request's title and body to `.prp-session/runs/<id>/pr.md`; no network, no token.
     #[arg(long)]
@@ -230,6 +239,8 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
+    /// The run to show in full (default: the latest unfinished run, else the latest run).
+    pub run: Option<String>,
     #[command(flatten)]
     pub repo: RepoArgs,
     /// Print the summary as JSON.
@@ -250,7 +261,7 @@ pub struct DiffArgs {
 
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
-    /// The run to resume (default: the current run).
+    /// The run to resume (default: the only unfinished run).
     pub run: Option<String>,
     /// Continue although `prpd.toml`, `qa-checklist.yml`, `qa-tools-mapping.yml` or
     /// `.prpd/prompts/` changed since the run started (recorded in the run's summary).
@@ -262,7 +273,7 @@ pub struct ResumeArgs {
 
 #[derive(Debug, Args)]
 pub struct AbortArgs {
-    /// The run to abort (default: the current run).
+    /// The run to abort (default: the only unfinished run).
     pub run: Option<String>,
     #[command(flatten)]
     pub repo: RepoArgs,
@@ -325,12 +336,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
+            let place = if args.in_place {
+                session::Place::InPlace {
+                    dirty: if args.allow_dirty {
+                        session::DirtyTree::Allow
+                    } else {
+                        session::DirtyTree::Refuse
+                    },
+                }
+            } else {
+                session::Place::Worktree {
+                    base: args.base.clone(),
+                }
+            };
             let start = session::Start {
-                dirty: if args.allow_dirty {
-                    session::DirtyTree::Allow
-                } else {
-                    session::DirtyTree::Refuse
-                },
+                place,
                 delivery: if args.dry_run {
                     Delivery::DryRun
                 } else {
@@ -339,7 +359,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             foreground::drive_in_foreground(
                 args.drive.json,
-                session::run(&options, &args.prp, start),
+                session::run(&options, &args.prp, start, None),
             )
         }
         Command::Status(args) => status(&args),
@@ -372,6 +392,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     } else {
                         InputChanges::Refuse
                     },
+                    session::Resumption::Human,
                 ),
             )
         }
@@ -441,7 +462,35 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         Some(daemon) => daemon.queue.clone(),
         None => watch::saved_queue(&repo)?,
     };
-    let Some(record) = session::status(&repo)? else {
+    let listed = session::status(&repo)?;
+    let lines: Vec<status::RunLine> = listed
+        .iter()
+        .map(|run| {
+            status::RunLine::of(
+                &run.run_id,
+                run.record.as_ref().map_err(ToString::to_string),
+            )
+        })
+        .collect();
+    let unfinished = |run: &session::Listed| {
+        run.record.as_ref().map_or(true, |record| !record.is_finished())
+    };
+    let shown = match &args.run {
+        Some(asked) => Some(
+            listed
+                .iter()
+                .position(|run| &run.run_id == asked)
+                .ok_or_else(|| session::SessionError::NoSuchRun {
+                    run_id: asked.clone(),
+                    repo: repo.clone(),
+                })?,
+        ),
+        None => listed
+            .iter()
+            .rposition(unfinished)
+            .or(listed.len().checked_sub(1)),
+    };
+    let Some(shown) = shown.and_then(|index| listed.into_iter().nth(index)) else {
         if args.json && daemon.is_none() && queue.is_empty() {
             println!("null");
         } else if args.json {
@@ -455,7 +504,16 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::Success);
     };
-    let status = status::Status::of(&repo, &record, daemon, queue)?;
+    let record = match shown.record {
+        Ok(record) => record,
+        Err(refused) => {
+            if !args.json {
+                print!("{}", status::run_table(&lines));
+            }
+            return Err(refused.into());
+        }
+    };
+    let status = status::Status::of(&repo, &record, daemon, queue, lines)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut stdout, &status)?;

@@ -1,7 +1,9 @@
-//! `prpd status`: the current run at a glance — which run and PRP, where it stands (phase,
-//! iteration of this visit, QA attempt), whether a prpd is driving it right now or it was
-//! interrupted (a live lock holder, not a leftover lock file), the breakers, the last verdict
-//! with its blocking items, what the agents cost, and where the reports are.
+//! `prpd status`: every run of the repository in one table (id, PRP, state, QA attempt,
+//! worktree, cost so far; a record prpd cannot vouch for is named as refused), then one run at
+//! a glance — which run and PRP, where it stands (phase, iteration of this visit, QA attempt),
+//! whether a prpd is driving it right now or it was interrupted (a live lock holder, not a
+//! leftover lock file), the breakers, the last verdict with its blocking items, what the agents
+//! cost, its worktree, and where the reports are.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -59,10 +61,86 @@ pub struct Status {
     pub qa_report: Option<PathBuf>,
     /// The dry-run pull request, once SHIP wrote it.
     pub pull_request: Option<PathBuf>,
+    /// The run's worktree, while it is there (`None`: it ran in place, or the worktree went
+    /// with the run's end).
+    pub worktree: Option<PathBuf>,
     /// The daemon (`prpd watch`) of the repository, when one runs.
     pub daemon: Option<DaemonView>,
     /// The PRPs waiting for a run of the daemon.
     pub queue: Vec<PathBuf>,
+    /// Every run of the repository, oldest first.
+    pub runs: Vec<RunLine>,
+}
+
+/// One run in the table of `prpd status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLine {
+    pub run_id: String,
+    pub prp: Option<PathBuf>,
+    /// `GREEN`, `ESCALATED`, `SHIPPED`, …, or `REFUSED`.
+    pub state: String,
+    pub attempt: Option<u32>,
+    pub worktree: Option<PathBuf>,
+    pub cost_usd: Option<f64>,
+    /// Why prpd does not trust the run's record (it names the file).
+    pub refused: Option<String>,
+}
+
+impl RunLine {
+    /// The line of run `run_id`, from its record or the reason it was refused.
+    pub fn of(run_id: &str, record: Result<&RunRecord, String>) -> RunLine {
+        match record {
+            Ok(record) => {
+                let summary = Summary::of(record);
+                RunLine {
+                    run_id: run_id.to_owned(),
+                    prp: Some(record.prp.clone()),
+                    state: summary.state,
+                    attempt: Some(summary.attempt),
+                    worktree: record.worktree.clone().filter(|path| path.exists()),
+                    cost_usd: Some(summary.cost_usd),
+                    refused: None,
+                }
+            }
+            Err(refused) => RunLine {
+                run_id: run_id.to_owned(),
+                prp: None,
+                state: "REFUSED".to_owned(),
+                attempt: None,
+                worktree: None,
+                cost_usd: None,
+                refused: Some(refused),
+            },
+        }
+    }
+}
+
+/// The table of every run, as `prpd status` prints it.
+pub fn run_table(runs: &[RunLine]) -> String {
+    let mut out = String::from("Runs:\n");
+    for line in runs {
+        match &line.refused {
+            Some(why) => {
+                let _ = writeln!(out, "  {}  REFUSED: {why}", line.run_id);
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  {}  {}  {}  QA attempt {}  ${:.4}{}",
+                    line.run_id,
+                    line.prp.as_deref().unwrap_or(Path::new("?")).display(),
+                    line.state,
+                    line.attempt.unwrap_or(0),
+                    line.cost_usd.unwrap_or(0.0),
+                    line.worktree
+                        .as_ref()
+                        .map_or_else(String::new, |path| format!("  {}", path.display()))
+                );
+            }
+        }
+    }
+    out.push('\n');
+    out
 }
 
 /// The iteration a run continues with.
@@ -80,14 +158,15 @@ impl Status {
         record: &RunRecord,
         daemon: Option<DaemonView>,
         queue: Vec<PathBuf>,
+        runs: Vec<RunLine>,
     ) -> Result<Status, lock::LockError> {
         let session = SessionPaths::new(repo);
         let holder = match &daemon {
-            Some(daemon) if daemon.driving => Holder::Process {
+            Some(daemon) if daemon.driving.contains(&record.run_id) => Holder::Process {
                 pid: daemon.pid.to_string(),
             },
             Some(_) => Holder::Nobody,
-            None => lock::holder(&session.lock())?,
+            None => lock::holder(&session.run(&record.run_id).lock())?,
         };
         let pull_request = session.run_dir(&record.run_id).join("pr.md");
         Ok(Status {
@@ -109,15 +188,17 @@ impl Status {
                 .find_map(|verdict| verdict.report.clone())
                 .or_else(|| record.last_qa_report.clone()),
             pull_request: pull_request.is_file().then_some(pull_request),
+            worktree: record.worktree.clone().filter(|path| path.exists()),
             daemon,
             queue,
+            runs,
         })
     }
 
     /// The text `prpd status` prints.
     pub fn render(&self, record: &RunRecord) -> String {
         let summary = &self.summary;
-        let mut out = String::new();
+        let mut out = run_table(&self.runs);
         let _ = writeln!(out, "Run:          {}", summary.run_id);
         let _ = writeln!(out, "PRP:          {}", self.prp.display());
         let _ = writeln!(out, "State:        {}", self.state_line());
@@ -173,6 +254,9 @@ impl Status {
             }
         }
         let _ = writeln!(out, "Usage:        {}", usage(summary));
+        if let Some(path) = &self.worktree {
+            let _ = writeln!(out, "Worktree:     {}", path.display());
+        }
         if let Some(path) = &self.qa_report {
             let _ = writeln!(out, "QA report:    {}", path.display());
         }
@@ -248,14 +332,14 @@ pub fn daemon_lines(daemon: Option<&DaemonView>, queue: &[PathBuf]) -> String {
         }
         Some(daemon) => {
             let _ = writeln!(out, "Daemon:       pid {}, {}", daemon.pid, daemon.activity);
-            if let Some(blocked) = &daemon.blocked {
-                let _ = writeln!(out, "Blocked:      {blocked}");
+            for (run_id, blocked) in &daemon.blocked {
+                let _ = writeln!(out, "Blocked:      {run_id}: {blocked}");
             }
-            if let Some(at) = daemon.cooldown_ends_at {
+            for (run_id, at) in &daemon.cooldown_ends_at {
                 let _ = writeln!(
                     out,
-                    "Cooldown:     the open breaker gets a probe iteration at {}",
-                    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(at))
+                    "Cooldown:     {run_id}: the open breaker gets a probe iteration at {}",
+                    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(*at))
                 );
             }
             if let Some(report) = &daemon.last_report {

@@ -82,7 +82,8 @@ fn tasks_file(repo: &Path, given: Option<&Path>) -> anyhow::Result<PathBuf> {
     if tasks.is_file() {
         return Ok(tasks);
     }
-    if let Some(record) = session::status(repo)? {
+    let runs = session::status(repo)?;
+    if let Some(record) = runs.iter().rev().find_map(|listed| listed.record.as_ref().ok()) {
         let prp = repo.join(&record.prp);
         if prp.is_file() {
             return Ok(prp);

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use crate::base::exit::ExitCode;
 use crate::base::paths::SessionPaths;
 use crate::run::driver::unix_now;
-use crate::run::session;
+use crate::run::{session, worktree};
 pub(super) use crate::watch::control::Request;
 use crate::watch::control::{self, Reply};
 use crate::watch::daemon::{self, Daemon};
@@ -70,7 +70,13 @@ pub(super) fn queue(repo: &Path, prp: Option<&Path>, json: bool) -> anyhow::Resu
                 .with_context(|| format!("failed to create {}", session.root().display()))?;
             let mut queue = Queue::load(&session.queue())?;
             let message = match &relative {
-                Some(prp) if queue.push(prp, unix_now()) => {
+                Some(prp)
+                    if queue.push(
+                        prp,
+                        unix_now(),
+                        worktree::resolve_base(repo, None).ok().map(|base| base.commit),
+                    ) =>
+                {
                     queue.save(&session.queue())?;
                     format!(
                         "{} queued; no daemon runs: `prpd watch` starts it",

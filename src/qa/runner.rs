@@ -300,7 +300,7 @@ async fn run_batch(
         let detection = Arc::clone(detection);
         let permits = Arc::clone(&permits);
         let trace = Arc::clone(trace);
-        tasks.spawn(async move {
+        tasks.spawn(crate::base::process::owner::carried(async move {
             let _permit = permits.acquire_owned().await;
             let id = spec.id.clone();
             (
@@ -308,7 +308,7 @@ async fn run_batch(
                 id,
                 run_check(&request, &detection, &spec, trace.as_ref().as_ref()).await,
             )
-        });
+        }));
     }
     let mut results = BTreeMap::new();
     while let Some(joined) = tasks.join_next().await {

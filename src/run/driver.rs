@@ -35,9 +35,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::base::config::{Config, SnapshotRetention};
+use crate::base::config::Config;
 use crate::base::files;
-use crate::base::paths::SessionPaths;
+use crate::base::paths::{RunPaths, SessionPaths};
 use crate::base::phase::Phase;
 use crate::base::process::ProcessError;
 use crate::prp::Prp;
@@ -122,7 +122,10 @@ pub enum DriveError {
 /// Everything a run needs besides its record.
 #[derive(Debug)]
 pub struct Context {
+    /// The tree the run works in: its worktree, or the user's working tree for a run in place.
     pub repo: PathBuf,
+    /// The user's repository, where prpd's state (`session`) and memory live.
+    pub home: PathBuf,
     pub session: SessionPaths,
     pub config: Config,
     pub checklist: Checklist,
@@ -220,14 +223,14 @@ impl Driver {
     fn save(&mut self) -> Result<(), DriveError> {
         let elapsed = self.session_start.elapsed().as_secs();
         self.record.usage.active_seconds = self.active_base + elapsed;
-        let path = self.context.session.state();
+        let path = self.paths().record();
         let json = self.record.to_json(&path)?;
-        // Sealed before it is written (see run/snapshot/seal.rs). A finished run's refs are
-        // gone unless the config keeps them; kept, its last record is sealed alone.
-        if !self.record.is_finished() {
-            self.snapshots()?.seal_record(json.as_bytes())?;
-        } else if self.context.config.snapshots == SnapshotRetention::Keep {
+        // Sealed before it is written (see run/snapshot/seal.rs); a finished run's last record
+        // is sealed alone.
+        if self.record.is_finished() {
             self.snapshots()?.seal_final_record(json.as_bytes())?;
+        } else {
+            self.snapshots()?.seal_record(json.as_bytes())?;
         }
         RunRecord::write(&path, &json)?;
         Ok(())
@@ -236,13 +239,18 @@ impl Driver {
     /// Whether a human asked (through `prpd abort`) to abort this run; the request names the
     /// run, so a stale request for another run is ignored.
     fn take_abort_request(&self) -> bool {
-        let request = self.context.session.abort_request();
+        let request = self.paths().abort_request();
         std::fs::read_to_string(&request).is_ok_and(|run_id| run_id.trim() == self.record.run_id)
             && std::fs::remove_file(&request).is_ok()
     }
 
     fn run_dir(&self) -> PathBuf {
         self.context.session.run_dir(&self.record.run_id)
+    }
+
+    /// The run's own state files.
+    fn paths(&self) -> RunPaths {
+        self.context.session.run(&self.record.run_id)
     }
 
     async fn carry_out(&mut self, effect: &Effect) -> Result<Option<Event>, DriveError> {
@@ -316,7 +324,7 @@ impl Driver {
 
     fn write_breakers(&self) -> Result<(), DriveError> {
         write_json(
-            &self.context.session.circuit_breaker(),
+            &self.paths().circuit_breaker(),
             &serde_json::json!({
                 "run_id": self.record.run_id,
                 "breakers": self.record.breakers,

@@ -27,3 +27,4 @@ pub mod proof;
 pub mod record;
 pub mod session;
 pub mod snapshot;
+pub mod worktree;

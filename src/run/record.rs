@@ -1,7 +1,8 @@
 //! The persisted record of a run: everything needed to continue it after any stop, kill -9
 //! included (DESIGN §2, §11).
 //!
-//! The record is written atomically (temporary file, fsync, rename) to `.prp-session/state.json`
+//! The record is written atomically (temporary file, fsync, rename) to
+//! `.prp-session/runs/<id>/state.json`
 //! *before* the effects of a transition are carried out: the effects still to do are part of
 //! it (`pending`). The driver removes an effect only after carrying it out, and every effect can
 //! be carried out again on resume (an interrupted iteration is run again with the same number).
@@ -28,8 +29,9 @@ use crate::ship::github::{IssueRef, PullRequest, RemoteChecks};
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
 /// From version 3 an unfinished run's record is always sealed (`run/snapshot/seal.rs`), and
-/// `prpd resume` refuses one without its seal.
-pub const RECORD_VERSION: u32 = 3;
+/// `prpd resume` refuses one without its seal; from version 4 every record is, finished ones
+/// too, each run has its own record file, and a run works in a worktree of its own.
+pub const RECORD_VERSION: u32 = 4;
 
 /// One run of one PRP.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -40,6 +42,9 @@ pub struct RunRecord {
     pub prp: PathBuf,
     /// When the run started (seconds since the Unix epoch).
     pub started_at: u64,
+    /// The run's own worktree (`run/worktree.rs`); `None`: the run works in the user's working
+    /// tree (`prpd run --in-place`).
+    pub worktree: Option<PathBuf>,
     pub machine: PhaseMachine,
     /// Effects decided but not yet carried out, in order.
     pub pending: Vec<Effect>,
@@ -346,6 +351,7 @@ impl RunRecord {
             run_id,
             prp,
             started_at,
+            worktree: None,
             machine,
             pending,
             breakers,

@@ -1,13 +1,16 @@
 //! A repository's session: what `prpd run`, `prpd resume`, `prpd abort` and `prpd status` do
-//! with the state in `.prp-session/`. It takes the lock, loads and validates everything a run
-//! needs *before* anything starts (a bad config or PRP is refused up front), then hands the
-//! run to the [`Driver`].
+//! with the state in `.prp-session/`. A run gets its own worktree (`run/worktree.rs`) unless it
+//! works in place; the session takes the run's lock, loads and validates everything the run
+//! needs *before* anything starts (a bad config or PRP is refused up front), then hands the run
+//! to the [`Driver`]. Several runs of one repository may be unfinished at once: each has its
+//! own record, lock and worktree, and a command that acts on one run takes its id, or picks
+//! the only unfinished run, or says which to name.
 
 use std::path::{Path, PathBuf};
 
 use crate::base::config::{Config, SnapshotRetention};
 use crate::base::config_file::{self, ConfigError};
-use crate::base::lock::{LockError, SessionLock};
+use crate::base::lock::{self, Holder, LockError, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::prp::{self, PrpError};
 use crate::qa::command::CommandKind;
@@ -19,6 +22,7 @@ use crate::run::machine::Event;
 use crate::run::prompt::{self, PromptError};
 use crate::run::record::{Delivery, RunError, RunRecord};
 use crate::run::snapshot::{SnapshotError, Snapshots};
+use crate::run::worktree::{self, WorktreeError};
 use crate::ship;
 use crate::ship::git::ShipError;
 
@@ -42,27 +46,49 @@ pub enum SessionError {
         source: MissingCommand,
     },
     #[error(
-        "run {run_id} ({state}) is not finished; continue it with `prpd resume` or end it with `prpd abort` before starting another"
+        "run {run_id} works in place in {} and is not finished: two runs cannot share your \
+         working tree; continue it with `prpd resume {run_id}` or end it with `prpd abort \
+         {run_id}`, or start this one in a worktree of its own (without --in-place)",
+        repo.display()
     )]
-    RunInProgress { run_id: String, state: String },
+    InPlaceBusy { run_id: String, repo: PathBuf },
     #[error("there is no run to {action} in {}", repo.display())]
     NoRun { action: &'static str, repo: PathBuf },
     #[error(
-        "{} was changed since prpd last wrote it: run {run_id} does not continue from a record \
-         prpd did not write (an agent may have edited it); end the run with `prpd abort`",
+        "{} runs of {} could be meant: {}; name one, as in `prpd {action} {}`",
+        runs.len(),
+        repo.display(),
+        runs.join(", "),
+        runs.first().map_or("", String::as_str)
+    )]
+    WhichRun {
+        action: &'static str,
+        repo: PathBuf,
+        runs: Vec<String>,
+    },
+    #[error("{} has no run {run_id} (`prpd status` lists the runs)", repo.display())]
+    NoSuchRun { run_id: String, repo: PathBuf },
+    #[error(
+        "{} was changed since prpd last wrote it: prpd does not trust a record it did not write \
+         (an agent may have edited it); end run {run_id} with `prpd abort {run_id}`",
         path.display()
     )]
     RecordChanged { run_id: String, path: PathBuf },
     #[error(
-        "{} has no seal: prpd seals every record of an unfinished run on \
-         refs/prpd/{run_id}/record, and that ref is gone (an agent may have deleted it along with \
-         editing the file); run {run_id} does not continue from a record prpd cannot vouch for; \
-         end the run with `prpd abort`",
+        "{} has no seal: prpd seals every record it writes on refs/prpd/{run_id}/record, and \
+         that ref is gone (an agent may have deleted it along with editing the file); prpd does \
+         not trust a record it cannot vouch for; end run {run_id} with `prpd abort {run_id}`",
         path.display()
     )]
     RecordUnsealed { run_id: String, path: PathBuf },
-    #[error("the current run is {current}, not {asked}")]
-    OtherRun { current: String, asked: String },
+    #[error(transparent)]
+    Worktree(#[from] WorktreeError),
+    #[error(
+        "the worktree of run {run_id} ({}) is gone: the run's work was there; end the run with \
+         `prpd abort {run_id}`",
+        path.display()
+    )]
+    WorktreeGone { run_id: String, path: PathBuf },
     #[error("run {run_id} is {state}: there is nothing to {action}")]
     Finished {
         run_id: String,
@@ -117,22 +143,30 @@ pub enum SessionError {
     },
 }
 
-/// What `prpd run` does with a working tree that holds uncommitted changes.
+/// Where a run works.
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A worktree of its own, checked out at `base` (a revision of the repository; `None`: the
+    /// commit `HEAD` names now). The user's working tree is never touched.
+    Worktree { base: Option<String> },
+    /// The user's working tree (`prpd run --in-place`), which must be clean unless `dirty`
+    /// allows it.
+    InPlace { dirty: DirtyTree },
+}
+
+/// What an in-place run does with a working tree that holds uncommitted changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DirtyTree {
     /// Refuse to start, listing them (the default).
     Refuse,
     /// `--allow-dirty`: start; they are part of the run's base and stay out of the PR.
     Allow,
-    /// The daemon: changes under this folder (relative to the repository: the PRPs a user
-    /// dropped) are allowed like `Allow` allows them; any other change refuses the start.
-    AllowUnder(PathBuf),
 }
 
 /// How `prpd run` starts a run, besides the options every command shares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Start {
-    pub dirty: DirtyTree,
+    pub place: Place,
     /// `--dry-run`: SHIP does only the local steps.
     pub delivery: Delivery,
 }
@@ -162,58 +196,79 @@ pub enum SessionFailure {
 /// Options of `prpd run` and `prpd resume`.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The user's repository: where `.prp-session/` lives.
     pub repo: PathBuf,
     pub config: Option<PathBuf>,
     pub output: Output,
 }
 
-/// Takes the repository's lock (`prpd run`, `resume` and `abort` take it for one command; the
-/// daemon for its whole life), after creating `.prp-session/`.
+/// Takes the repository's daemon lock (`prpd watch` holds it for its whole life: one daemon
+/// per repository), after creating `.prp-session/`.
 pub fn lock(repo: &Path) -> Result<SessionLock, SessionFailure> {
     let session = SessionPaths::new(repo);
     prepare(&session)?;
     Ok(SessionLock::acquire(&session.lock()).map_err(SessionError::from)?)
 }
 
-/// Starts a run of the PRP at `prp` and drives it until it stops.
-pub async fn run(options: &Options, prp: &Path, start: Start) -> Result<RunRecord, SessionFailure> {
-    let lock = lock(&options.repo)?;
-    run_locked(&lock, options, prp, start).await
-}
-
-/// [`run`] by the holder of the repository's lock.
-pub async fn run_locked(
-    _lock: &SessionLock,
+/// Starts a run of the PRP at `prp` and drives it until it stops. `run_id` names it (see
+/// [`new_run_id`]; the daemon chooses it before it starts).
+pub async fn run(
     options: &Options,
     prp: &Path,
     start: Start,
+    run_id: Option<String>,
 ) -> Result<RunRecord, SessionFailure> {
-    let session = SessionPaths::new(&options.repo);
-    stop_orphaned_agent(&session);
-    if let Some(record) = RunRecord::load(&session.state())?
-        && !record.is_finished()
-    {
-        return Err(SessionError::RunInProgress {
-            run_id: record.run_id.clone(),
-            state: record.state().to_string(),
+    let home = &options.repo;
+    let session = SessionPaths::new(home);
+    prepare(&session)?;
+    sweep_finished_worktrees(options, &session);
+    let prp_relative = relative_prp(home, prp)?;
+    let run_id = run_id.unwrap_or_else(|| new_run_id("run"));
+    let lock = run_lock(&session, &run_id)?;
+    let (work, worktree, base_branch) = match &start.place {
+        Place::InPlace { dirty } => {
+            refuse_a_second_run_in_place(&session, home)?;
+            check_uncommitted(home, *dirty)?;
+            (home.clone(), None, None)
         }
-        .into());
-    }
-    let prp_relative = relative_prp(&options.repo, prp)?;
-    let context = context(options, &prp_relative, None)?;
-    check_uncommitted(&options.repo, &start.dirty)?;
-    let run_id = new_run_id("run");
+        Place::Worktree { base } => {
+            let base = worktree::resolve_base(home, base.as_deref()).map_err(SessionError::from)?;
+            let path = worktree::create(home, &run_id, &base.commit).map_err(SessionError::from)?;
+            let carried = worktree::uncommitted_inputs(home, &prp_relative)
+                .and_then(|files| worktree::carry(home, &path, &files).map(|()| files))
+                .map_err(SessionError::from);
+            if let Ok(files) = &carried
+                && !files.is_empty()
+            {
+                tracing::info!(
+                    files = %files.iter().map(|file| file.display().to_string()).collect::<Vec<_>>().join(", "),
+                    "taken into the run's worktree uncommitted"
+                );
+            }
+            if let Err(error) = carried {
+                discard_worktree(home, &path);
+                return Err(error.into());
+            }
+            (path.clone(), Some(path), base.branch)
+        }
+    };
+    let context = match context(options, &work, &prp_relative, None) {
+        Ok(context) => context,
+        Err(error) => {
+            if let Some(path) = &worktree {
+                discard_worktree(home, path);
+            }
+            return Err(error);
+        }
+    };
     // Every verdict is about a snapshot: a directory git cannot open is refused before a run
     // record exists that could never go on.
-    Snapshots::open(
-        &options.repo,
-        &run_id,
-        &session.run_dir(&run_id).join("snapshot.index"),
-    )
-    .map_err(|error| SessionError::NotARepository {
-        repo: options.repo.clone(),
-        reason: std::error::Error::source(&error)
-            .map_or_else(|| error.to_string(), ToString::to_string),
+    Snapshots::open(&work, &run_id, &session.run(&run_id).snapshot_index()).map_err(|error| {
+        SessionError::NotARepository {
+            repo: work.clone(),
+            reason: std::error::Error::source(&error)
+                .map_or_else(|| error.to_string(), ToString::to_string),
+        }
     })?;
     let mut record = RunRecord::new(
         run_id,
@@ -221,11 +276,16 @@ pub async fn run_locked(
         crate::run::driver::unix_now(),
         &context.config.breaker,
     );
+    record.worktree = worktree;
+    record.ship.base_branch = base_branch;
     record.ship.delivery = start.delivery;
-    tracing::info!(run_id = %record.run_id, prp = %record.prp.display(), "run started");
-    let mut driver = Driver::new(context, record);
-    driver.drive().await?;
-    Ok(driver.record().clone())
+    tracing::info!(
+        run_id = %record.run_id,
+        prp = %record.prp.display(),
+        tree = %work.display(),
+        "run started"
+    );
+    Box::pin(drive_and_finish(options, Driver::new(context, record), &lock)).await
 }
 
 /// Who continues an escalated run.
@@ -239,28 +299,22 @@ pub enum Resumption {
     Cooldown,
 }
 
-/// Continues the current run: after a crash from its last persisted step, after an escalation
-/// with a human resume (the QA attempt counter resets; an open breaker gets one probe).
+/// Continues run `run` (or the only unfinished run): after a crash from its last persisted
+/// step, after an escalation as `resumption` says (a human's resume resets the QA attempt
+/// counter; an open breaker gets one probe).
 pub async fn resume(
-    options: &Options,
-    run: Option<&str>,
-    input_changes: InputChanges,
-) -> Result<RunRecord, SessionFailure> {
-    let lock = lock(&options.repo)?;
-    resume_locked(&lock, options, run, input_changes, Resumption::Human).await
-}
-
-/// [`resume`] by the holder of the repository's lock, as `resumption` says.
-pub async fn resume_locked(
-    _lock: &SessionLock,
     options: &Options,
     run: Option<&str>,
     input_changes: InputChanges,
     resumption: Resumption,
 ) -> Result<RunRecord, SessionFailure> {
-    let session = SessionPaths::new(&options.repo);
-    stop_orphaned_agent(&session);
-    let record = current(&session, &options.repo, run, "resume")?;
+    let home = &options.repo;
+    let session = SessionPaths::new(home);
+    prepare(&session)?;
+    let run_id = chosen(&session, home, run, "resume", Choice::Unfinished)?;
+    let lock = run_lock(&session, &run_id)?;
+    stop_orphaned_agent(&session, &run_id);
+    let record = verified(&session, home, &run_id)?;
     stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
@@ -270,9 +324,9 @@ pub async fn resume_locked(
         }
         .into());
     }
-    refuse_a_record_prpd_did_not_write(&session, &options.repo, &record)?;
-    let base_prp = base_prp_text(&session, &options.repo, &record)?;
-    let context = context(options, &record.prp, base_prp)?;
+    let work = work_tree(home, &record)?;
+    let base_prp = base_prp_text(&session, &work, &record)?;
+    let context = context(options, &work, &record.prp, base_prp)?;
     let escalated = record.awaits_human();
     let mut driver = Driver::new(context, record);
     driver.check_inputs_on_resume(input_changes)?;
@@ -283,14 +337,110 @@ pub async fn resume_locked(
         })?;
     }
     tracing::info!(run_id = %driver.record().run_id, "run resumed");
-    driver.drive().await?;
-    Ok(driver.record().clone())
+    Box::pin(drive_and_finish(options, driver, &lock)).await
+}
+
+/// Drives `driver` until it stops; a run that ended (SHIPPED, ABORTED) leaves its worktree
+/// unless the configuration keeps it.
+async fn drive_and_finish(
+    options: &Options,
+    mut driver: Driver,
+    _lock: &SessionLock,
+) -> Result<RunRecord, SessionFailure> {
+    let run_id = driver.record().run_id.clone();
+    crate::base::process::owner::scope(run_id, driver.drive()).await?;
+    let record = driver.record().clone();
+    release_worktree(options, &record);
+    Ok(record)
+}
+
+/// The tree run `record` works in: its worktree, or the user's own for an in-place run.
+fn work_tree(home: &Path, record: &RunRecord) -> Result<PathBuf, SessionFailure> {
+    let Some(path) = &record.worktree else {
+        return Ok(home.to_path_buf());
+    };
+    if !path.join(".git").is_file() {
+        return Err(SessionError::WorktreeGone {
+            run_id: record.run_id.clone(),
+            path: path.clone(),
+        }
+        .into());
+    }
+    Ok(path.clone())
+}
+
+/// Removes the worktree of a run that ended, unless `[run] keep_worktrees` keeps it. The run
+/// is over either way, so a failure is only logged.
+fn release_worktree(options: &Options, record: &RunRecord) {
+    let Some(path) = record.worktree.as_deref().filter(|_| record.is_finished()) else {
+        return;
+    };
+    let keep = Config::load(&options.repo, options.config.as_deref())
+        .is_ok_and(|config| config.keep_worktrees);
+    if keep {
+        tracing::info!(run_id = %record.run_id, worktree = %path.display(), "the run's worktree is kept");
+        return;
+    }
+    if let Err(error) = worktree::remove(&options.repo, path) {
+        tracing::warn!(%error, "could not remove the run's worktree");
+    }
+}
+
+/// Removes the worktrees of runs that ended while nobody was left to remove them (a kill
+/// between the last record and the removal).
+fn sweep_finished_worktrees(options: &Options, session: &SessionPaths) {
+    for run_id in session.run_ids().unwrap_or_default() {
+        if let Ok(Some(record)) = RunRecord::load(&session.run(&run_id).record())
+            && record.is_finished()
+            && record.worktree.as_deref().is_some_and(Path::exists)
+            && lock::holder(&session.run(&run_id).lock()).is_ok_and(|holder| holder == Holder::Nobody)
+        {
+            release_worktree(options, &record);
+        }
+    }
+}
+
+/// Removes a worktree made for a run that then did not start.
+fn discard_worktree(home: &Path, path: &Path) {
+    if let Err(error) = worktree::remove(home, path) {
+        tracing::warn!(%error, "could not remove the worktree of a run that did not start");
+    }
+}
+
+/// Takes the lock of run `run_id`, after creating its folder.
+fn run_lock(session: &SessionPaths, run_id: &str) -> Result<SessionLock, SessionFailure> {
+    let paths = session.run(run_id);
+    std::fs::create_dir_all(paths.dir()).map_err(|source| SessionFailure::Io {
+        path: paths.dir().to_path_buf(),
+        source,
+    })?;
+    Ok(SessionLock::acquire(&paths.lock()).map_err(SessionError::from)?)
+}
+
+/// Refuses a run in place while another unfinished one works in the user's tree.
+fn refuse_a_second_run_in_place(session: &SessionPaths, home: &Path) -> Result<(), SessionFailure> {
+    for run_id in session.run_ids().map_err(|source| SessionFailure::Io {
+        path: session.runs(),
+        source,
+    })? {
+        if let Some(record) = RunRecord::load(&session.run(&run_id).record())?
+            && !record.is_finished()
+            && record.worktree.is_none()
+        {
+            return Err(SessionError::InPlaceBusy {
+                run_id,
+                repo: home.to_path_buf(),
+            }
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a working tree with uncommitted changes unless `dirty` allows them (then they are
-/// named in the log): the run's base is the working tree, and the user's own work must not
-/// land in the pull request.
-fn check_uncommitted(repo: &Path, dirty: &DirtyTree) -> Result<(), SessionFailure> {
+/// named in the log): an in-place run's base is the working tree, and the user's own work must
+/// not land in the pull request.
+fn check_uncommitted(repo: &Path, dirty: DirtyTree) -> Result<(), SessionFailure> {
     let mut files = ship::git::uncommitted(repo).map_err(|source| SessionError::Status {
         repo: repo.to_path_buf(),
         source: Box::new(source),
@@ -298,14 +448,7 @@ fn check_uncommitted(repo: &Path, dirty: &DirtyTree) -> Result<(), SessionFailur
     if files.is_empty() {
         return Ok(());
     }
-    let allowed = match dirty {
-        DirtyTree::Refuse => false,
-        DirtyTree::Allow => true,
-        DirtyTree::AllowUnder(folder) => {
-            files.iter().all(|file| Path::new(file).starts_with(folder))
-        }
-    };
-    if allowed {
+    if dirty == DirtyTree::Allow {
         tracing::warn!(
             files = %files.join(", "),
             "starting on uncommitted changes: they are part of the run's base and stay out of the pull request"
@@ -322,15 +465,17 @@ fn check_uncommitted(repo: &Path, dirty: &DirtyTree) -> Result<(), SessionFailur
     .into())
 }
 
-/// What iteration `iteration` of the current run changed (default: its last iteration), as a
-/// unified diff between the snapshot before it and the one it ended on (`prpd diff`).
+/// What iteration `iteration` of run `run` (default: the only unfinished run, else the latest)
+/// changed (default: its last iteration), as a unified diff between the snapshot before it and
+/// the one it ended on (`prpd diff`).
 pub fn diff(
     repo: &Path,
     run: Option<&str>,
     iteration: Option<u32>,
 ) -> Result<String, SessionFailure> {
     let session = SessionPaths::new(repo);
-    let record = current(&session, repo, run, "diff")?;
+    let run_id = chosen(&session, repo, run, "diff", Choice::Latest)?;
+    let record = verified(&session, repo, &run_id)?;
     let known = &record.snapshots.iterations;
     let chosen = iteration.or_else(|| known.keys().next_back().copied());
     let Some((sequence, number)) =
@@ -354,7 +499,7 @@ pub fn diff(
     let snapshots = Snapshots::open(
         repo,
         &record.run_id,
-        &session.run_dir(&record.run_id).join("snapshot.index"),
+        &session.run(&record.run_id).snapshot_index(),
     )?;
     let (Some(before), Some(after)) =
         (snapshots.at(number.saturating_sub(1)), snapshots.at(number))
@@ -377,43 +522,28 @@ pub enum Aborted {
     Requested { run_id: String },
 }
 
-/// Aborts the current run. Needs no valid configuration or PRP: an abort must work even when
-/// what made the run fail is a broken file.
+/// Aborts run `run` (or the only unfinished run). Needs no valid configuration or PRP: an
+/// abort must work even when what made the run fail is a broken file.
 pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFailure> {
-    let session = SessionPaths::new(&options.repo);
+    let home = &options.repo;
+    let session = SessionPaths::new(home);
     prepare(&session)?;
-    let lock = match SessionLock::acquire(&session.lock()) {
+    let run_id = chosen(&session, home, run, "abort", Choice::Unfinished)?;
+    let paths = session.run(&run_id);
+    let lock = match SessionLock::acquire(&paths.lock()) {
         Ok(lock) => lock,
         Err(LockError::Busy { .. }) => {
-            let record = current(&session, &options.repo, run, "abort")?;
-            request_abort(&session, &record)?;
-            return Ok(Aborted::Requested {
-                run_id: record.run_id,
-            });
+            request_abort(&session, &run_id)?;
+            return Ok(Aborted::Requested { run_id });
         }
         Err(error) => return Err(SessionError::from(error).into()),
     };
-    let run_id = abort_locked(&lock, options, run)?;
-    drop(lock);
-    Ok(Aborted::Now { run_id })
-}
-
-/// Asks the prpd that drives `record`'s run to abort it after its current step.
-pub fn request_abort(session: &SessionPaths, record: &RunRecord) -> Result<(), SessionFailure> {
-    let path = session.abort_request();
-    std::fs::write(&path, &record.run_id).map_err(|source| SessionFailure::Io { path, source })
-}
-
-/// [`abort`] by the holder of the repository's lock, with no run being driven: aborts the
-/// current run now and returns its id.
-pub fn abort_locked(
-    _lock: &SessionLock,
-    options: &Options,
-    run: Option<&str>,
-) -> Result<String, SessionFailure> {
-    let session = SessionPaths::new(&options.repo);
-    stop_orphaned_agent(&session);
-    let mut record = current(&session, &options.repo, run, "abort")?;
+    stop_orphaned_agent(&session, &run_id);
+    // A record that is not prpd's own is still aborted: abort is the way out the refusal names.
+    let mut record = RunRecord::load(&paths.record())?.ok_or_else(|| SessionError::NoSuchRun {
+        run_id: run_id.clone(),
+        repo: home.clone(),
+    })?;
     stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
@@ -427,30 +557,33 @@ pub fn abort_locked(
     if !effects.is_empty() {
         // The abort's only effect is the summary, written here; nothing is left to carry out.
         record.pending.clear();
-        seal_final(options, &session, &record)?;
-        record.save(&session.state())?;
+        seal(home, &session, &record)?;
+        record.save(&paths.record())?;
         crate::run::driver::write_summary(&session, &record)?;
         release_snapshots(options, &session, &record);
+        release_worktree(options, &record);
     }
-    Ok(record.run_id)
+    drop(lock);
+    Ok(Aborted::Now { run_id })
+}
+
+/// Asks the prpd that drives run `run_id` to abort it after its current step.
+pub fn request_abort(session: &SessionPaths, run_id: &str) -> Result<(), SessionFailure> {
+    let path = session.run(run_id).abort_request();
+    std::fs::write(&path, run_id).map_err(|source| SessionFailure::Io { path, source })
 }
 
 /// Seals the aborted run's record before it is written, like every record prpd writes (see
 /// `run/snapshot/seal.rs`), so that the unfinished record before it cannot be put back and
-/// resumed where the refs are kept. An abort must work with a broken repository, so a seal that
-/// cannot be written is only logged: the record is finished either way, and a resume of an
-/// edited copy finds no seal that vouches for it.
-fn seal_final(
-    options: &Options,
-    session: &SessionPaths,
-    record: &RunRecord,
-) -> Result<(), SessionFailure> {
-    let path = session.state();
+/// resumed. An abort must work with a broken repository, so a seal that cannot be written is
+/// only logged: the record is finished either way.
+fn seal(home: &Path, session: &SessionPaths, record: &RunRecord) -> Result<(), SessionFailure> {
+    let path = session.run(&record.run_id).record();
     let json = record.to_json(&path)?;
     let sealed = Snapshots::open(
-        &options.repo,
+        home,
         &record.run_id,
-        &session.run_dir(&record.run_id).join("snapshot.index"),
+        &session.run(&record.run_id).snapshot_index(),
     )
     .and_then(|snapshots| snapshots.seal_final_record(json.as_bytes()));
     if let Err(error) = sealed {
@@ -459,8 +592,9 @@ fn seal_final(
     Ok(())
 }
 
-/// Removes an aborted run's snapshot refs unless the config keeps them. An abort must work with
-/// a broken config or repository, so a failure here is only logged.
+/// Removes an aborted run's snapshot refs unless the config keeps them (its record's seal
+/// stays). An abort must work with a broken config or repository, so a failure here is only
+/// logged.
 fn release_snapshots(options: &Options, session: &SessionPaths, record: &RunRecord) {
     let keep = Config::load(&options.repo, options.config.as_deref())
         .is_ok_and(|config| config.snapshots == SnapshotRetention::Keep);
@@ -470,39 +604,135 @@ fn release_snapshots(options: &Options, session: &SessionPaths, record: &RunReco
     let removed = Snapshots::open(
         &options.repo,
         &record.run_id,
-        &session.run_dir(&record.run_id).join("snapshot.index"),
+        &session.run(&record.run_id).snapshot_index(),
     )
-    .and_then(|snapshots| snapshots.remove_refs());
+    .and_then(|snapshots| snapshots.remove_snapshot_refs());
     if let Err(error) = removed {
         tracing::warn!(%error, "could not remove the aborted run's snapshot refs");
     }
 }
 
-/// The current run's record, if any (read without the lock: the record is written atomically).
-pub fn status(repo: &Path) -> Result<Option<RunRecord>, SessionFailure> {
-    Ok(RunRecord::load(&SessionPaths::new(repo).state())?)
+/// One run as `prpd status` reads it: its record, or why prpd refuses it.
+#[derive(Debug)]
+pub struct Listed {
+    pub run_id: String,
+    pub record: Result<RunRecord, SessionFailure>,
 }
 
-fn current(
+/// Every run of the repository, oldest first, each record checked against its seal (read
+/// without the locks: records are written atomically).
+pub fn status(repo: &Path) -> Result<Vec<Listed>, SessionFailure> {
+    let session = SessionPaths::new(repo);
+    let ids = session.run_ids().map_err(|source| SessionFailure::Io {
+        path: session.runs(),
+        source,
+    })?;
+    Ok(ids
+        .into_iter()
+        .map(|run_id| Listed {
+            record: verified(&session, repo, &run_id),
+            run_id,
+        })
+        .collect())
+}
+
+/// Which runs a command without a run id may mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    /// The only unfinished run (resume, abort).
+    Unfinished,
+    /// The only unfinished run, else the latest run (diff).
+    Latest,
+}
+
+/// The run `run` names (it must have a record), or the one `choice` picks without a name; two
+/// candidates are refused with their ids.
+fn chosen(
     session: &SessionPaths,
     repo: &Path,
     run: Option<&str>,
     action: &'static str,
+    choice: Choice,
+) -> Result<String, SessionFailure> {
+    let ids = session.run_ids().map_err(|source| SessionFailure::Io {
+        path: session.runs(),
+        source,
+    })?;
+    if let Some(asked) = run {
+        return ids
+            .into_iter()
+            .find(|id| id == asked)
+            .ok_or_else(|| {
+                SessionError::NoSuchRun {
+                    run_id: asked.to_owned(),
+                    repo: repo.to_path_buf(),
+                }
+                .into()
+            });
+    }
+    // A record that cannot be read counts as unfinished: it is not prpd's to skip.
+    let unfinished: Vec<String> = ids
+        .iter()
+        .filter(|id| {
+            RunRecord::load(&session.run(id).record())
+                .map_or(true, |record| record.is_some_and(|record| !record.is_finished()))
+        })
+        .cloned()
+        .collect();
+    match (unfinished.as_slice(), choice) {
+        ([only], _) => Ok(only.clone()),
+        ([], Choice::Latest) => ids.last().cloned().ok_or_else(|| {
+            SessionError::NoRun {
+                action,
+                repo: repo.to_path_buf(),
+            }
+            .into()
+        }),
+        ([], Choice::Unfinished) => Err(SessionError::NoRun {
+            action,
+            repo: repo.to_path_buf(),
+        }
+        .into()),
+        (several, _) => Err(SessionError::WhichRun {
+            action,
+            repo: repo.to_path_buf(),
+            runs: several.to_vec(),
+        }
+        .into()),
+    }
+}
+
+/// Run `run_id`'s record, refused unless it is the content prpd sealed when it last wrote it
+/// (see `run/snapshot/seal.rs`): every record of this version is sealed, so a record without a
+/// seal is refused too.
+pub fn verified(
+    session: &SessionPaths,
+    repo: &Path,
+    run_id: &str,
 ) -> Result<RunRecord, SessionFailure> {
-    let record = RunRecord::load(&session.state())?.ok_or_else(|| SessionError::NoRun {
-        action,
+    let path = session.run(run_id).record();
+    let record = RunRecord::load(&path)?.ok_or_else(|| SessionError::NoSuchRun {
+        run_id: run_id.to_owned(),
         repo: repo.to_path_buf(),
     })?;
-    if let Some(asked) = run
-        && asked != record.run_id
-    {
-        return Err(SessionError::OtherRun {
-            current: record.run_id,
-            asked: asked.to_owned(),
+    let content = std::fs::read(&path).map_err(|source| SessionFailure::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let snapshots = Snapshots::open(repo, run_id, &session.run(run_id).snapshot_index())?;
+    match snapshots.is_sealed_record(&content)? {
+        Some(true) => Ok(record),
+        Some(false) => Err(SessionError::RecordChanged {
+            run_id: run_id.to_owned(),
+            path,
         }
-        .into());
+        .into()),
+        None => Err(SessionError::RecordUnsealed {
+            run_id: run_id.to_owned(),
+            path,
+        }
+        .into()),
     }
-    Ok(record)
 }
 
 fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
@@ -512,50 +742,18 @@ fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
     })
 }
 
-/// Stops an agent that a killed predecessor left running, so that it cannot edit the tree
-/// while this prpd runs the interrupted iteration again, and drops an abort request that no
-/// prpd was left to honour (starting or resuming is the newer decision). Call with the lock
-/// held.
-fn stop_orphaned_agent(session: &SessionPaths) {
-    let _ = std::fs::remove_file(session.abort_request());
-    if let Some(pgid) = crate::base::process::stop_orphaned_group(&session.agent_group()) {
+/// Stops an agent that a killed predecessor left running in run `run_id`, so that it cannot
+/// edit the tree while this prpd runs the interrupted iteration again, and drops an abort
+/// request that no prpd was left to honour (resuming is the newer decision). Call with the
+/// run's lock held.
+fn stop_orphaned_agent(session: &SessionPaths, run_id: &str) {
+    let paths = session.run(run_id);
+    let _ = std::fs::remove_file(paths.abort_request());
+    if let Some(pgid) = crate::base::process::stop_orphaned_group(&paths.agent_group()) {
         tracing::warn!(
             pgid,
             "stopped an agent left running by a prpd that was killed"
         );
-    }
-}
-
-/// Refuses to continue from a record someone else wrote: the file must be the content prpd
-/// sealed when it last wrote it (see `run/snapshot/seal.rs`). Every unfinished record of this
-/// version is sealed, so a record without a seal is refused too.
-fn refuse_a_record_prpd_did_not_write(
-    session: &SessionPaths,
-    repo: &Path,
-    record: &RunRecord,
-) -> Result<(), SessionFailure> {
-    let path = session.state();
-    let content = std::fs::read(&path).map_err(|source| SessionFailure::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let snapshots = Snapshots::open(
-        repo,
-        &record.run_id,
-        &session.run_dir(&record.run_id).join("snapshot.index"),
-    )?;
-    match snapshots.is_sealed_record(&content)? {
-        Some(true) => Ok(()),
-        Some(false) => Err(SessionError::RecordChanged {
-            run_id: record.run_id.clone(),
-            path,
-        }
-        .into()),
-        None => Err(SessionError::RecordUnsealed {
-            run_id: record.run_id.clone(),
-            path,
-        }
-        .into()),
     }
 }
 
@@ -572,31 +770,33 @@ fn stop_escaped_processes(run_id: &str) {
     }
 }
 
-/// Loads and validates everything a run needs; refuses a repository without a test command.
 /// The PRP as the run's base snapshot holds it: a run is judged against the PRP it started
 /// from, whatever an agent did to the file since.
 fn base_prp_text(
     session: &SessionPaths,
-    repo: &Path,
+    work: &Path,
     record: &RunRecord,
 ) -> Result<Option<String>, SessionFailure> {
     let Some(base) = &record.snapshots.base else {
         return Ok(None);
     };
     let snapshots = Snapshots::open(
-        repo,
+        work,
         &record.run_id,
-        &session.run_dir(&record.run_id).join("snapshot.index"),
+        &session.run(&record.run_id).snapshot_index(),
     )?;
     Ok(snapshots.read(base, &record.prp)?)
 }
 
+/// Loads and validates everything a run in `work` needs; refuses a repository without a test
+/// command.
 fn context(
     options: &Options,
+    work: &Path,
     prp_relative: &Path,
     base_prp: Option<String>,
 ) -> Result<Context, SessionFailure> {
-    let repo = options.repo.clone();
+    let repo = work.to_path_buf();
     let config = Config::load(&repo, options.config.as_deref()).map_err(SessionError::from)?;
     agent::check_installed(&config.agents, config.source.as_deref(), &repo)
         .map_err(SessionError::from)?;
@@ -621,7 +821,8 @@ fn context(
         },
     )?;
     Ok(Context {
-        session: SessionPaths::new(&repo),
+        session: SessionPaths::new(&options.repo),
+        home: options.repo.clone(),
         repo,
         config,
         checklist,

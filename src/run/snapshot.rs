@@ -12,8 +12,9 @@
 //! and there is no file cap at any size. The tree id is the fingerprint; a file's blob id is its
 //! content hash, so frozen-file checks compare ids.
 //!
-//! The user's own index, branches and `HEAD` are never touched. The refs go when the run ends
-//! unless `[run] keep_snapshots = true`; the objects are left to git's garbage collection.
+//! The user's own index, branches and `HEAD` are never touched. The snapshot refs go when the
+//! run ends unless `[run] keep_snapshots = true` (the record's seal stays); the objects are left
+//! to git's garbage collection.
 
 mod overlay;
 mod seal;
@@ -413,8 +414,9 @@ impl Snapshots {
         Ok(std::str::from_utf8(blob.content()).ok().map(str::to_owned))
     }
 
-    /// Removes every ref of this run.
-    pub fn remove_refs(&self) -> Result<usize, SnapshotError> {
+    /// Removes every ref of this run but the seal of its record, which `prpd status` checks
+    /// for as long as the record is there (one ref per run).
+    pub fn remove_snapshot_refs(&self) -> Result<usize, SnapshotError> {
         let pattern = format!("{REF_PREFIX}/{}/*", self.run_id);
         let mut names = Vec::new();
         for reference in self.git(
@@ -426,6 +428,7 @@ impl Snapshots {
                 names.push(name.to_owned());
             }
         }
+        names.retain(|name| *name != self.seal_ref("record"));
         for name in &names {
             let mut reference = self.git("find a snapshot ref", self.repo.find_reference(name))?;
             self.git("delete a snapshot ref", reference.delete())?;
@@ -551,7 +554,7 @@ mod tests {
             Ok("base"),
             "snapshots never move the user's branch"
         );
-        assert_eq!(snaps.remove_refs().expect("remove"), 2);
+        assert_eq!(snaps.remove_snapshot_refs().expect("remove"), 2);
         assert!(repo.find_reference("refs/prpd/run-1/0").is_err());
     }
 

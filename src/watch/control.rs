@@ -5,6 +5,7 @@
 //! is a dead daemon's and is replaced. When no daemon answers, the CLI reads the state files
 //! instead ([`ask`] returns `None`).
 
+use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
@@ -21,12 +22,13 @@ use tokio::sync::{mpsc, oneshot};
 pub enum Request {
     /// What the daemon is doing.
     Status,
-    /// Resume the escalated or stopped run (a human's decision).
+    /// Resume an escalated or stopped run (a human's decision; the only unfinished one when
+    /// `run` is `None`).
     Resume {
         run: Option<String>,
         reload_config: bool,
     },
-    /// Abort the current run.
+    /// Abort a run (the only unfinished one when `run` is `None`).
     Abort { run: Option<String> },
     /// Show the queue; with `add`, queue that PRP (relative to the repository) first.
     Queue { add: Option<PathBuf> },
@@ -47,18 +49,20 @@ pub struct Reply {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DaemonView {
     pub pid: u32,
-    /// What it is doing: `idle`, `running PRPs/x.md`, `waiting for a human`, …
+    /// What it is doing: `idle`, `driving 2 runs`, `waiting for a human`, …
     pub activity: String,
-    /// Whether it drives the current run right now (starting or resuming it).
-    pub driving: bool,
+    /// The runs it drives right now, by id.
+    pub driving: Vec<String>,
+    /// How many runs it drives at once (`[watch] parallel`).
+    pub parallel: usize,
     /// The PRPs waiting, oldest first.
     pub queue: Vec<PathBuf>,
     /// The last report it wrote (QA, escalation).
     pub last_report: Option<PathBuf>,
-    /// When an open breaker gets its probe (seconds since the Unix epoch).
-    pub cooldown_ends_at: Option<u64>,
-    /// Why the daemon cannot go on with the current run on its own, when it cannot.
-    pub blocked: Option<String>,
+    /// When an open breaker gets its probe (seconds since the Unix epoch), by run id.
+    pub cooldown_ends_at: BTreeMap<String, u64>,
+    /// Why the daemon cannot go on with a run on its own, by run id.
+    pub blocked: BTreeMap<String, String>,
 }
 
 /// A request on its way to the daemon's loop, with where the reply goes.

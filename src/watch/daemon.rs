@@ -1,35 +1,45 @@
-//! The daemon's loop: the only owner of the repository's run while `prpd watch` lives.
+//! The daemon's loop: the one owner of the repository's runs while `prpd watch` lives.
 //!
-//! Theory of operation. The daemon holds the repository's lock for its whole life. Its loop
-//! asks "what is there to do?" ([`Daemon::next_work`]): continue an interrupted run, resume an
-//! escalated one (a human asked, a `resume` file appeared in the run's folder, or an open
-//! breaker's cooldown ended), start the oldest queued PRP, or re-run QA after source changes.
-//! It carries out one piece of work at a time. While the work goes, the loop keeps answering
-//! the control socket and sorting file changes: a PRP dropped meanwhile is queued; source
-//! changes are the agents' own edits and trigger nothing. SIGTERM or Ctrl-C drops the work —
-//! the running agent's or check's process group dies with it — and what escaped the group is
-//! stopped; the run record on disk is the last step prpd saved, which the next start resumes.
+//! Theory of operation. The daemon holds the repository's daemon lock for its whole life (a
+//! second daemon is refused) and drives up to `[watch] parallel` runs at once, each in its own
+//! worktree with its own record, lock, breakers and guardrails. Each pass of its loop asks
+//! "what is there to start?" ([`Daemon::next_work`]) while a slot is free: continue an
+//! interrupted run, resume an escalated one (a human asked, a `resume` file appeared in the
+//! run's folder, or an open breaker's cooldown ended), start the oldest queued PRP, or — with
+//! no run going — re-run QA after source changes. Then it waits for whichever comes first: a
+//! run that stops, a request on the control socket, a batch of file changes (a PRP dropped is
+//! queued), the next look for `resume` files, or SIGTERM / Ctrl-C. A stop drops every run — the
+//! running agents' and checks' process groups die with them — and what escaped the groups is
+//! stopped; each run record on disk is the last step prpd saved, which the next start resumes.
 //!
-//! Persistence. The run record is saved by the driver before each effect; the queue is saved
-//! whenever a PRP joins it. A PRP leaves the saved queue when its run has a record: an entry
-//! queued before the current run of the same PRP started is that run ([`Daemon::start`]).
+//! Sharing the machine. Across runs, at most `[watch] max_agents` agent processes and
+//! `[watch] max_checks` check processes run at once (`base/process/slots.rs`); a run waits
+//! for a slot rather than oversubscribe a small machine.
+//!
+//! Persistence. Each run's record is saved by its driver before each effect; the queue is
+//! saved whenever it changes. A queued PRP keeps its entry, marked with its run's id, until
+//! that run has a record, so a kill in between starts the same run again.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::os::linux::net::SocketAddrExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt as _;
+use futures_util::stream::FuturesUnordered;
 use tokio::sync::mpsc;
 
 use crate::base::config::{Config, WatchConfig};
 use crate::base::config_file::ConfigError;
 use crate::base::lock::SessionLock;
-use crate::base::paths::SessionPaths;
+use crate::base::paths::{SessionPaths, new_run_id};
 use crate::base::{process, shutdown};
 use crate::qa::standalone::{self, QaInputs, StandaloneRequest};
 use crate::run::driver::{InputChanges, Output, unix_now};
-use crate::run::record::{Delivery, RunError, RunRecord};
-use crate::run::session::{self, DirtyTree, Resumption, SessionFailure, Start};
+use crate::run::record::{Delivery, RunRecord};
+use crate::run::session::{self, Listed, Place, Resumption, SessionFailure, Start};
+use crate::run::worktree;
 use crate::watch::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
 use crate::watch::cooldown;
 use crate::watch::files::{FileWatcher, WatchError};
@@ -37,7 +47,8 @@ use crate::watch::notify_command;
 use crate::watch::queue::{Queue, QueueError};
 use crate::watch::trigger::Layout;
 
-/// How often the idle loop looks for a `resume` file while a run waits for a human.
+/// How often the loop looks for `resume` files and elapsed cooldowns while a run waits for a
+/// human.
 const RESUME_FILE_POLL: Duration = Duration::from_secs(1);
 
 /// The daemon could not start, or its state could not be kept.
@@ -62,33 +73,57 @@ pub struct Options {
     pub config: Option<PathBuf>,
 }
 
-/// One piece of work of the loop.
+/// One piece of work the loop starts.
 #[derive(Debug)]
 enum Work {
-    /// Continue the current run of `prp` (after a stop, or an escalation as `resumption` says).
+    /// Continue run `run_id` (after a stop, or an escalation as `resumption` says).
     Resume {
-        prp: PathBuf,
+        run_id: String,
         resumption: Resumption,
         input_changes: InputChanges,
     },
-    /// Start a run of this PRP (relative to the repository).
-    Start { prp: PathBuf },
+    /// Start run `run_id` of this PRP (relative to the repository) at `base`.
+    Start {
+        run_id: String,
+        prp: PathBuf,
+        base: Option<String>,
+    },
     /// Re-run QA after source changes.
     Qa,
 }
 
-/// How a piece of work ended.
-#[derive(Debug, PartialEq, Eq)]
-enum Ended {
-    Done,
-    /// SIGTERM or Ctrl-C: the daemon stops.
-    Stopped,
+/// What a piece of work produced.
+#[derive(Debug)]
+enum Finished {
+    Run(Box<RunRecord>),
+    Qa(PathBuf),
+}
+
+/// Why a piece of work failed.
+#[derive(Debug)]
+enum Failure {
+    Session(SessionFailure),
+    Qa(anyhow::Error),
+}
+
+/// A piece of work as it ends: the run it was (`None`: QA) and how it ended.
+type Ending = (Option<String>, Result<Finished, Failure>);
+
+type Task = std::pin::Pin<Box<dyn Future<Output = Ending>>>;
+
+/// What woke the loop.
+enum Wake {
+    Stop,
+    Ended(Ending),
+    Changes(Vec<PathBuf>),
+    Request(Incoming),
+    Tick,
 }
 
 /// The daemon's state; see the module documentation.
 #[derive(Debug)]
 pub struct Daemon {
-    lock: Arc<SessionLock>,
+    _lock: SessionLock,
     options: Options,
     session: SessionPaths,
     watch: WatchConfig,
@@ -101,17 +136,17 @@ pub struct Daemon {
     watcher: FileWatcher,
     changes: mpsc::UnboundedReceiver<Vec<PathBuf>>,
     requests: mpsc::Receiver<Incoming>,
-    /// What the daemon is doing, for `prpd status`.
-    activity: String,
-    /// Whether it drives the current run right now.
-    driving: bool,
+    /// The runs being driven now: id → PRP.
+    driving: BTreeMap<String, PathBuf>,
+    /// Whether QA after source changes runs now.
+    qa_running: bool,
     last_report: Option<PathBuf>,
-    /// Why the current run cannot go on without a human, when it cannot.
-    blocked: Option<String>,
-    /// A human's `prpd resume` waiting for the loop.
-    human_resume: Option<InputChanges>,
-    /// The cooldown end already used for a probe (each escalation gets one).
-    probed_cooldown: Option<u64>,
+    /// Why a run cannot go on without a human, by run id.
+    blocked: BTreeMap<String, String>,
+    /// A human's `prpd resume` waiting for a free slot, by run id.
+    human_resume: BTreeMap<String, InputChanges>,
+    /// The cooldown end already used for a probe, by run id (each escalation gets one).
+    probed_cooldown: BTreeMap<String, u64>,
     /// Sources changed while idle: QA runs again when `qa_on_change` is on.
     sources_changed: bool,
     /// Until then, source changes are the last work's own edits arriving late.
@@ -119,8 +154,8 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Starts the daemon on the repository whose lock is `lock`: the configuration must load,
-    /// the control socket opens, the watcher starts, the queue is read.
+    /// Starts the daemon on the repository whose daemon lock is `lock`: the configuration must
+    /// load, the control socket opens, the watcher starts, the queue is read.
     pub fn start(lock: SessionLock, options: Options) -> Result<Daemon, DaemonError> {
         let session = SessionPaths::new(&options.repo);
         let (config, qa_inputs) = load_config(&options)?;
@@ -129,12 +164,15 @@ impl Daemon {
         tokio::spawn(control::serve(listener, request_sender));
         let (watcher, changes) = start_watcher(&options.repo, config.watch.debounce)?;
         let mut queue = Queue::load(&session.queue())?;
-        if let Ok(Some(record)) = RunRecord::load(&session.state()) {
-            // A PRP queued before its current run started is that run.
-            queue
-                .waiting
-                .retain(|queued| queued.prp != record.prp || queued.queued_at > record.started_at);
-        }
+        // An entry whose run has a record is that run now.
+        let recorded: BTreeSet<String> = session.run_ids().unwrap_or_default().into_iter().collect();
+        queue.waiting.retain(|queued| {
+            queued
+                .run_id
+                .as_ref()
+                .is_none_or(|run_id| !recorded.contains(run_id))
+        });
+        process::slots::limit(config.watch.max_agents, config.watch.max_checks);
         let layout = Layout {
             repo: options.repo.clone(),
             prp_dir: config.watch.prp_dir.clone(),
@@ -144,11 +182,12 @@ impl Daemon {
             repo = %options.repo.display(),
             directories = watcher.watched_dirs(),
             prp_dir = %config.watch.prp_dir.display(),
+            parallel = config.watch.parallel,
             queued = queue.waiting.len(),
             "watching"
         );
         Ok(Daemon {
-            lock: Arc::new(lock),
+            _lock: lock,
             session,
             notify: config.notify.command.clone(),
             cooldown: config.breaker.cooldown,
@@ -159,20 +198,20 @@ impl Daemon {
             watcher,
             changes,
             requests,
-            activity: "idle".to_owned(),
-            driving: false,
+            driving: BTreeMap::new(),
+            qa_running: false,
             last_report: None,
-            blocked: None,
-            human_resume: None,
-            probed_cooldown: None,
+            blocked: BTreeMap::new(),
+            human_resume: BTreeMap::new(),
+            probed_cooldown: BTreeMap::new(),
             sources_changed: false,
             quiet_until: Instant::now(),
             options,
         })
     }
 
-    /// Runs until SIGTERM or Ctrl-C; then stops what escaped the work's process groups and
-    /// removes the socket.
+    /// Runs until SIGTERM or Ctrl-C; then drops the work in flight, stops what escaped its
+    /// process groups and removes the socket.
     pub async fn run(mut self) -> Result<(), DaemonError> {
         let shutdown = async {
             shutdown::requested().await;
@@ -180,181 +219,177 @@ impl Daemon {
         };
         tokio::pin!(shutdown);
         notify_systemd_ready();
+        let mut tasks: FuturesUnordered<Task> = FuturesUnordered::new();
         loop {
-            // One read of the record per pass: what to do next and, if nothing, what to show.
-            let record = RunRecord::load(&self.session.state());
-            let ended = match self.next_work(&record) {
-                Some(work) => self.carry_out(work, &mut shutdown).await?,
-                None => self.idle(&record, &mut shutdown).await?,
+            let runs = session::status(&self.options.repo).unwrap_or_default();
+            while let Some(work) = self.next_work(&runs) {
+                tasks.push(self.begin(work));
+            }
+            let waits_for_human = runs
+                .iter()
+                .any(|listed| matches!(&listed.record, Ok(record) if record.awaits_human()));
+            let poll = if waits_for_human {
+                RESUME_FILE_POLL
+            } else {
+                Duration::from_secs(24 * 3600)
             };
-            if ended == Ended::Stopped {
-                break;
+            let woke = tokio::select! {
+                () = shutdown.as_mut() => Wake::Stop,
+                Some(ending) = tasks.next(), if !tasks.is_empty() => Wake::Ended(ending),
+                Some(batch) = self.changes.recv() => Wake::Changes(batch),
+                Some(incoming) = self.requests.recv() => Wake::Request(incoming),
+                () = tokio::time::sleep(poll) => Wake::Tick,
+            };
+            match woke {
+                Wake::Stop => break,
+                Wake::Ended((run_id, ended)) => self.finished(run_id, ended).await?,
+                Wake::Changes(batch) => self.on_changes(&batch)?,
+                Wake::Request((request, reply)) => {
+                    let answer = self.on_request(request)?;
+                    let _ = reply.send(answer);
+                }
+                Wake::Tick => {}
             }
         }
+        drop(tasks);
         let leftovers = process::stop_leftovers().await;
         for (started_by, stopped) in process::by_starter(&leftovers) {
             tracing::warn!(%stopped, "{}", started_by.stopped_message());
         }
         let _ = std::fs::remove_file(self.session.socket());
-        tracing::info!("stopped; the run is saved and the next `prpd watch` resumes it");
+        tracing::info!("stopped; the runs are saved and the next `prpd watch` resumes them");
         Ok(())
     }
 
-    /// What there is to do now, in order: the current run, then the queue, then QA.
-    fn next_work(&mut self, record: &Result<Option<RunRecord>, RunError>) -> Option<Work> {
-        let record = match record {
-            Ok(record) => record,
-            Err(error) => {
-                // Nothing starts over a record prpd cannot read: a queued run would replace it.
-                tracing::debug!(%error, "the run record cannot be read; waiting for a human");
-                return None;
-            }
-        };
-        if let Some(record) = record.as_ref().filter(|record| !record.is_finished()) {
-            if let Some(input_changes) = self.human_resume.take() {
-                self.blocked = None;
-                return Some(Work::Resume {
-                    prp: record.prp.clone(),
-                    resumption: Resumption::Human,
-                    input_changes,
-                });
-            }
-            if self.blocked.is_some() {
-                return None;
-            }
-            if !record.awaits_human() {
-                return Some(Work::Resume {
-                    prp: record.prp.clone(),
-                    resumption: Resumption::Human,
-                    input_changes: InputChanges::Refuse,
-                });
-            }
-            let resume_file = self.session.run_dir(&record.run_id).join("resume");
-            if std::fs::remove_file(&resume_file).is_ok() {
-                tracing::info!(file = %resume_file.display(), "resume file found");
-                return Some(Work::Resume {
-                    prp: record.prp.clone(),
-                    resumption: Resumption::Human,
-                    input_changes: InputChanges::Refuse,
-                });
-            }
-            if let Some(ends_at) = cooldown::ends_at(record, self.cooldown)
-                && ends_at <= unix_now()
-                && self.probed_cooldown != Some(ends_at)
-            {
-                self.probed_cooldown = Some(ends_at);
-                tracing::info!(run_id = %record.run_id, "breaker cooldown elapsed: one probe iteration");
-                return Some(Work::Resume {
-                    prp: record.prp.clone(),
-                    resumption: Resumption::Cooldown,
-                    input_changes: InputChanges::Refuse,
-                });
-            }
+    /// What to start now, while a slot is free, in order: runs that have work left, then the
+    /// queue, then (with nothing else going) QA.
+    fn next_work(&mut self, runs: &[Listed]) -> Option<Work> {
+        if self.qa_running || self.driving.len() >= self.watch.parallel {
             return None;
         }
-        self.human_resume = None;
-        if let Some(queued) = self.queue.pop() {
-            return Some(Work::Start { prp: queued.prp });
+        for listed in runs {
+            if self.driving.contains_key(&listed.run_id) {
+                continue;
+            }
+            if let Some(work) = self.resumption(listed) {
+                return Some(work);
+            }
         }
-        if self.sources_changed && self.watch.qa_on_change {
+        let run_id = new_run_id("run");
+        if let Some(queued) = self.queue.start_next(&run_id) {
+            // Saved before the run starts: a kill in between starts this same run again.
+            if let Err(error) = self.queue.save(&self.session.queue()) {
+                tracing::error!(%error, "the queue cannot be saved");
+            }
+            return Some(Work::Start {
+                run_id: queued.run_id.unwrap_or(run_id),
+                prp: queued.prp,
+                base: queued.base,
+            });
+        }
+        if self.driving.is_empty() && self.sources_changed && self.watch.qa_on_change {
             self.sources_changed = false;
             return Some(Work::Qa);
         }
-        self.sources_changed = false;
+        if self.driving.is_empty() {
+            self.sources_changed = false;
+        }
         None
     }
 
-    /// Waits for a change, a request, the shutdown, or (while a run waits for a human) the
-    /// next look for a `resume` file and the cooldown.
-    async fn idle(
-        &mut self,
-        record: &Result<Option<RunRecord>, RunError>,
-        shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
-    ) -> Result<Ended, DaemonError> {
-        self.activity = self.idle_activity(record);
-        let waits_for_human = matches!(record, Ok(Some(record)) if record.awaits_human());
-        let wake = if waits_for_human {
-            RESUME_FILE_POLL
-        } else {
-            Duration::from_secs(24 * 3600)
-        };
-        tokio::select! {
-            () = shutdown.as_mut() => return Ok(Ended::Stopped),
-            Some(batch) = self.changes.recv() => self.on_changes(&batch, Doing::Nothing)?,
-            Some((request, reply)) = self.requests.recv() => {
-                let answer = self.on_request(request, Doing::Nothing)?;
-                let _ = reply.send(answer);
+    /// How run `listed` continues now, if it does.
+    fn resumption(&mut self, listed: &Listed) -> Option<Work> {
+        let run_id = &listed.run_id;
+        let record = match &listed.record {
+            Ok(record) if !record.is_finished() => record,
+            Ok(_) => {
+                self.human_resume.remove(run_id);
+                return None;
             }
-            () = tokio::time::sleep(wake) => {}
-        }
-        Ok(Ended::Done)
-    }
-
-    fn idle_activity(&self, record: &Result<Option<RunRecord>, RunError>) -> String {
-        let record = match record {
-            Ok(record) => record,
             Err(error) => {
-                return format!("stopped: {error:#}; no run starts until it is fixed");
+                // Nothing goes on from a record prpd cannot read or vouch for.
+                self.blocked
+                    .entry(run_id.clone())
+                    .or_insert_with(|| described(error));
+                return None;
             }
         };
-        match record.as_ref().filter(|record| !record.is_finished()) {
-            Some(record) if self.blocked.is_some() => {
-                format!(
-                    "blocked on run {} (prpd resume or prpd abort)",
-                    record.run_id
-                )
-            }
-            Some(record) => format!(
-                "run {} waits for a human: prpd resume, or a `resume` file in {}",
-                record.run_id,
-                self.session.run_dir(&record.run_id).display()
-            ),
-            None => "idle".to_owned(),
+        let resume = |resumption, input_changes| Work::Resume {
+            run_id: run_id.clone(),
+            resumption,
+            input_changes,
+        };
+        if let Some(input_changes) = self.human_resume.remove(run_id) {
+            self.blocked.remove(run_id);
+            return Some(resume(Resumption::Human, input_changes));
         }
+        if self.blocked.contains_key(run_id) {
+            return None;
+        }
+        if !record.awaits_human() {
+            return Some(resume(Resumption::Human, InputChanges::Refuse));
+        }
+        let resume_file = self.session.run_dir(run_id).join("resume");
+        if std::fs::remove_file(&resume_file).is_ok() {
+            tracing::info!(file = %resume_file.display(), "resume file found");
+            return Some(resume(Resumption::Human, InputChanges::Refuse));
+        }
+        if let Some(ends_at) = cooldown::ends_at(record, self.cooldown)
+            && ends_at <= unix_now()
+            && self.probed_cooldown.get(run_id) != Some(&ends_at)
+        {
+            self.probed_cooldown.insert(run_id.clone(), ends_at);
+            tracing::info!(%run_id, "breaker cooldown elapsed: one probe iteration");
+            return Some(resume(Resumption::Cooldown, InputChanges::Refuse));
+        }
+        None
     }
 
-    /// Carries out `work` while answering requests and sorting changes; the shutdown drops it.
-    async fn carry_out(
-        &mut self,
-        work: Work,
-        shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
-    ) -> Result<Ended, DaemonError> {
+    /// Starts `work` and returns the future that ends with it.
+    fn begin(&mut self, work: Work) -> Task {
         let options = session::Options {
             repo: self.options.repo.clone(),
             config: self.options.config.clone(),
             output: Output::Quiet,
         };
-        let lock = Arc::clone(&self.lock);
-        let (busy_with, task): (Option<PathBuf>, _) = match work {
+        match work {
             Work::Resume {
-                prp,
+                run_id,
                 resumption,
                 input_changes,
             } => {
-                self.activity = format!("resuming the run of {}", prp.display());
-                let task = async move {
-                    session::resume_locked(&lock, &options, None, input_changes, resumption)
+                tracing::info!(%run_id, "resuming a run");
+                self.driving.insert(run_id.clone(), PathBuf::new());
+                Box::pin(async move {
+                    let resumed =
+                        session::resume(&options, Some(&run_id), input_changes, resumption);
+                    let ended = Box::pin(resumed)
                         .await
                         .map(|record| Finished::Run(Box::new(record)))
-                };
-                (Some(prp), boxed(task))
+                        .map_err(Failure::Session);
+                    (Some(run_id), ended)
+                })
             }
-            Work::Start { prp } => {
-                self.activity = format!("running {}", prp.display());
+            Work::Start { run_id, prp, base } => {
+                tracing::info!(%run_id, prp = %prp.display(), "starting a run");
+                self.driving.insert(run_id.clone(), prp.clone());
                 let start = Start {
-                    dirty: DirtyTree::AllowUnder(self.watch.prp_dir.clone()),
+                    place: Place::Worktree { base },
                     delivery: Delivery::Live,
                 };
                 let absolute = self.options.repo.join(&prp);
-                let task = async move {
-                    session::run_locked(&lock, &options, &absolute, start)
+                Box::pin(async move {
+                    let started = session::run(&options, &absolute, start, Some(run_id.clone()));
+                    let ended = Box::pin(started)
                         .await
                         .map(|record| Finished::Run(Box::new(record)))
-                };
-                (Some(prp), boxed(task))
+                        .map_err(Failure::Session);
+                    (Some(run_id), ended)
+                })
             }
             Work::Qa => {
-                "re-running QA after source changes".clone_into(&mut self.activity);
+                tracing::info!("re-running QA after source changes");
+                self.qa_running = true;
                 let request = StandaloneRequest {
                     repo: self.options.repo.clone(),
                     config: self.options.config.clone(),
@@ -365,48 +400,33 @@ impl Daemon {
                     path: None,
                 };
                 let inputs = Arc::clone(&self.qa_inputs);
-                let task = async move {
-                    standalone::check_now(&request, &inputs)
+                Box::pin(async move {
+                    let ended = standalone::check_now(&request, &inputs)
                         .await
                         .map(|result| Finished::Qa(result.run_dir.join("qa-report.md")))
-                        .map_err(Failure::Qa)
-                };
-                (None, Box::pin(task) as _)
+                        .map_err(Failure::Qa);
+                    (None, ended)
+                })
             }
-        };
-        if busy_with.is_some() {
-            // The run's QA judges the tree as the run leaves it.
-            self.sources_changed = false;
         }
-        tracing::info!(activity = %self.activity, "work started");
-        self.driving = busy_with.is_some();
-        let mut task = task;
-        let finished = loop {
-            tokio::select! {
-                finished = &mut task => break finished,
-                () = shutdown.as_mut() => {
-                    drop(task);
-                    self.driving = false;
-                    return Ok(Ended::Stopped);
-                }
-                Some(batch) = self.changes.recv() => self.on_changes(&batch, doing(busy_with.as_deref()))?,
-                Some((request, reply)) = self.requests.recv() => {
-                    let answer = self.on_request(request, doing(busy_with.as_deref()))?;
-                    let _ = reply.send(answer);
-                }
-            }
-        };
-        self.driving = false;
-        self.quiet_until = Instant::now() + self.watch.debounce * 2 + Duration::from_millis(200);
-        // The popped PRP leaves the saved queue now that its run has a record.
-        self.queue.save(&self.session.queue())?;
-        self.finished(finished, busy_with.as_deref()).await;
-        Ok(Ended::Done)
     }
 
     /// Logs how the work ended and tells a human when a run needs one.
-    async fn finished(&mut self, finished: Result<Finished, Failure>, prp: Option<&Path>) {
-        match finished {
+    async fn finished(
+        &mut self,
+        run_id: Option<String>,
+        ended: Result<Finished, Failure>,
+    ) -> Result<(), DaemonError> {
+        self.quiet_until = Instant::now() + self.watch.debounce * 2 + Duration::from_millis(200);
+        let prp = if let Some(run_id) = &run_id {
+            self.queue.started(run_id);
+            self.queue.save(&self.session.queue())?;
+            self.driving.remove(run_id)
+        } else {
+            self.qa_running = false;
+            None
+        };
+        match ended {
             Ok(Finished::Qa(report)) => {
                 tracing::info!(report = %report.display(), "QA re-run after source changes");
                 self.last_report = Some(report);
@@ -420,7 +440,10 @@ impl Daemon {
                     tracing::error!(
                         run_id = %record.run_id,
                         report = %report.display(),
-                        "run escalated: it needs a human (read the report, then `prpd resume` or `prpd abort`)"
+                        worktree = %record.worktree.as_deref().unwrap_or(&self.options.repo).display(),
+                        "run escalated: it needs a human (read the report, then `prpd resume {}` or `prpd abort {}`)",
+                        record.run_id,
+                        record.run_id
                     );
                     self.last_report = Some(report.clone());
                     if let Some(command) = &self.notify {
@@ -433,32 +456,32 @@ impl Daemon {
             }
             Err(Failure::Session(error)) => {
                 let message = format!("{:#}", anyhow::Error::from(error));
-                let current = RunRecord::load(&self.session.state())
-                    .ok()
-                    .flatten()
-                    .filter(|record| !record.is_finished() && Some(record.prp.as_path()) == prp);
-                if current.is_some() {
-                    tracing::error!(error = %message, "the current run cannot go on; fix it, then `prpd resume` (or `prpd abort`)");
-                    self.blocked = Some(message);
+                let run_id = run_id.unwrap_or_default();
+                let has_record = self.session.run(&run_id).record().is_file();
+                if has_record {
+                    tracing::error!(%run_id, error = %message, "the run cannot go on; fix it, then `prpd resume` (or `prpd abort`)");
+                    self.blocked.insert(run_id, message);
                 } else {
-                    tracing::error!(prp = %prp_name(prp), error = %message, "the run did not start");
+                    let prp = prp.filter(|prp| !prp.as_os_str().is_empty());
+                    tracing::error!(prp = %prp_name(prp.as_deref()), error = %message, "the run did not start");
                 }
             }
             Err(Failure::Qa(error)) => {
                 tracing::error!(error = %format!("{error:#}"), "QA after source changes failed");
             }
         }
+        Ok(())
     }
 
-    /// Sorts a batch of changed files, as what the daemon is `doing` allows.
-    fn on_changes(&mut self, batch: &[PathBuf], doing: Doing<'_>) -> Result<(), DaemonError> {
+    /// Sorts a batch of changed files.
+    fn on_changes(&mut self, batch: &[PathBuf]) -> Result<(), DaemonError> {
         let triggers = self.layout.triggers(batch);
         tracing::debug!(paths = batch.len(), ?triggers, "file changes");
         if triggers.config {
             self.reload_config()?;
         }
         for prp in triggers.prps {
-            if doing == Doing::Run(&prp) {
+            if self.driving.values().any(|running| *running == prp) {
                 tracing::debug!(prp = %prp.display(), "the running PRP changed: the run keeps the PRP it started with");
                 continue;
             }
@@ -467,17 +490,21 @@ impl Daemon {
             }
             self.queue_prp(&prp)?;
         }
-        if triggers.sources && doing == Doing::Nothing && Instant::now() >= self.quiet_until {
+        let idle = self.driving.is_empty() && !self.qa_running;
+        if triggers.sources && idle && Instant::now() >= self.quiet_until {
             self.sources_changed = true;
         }
         Ok(())
     }
 
     fn queue_prp(&mut self, prp: &Path) -> Result<bool, DaemonError> {
-        let added = self.queue.push(prp, unix_now());
+        let base = worktree::resolve_base(&self.options.repo, None)
+            .ok()
+            .map(|base| base.commit);
+        let added = self.queue.push(prp, unix_now(), base);
         if added {
             self.queue.save(&self.session.queue())?;
-            tracing::info!(prp = %prp.display(), waiting = self.queue.waiting.len(), "PRP queued");
+            tracing::info!(prp = %prp.display(), waiting = self.queue.prps().len(), "PRP queued");
         }
         Ok(added)
     }
@@ -497,6 +524,7 @@ impl Daemon {
             self.watcher = watcher;
             self.changes = changes;
         }
+        process::slots::limit(config.watch.max_agents, config.watch.max_checks);
         self.layout.prp_dir.clone_from(&config.watch.prp_dir);
         self.notify = config.notify.command;
         self.cooldown = config.breaker.cooldown;
@@ -506,18 +534,16 @@ impl Daemon {
         Ok(())
     }
 
-    /// Answers a request, as what the daemon is `doing` allows.
-    fn on_request(&mut self, request: Request, doing: Doing<'_>) -> Result<Reply, DaemonError> {
+    /// Answers a request.
+    fn on_request(&mut self, request: Request) -> Result<Reply, DaemonError> {
         let (ok, message) = match request {
-            Request::Status => (true, self.activity.clone()),
+            Request::Status => (true, self.activity()),
             Request::Queue { add: None } => {
-                (true, format!("{} PRP(s) waiting", self.queue.waiting.len()))
+                (true, format!("{} PRP(s) waiting", self.queue.prps().len()))
             }
             Request::Queue { add: Some(prp) } => self.add_to_queue(&prp)?,
-            Request::Resume { run, reload_config } => {
-                self.resume(run.as_deref(), reload_config, doing)
-            }
-            Request::Abort { run } => self.abort(run.as_deref(), doing),
+            Request::Resume { run, reload_config } => self.resume(run.as_deref(), reload_config),
+            Request::Abort { run } => self.abort(run.as_deref()),
         };
         Ok(Reply {
             ok,
@@ -541,54 +567,77 @@ impl Daemon {
         })
     }
 
-    /// The current unfinished run, when `run` (if given) names it; else why not, for the
+    /// The unfinished run `run` names, or the only unfinished run; else why not, for the
     /// person who asked to `action` it.
-    fn asked_run(&self, run: Option<&str>, action: &str) -> Result<RunRecord, String> {
-        let record = match RunRecord::load(&self.session.state()) {
-            Ok(record) => record,
-            Err(error) => return Err(format!("{:#}", anyhow::Error::from(error))),
-        };
-        let Some(record) = record.filter(|record| !record.is_finished()) else {
-            return Err(format!("there is no run to {action}"));
-        };
-        match run.filter(|asked| *asked != record.run_id) {
-            Some(asked) => Err(format!("the current run is {}, not {asked}", record.run_id)),
-            None => Ok(record),
+    fn asked_run(&self, run: Option<&str>, action: &str) -> Result<String, String> {
+        let runs = session::status(&self.options.repo)
+            .map_err(|error| format!("{:#}", anyhow::Error::from(error)))?;
+        let unfinished: Vec<&Listed> = runs
+            .iter()
+            .filter(|listed| listed.record.as_ref().map_or(true, |record| !record.is_finished()))
+            .collect();
+        match run {
+            Some(asked) => {
+                let listed = runs
+                    .iter()
+                    .find(|listed| listed.run_id == asked)
+                    .ok_or_else(|| format!("there is no run {asked} (`prpd status` lists them)"))?;
+                if unfinished.iter().any(|open| open.run_id == asked) {
+                    Ok(listed.run_id.clone())
+                } else {
+                    Err(format!("run {asked} has ended: there is nothing to {action}"))
+                }
+            }
+            None => match unfinished.as_slice() {
+                [] => Err(format!("there is no run to {action}")),
+                [only] => Ok(only.run_id.clone()),
+                several => Err(format!(
+                    "{} runs could be meant: {}; name one, as in `prpd {action} {}`",
+                    several.len(),
+                    several
+                        .iter()
+                        .map(|listed| listed.run_id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    several[0].run_id
+                )),
+            },
         }
     }
 
-    fn resume(
-        &mut self,
-        run: Option<&str>,
-        reload_config: bool,
-        doing: Doing<'_>,
-    ) -> (bool, String) {
-        let record = match self.asked_run(run, "resume") {
-            Ok(record) => record,
+    fn resume(&mut self, run: Option<&str>, reload_config: bool) -> (bool, String) {
+        let run_id = match self.asked_run(run, "resume") {
+            Ok(run_id) => run_id,
             Err(refusal) => return (false, refusal),
         };
-        if doing == Doing::Run(&record.prp) {
-            return (false, format!("run {} is running", record.run_id));
+        if self.driving.contains_key(&run_id) {
+            return (false, format!("run {run_id} is running"));
         }
-        self.human_resume = Some(if reload_config {
-            InputChanges::Reload
-        } else {
-            InputChanges::Refuse
-        });
-        (true, format!("run {} resumes now", record.run_id))
+        self.human_resume.insert(
+            run_id.clone(),
+            if reload_config {
+                InputChanges::Reload
+            } else {
+                InputChanges::Refuse
+            },
+        );
+        if self.driving.len() >= self.watch.parallel {
+            return (
+                true,
+                format!("run {run_id} resumes when one of the running runs ends"),
+            );
+        }
+        (true, format!("run {run_id} resumes now"))
     }
 
-    fn abort(&mut self, run: Option<&str>, doing: Doing<'_>) -> (bool, String) {
-        let record = match self.asked_run(run, "abort") {
-            Ok(record) => record,
+    fn abort(&mut self, run: Option<&str>) -> (bool, String) {
+        let run_id = match self.asked_run(run, "abort") {
+            Ok(run_id) => run_id,
             Err(refusal) => return (false, refusal),
         };
-        if doing == Doing::Run(&record.prp) {
-            return match session::request_abort(&self.session, &record) {
-                Ok(()) => (
-                    true,
-                    format!("run {} aborts after its current step", record.run_id),
-                ),
+        if self.driving.contains_key(&run_id) {
+            return match session::request_abort(&self.session, &run_id) {
+                Ok(()) => (true, format!("run {run_id} aborts after its current step")),
                 Err(error) => (false, format!("{:#}", anyhow::Error::from(error))),
             };
         }
@@ -597,10 +646,10 @@ impl Daemon {
             config: self.options.config.clone(),
             output: Output::Quiet,
         };
-        match session::abort_locked(&self.lock, &options, Some(&record.run_id)) {
-            Ok(run_id) => {
-                self.blocked = None;
-                self.human_resume = None;
+        match session::abort(&options, Some(&run_id)) {
+            Ok(_) => {
+                self.blocked.remove(&run_id);
+                self.human_resume.remove(&run_id);
                 tracing::info!(%run_id, "run aborted by a human");
                 (true, format!("run {run_id} aborted"))
             }
@@ -608,62 +657,61 @@ impl Daemon {
         }
     }
 
+    /// What the daemon does, in a few words, for `prpd status`.
+    fn activity(&self) -> String {
+        let runs: Vec<&str> = self.driving.keys().map(String::as_str).collect();
+        match (runs.as_slice(), self.qa_running) {
+            ([], true) => "re-running QA after source changes".to_owned(),
+            ([], false) if !self.blocked.is_empty() => format!(
+                "blocked on {} (prpd resume or prpd abort)",
+                self.blocked.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            ([], false) => "idle".to_owned(),
+            (runs, _) => format!(
+                "driving {} of at most {} runs: {}",
+                runs.len(),
+                self.watch.parallel,
+                runs.join(", ")
+            ),
+        }
+    }
+
     fn view(&self) -> DaemonView {
-        let record = RunRecord::load(&self.session.state()).ok().flatten();
+        let cooldown_ends_at = session::status(&self.options.repo)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|listed| {
+                let record = listed.record.ok()?;
+                Some((listed.run_id, cooldown::ends_at(&record, self.cooldown)?))
+            })
+            .collect();
         DaemonView {
             pid: std::process::id(),
-            activity: self.activity.clone(),
-            driving: self.driving,
+            activity: self.activity(),
+            driving: self.driving.keys().cloned().collect(),
+            parallel: self.watch.parallel,
             queue: self.queue.prps(),
             last_report: self.last_report.clone(),
-            cooldown_ends_at: record
-                .as_ref()
-                .and_then(|record| cooldown::ends_at(record, self.cooldown)),
+            cooldown_ends_at,
             blocked: self.blocked.clone(),
         }
     }
 }
 
-/// What the daemon does while a change or a request arrives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Doing<'a> {
-    Nothing,
-    /// QA after source changes.
-    Qa,
-    /// A run of this PRP.
-    Run(&'a Path),
-}
-
-/// What a piece of work produced.
-#[derive(Debug)]
-enum Finished {
-    Run(Box<RunRecord>),
-    Qa(PathBuf),
-}
-
-/// Why a piece of work failed.
-#[derive(Debug)]
-enum Failure {
-    Session(SessionFailure),
-    Qa(anyhow::Error),
-}
-
-type Task = std::pin::Pin<Box<dyn Future<Output = Result<Finished, Failure>>>>;
-
-fn boxed(task: impl Future<Output = Result<Finished, SessionFailure>> + 'static) -> Task {
-    Box::pin(async move { task.await.map_err(Failure::Session) })
+/// An error with its causes, as one line.
+fn described(error: &SessionFailure) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn prp_name(prp: Option<&Path>) -> String {
-    prp.map_or_else(
-        || "the current run".to_owned(),
-        |prp| prp.display().to_string(),
-    )
-}
-
-/// What the daemon does while the work of `prp` (none: QA) goes.
-fn doing(prp: Option<&Path>) -> Doing<'_> {
-    prp.map_or(Doing::Qa, Doing::Run)
+    prp.map_or_else(|| "a queued PRP".to_owned(), |prp| prp.display().to_string())
 }
 
 /// The configuration as the daemon validates it: prpd.toml, the checklist and the tools

@@ -1,6 +1,8 @@
-//! The PRPs waiting for a run: one run at a time per repository, the rest wait here in the
-//! order they arrived, each at most once. Saved atomically in `.prp-session/queue.json` after
-//! every change, so a PRP dropped while the daemon was busy survives any stop.
+//! The PRPs waiting for a run: the daemon drives `[watch] parallel` runs at once, the rest wait
+//! here in the order they arrived, each at most once. Saved atomically in
+//! `.prp-session/queue.json` after every change, so a PRP dropped while the daemon was busy
+//! survives any stop. An entry stays, with the id its run got, until that run has a record: a
+//! daemon killed between the two starts the same run again instead of losing the PRP.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,12 @@ pub struct Queued {
     pub prp: PathBuf,
     /// When it was queued (seconds since the Unix epoch).
     pub queued_at: u64,
+    /// The commit the run starts from: what `HEAD` named when the PRP was queued (hex).
+    #[serde(default)]
+    pub base: Option<String>,
+    /// The id of the run that was started for it, once one was.
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 /// The queue file cannot be read or written.
@@ -84,14 +92,16 @@ impl Queue {
         files::write_atomically(path, text.as_bytes()).map_err(write)
     }
 
-    /// Queues `prp` unless it already waits; whether it was added.
-    pub fn push(&mut self, prp: &Path, at: u64) -> bool {
+    /// Queues `prp`, to start from `base`, unless it already waits; whether it was added.
+    pub fn push(&mut self, prp: &Path, at: u64, base: Option<String>) -> bool {
         if self.contains(prp) {
             return false;
         }
         self.waiting.push(Queued {
             prp: prp.to_path_buf(),
             queued_at: at,
+            base,
+            run_id: None,
         });
         true
     }
@@ -101,15 +111,24 @@ impl Queue {
         self.waiting.iter().any(|queued| queued.prp == prp)
     }
 
-    /// Takes the oldest PRP out.
-    pub fn pop(&mut self) -> Option<Queued> {
-        (!self.waiting.is_empty()).then(|| self.waiting.remove(0))
+    /// The oldest PRP whose run has not started yet, now marked as started as run `run_id`.
+    pub fn start_next(&mut self, run_id: &str) -> Option<Queued> {
+        let next = self.waiting.iter_mut().find(|queued| queued.run_id.is_none())?;
+        next.run_id = Some(run_id.to_owned());
+        Some(next.clone())
     }
 
-    /// The waiting PRPs, oldest first.
+    /// Takes out the entry of run `run_id`: its record exists now.
+    pub fn started(&mut self, run_id: &str) {
+        self.waiting
+            .retain(|queued| queued.run_id.as_deref() != Some(run_id));
+    }
+
+    /// The PRPs whose run has not started, oldest first.
     pub fn prps(&self) -> Vec<PathBuf> {
         self.waiting
             .iter()
+            .filter(|queued| queued.run_id.is_none())
             .map(|queued| queued.prp.clone())
             .collect()
     }
@@ -122,18 +141,22 @@ mod tests {
     #[test]
     fn a_prp_waits_once_and_they_leave_in_order() {
         let mut queue = Queue::default();
-        assert!(queue.push(Path::new("PRPs/a.md"), 1));
-        assert!(queue.push(Path::new("PRPs/b.md"), 2));
-        assert!(!queue.push(Path::new("PRPs/a.md"), 3), "queued twice");
+        assert!(queue.push(Path::new("PRPs/a.md"), 1, None));
+        assert!(queue.push(Path::new("PRPs/b.md"), 2, Some("c0ffee".to_owned())));
+        assert!(!queue.push(Path::new("PRPs/a.md"), 3, None), "queued twice");
         assert_eq!(
             queue.prps(),
             [PathBuf::from("PRPs/a.md"), PathBuf::from("PRPs/b.md")]
         );
-        assert_eq!(queue.pop().map(|queued| queued.queued_at), Some(1));
-        assert!(queue.push(Path::new("PRPs/a.md"), 4), "a.md left the queue");
+        assert_eq!(queue.start_next("run-1").map(|queued| queued.queued_at), Some(1));
+        assert_eq!(queue.prps(), [PathBuf::from("PRPs/b.md")]);
+        assert!(!queue.push(Path::new("PRPs/a.md"), 4, None), "a.md's run has no record yet");
+        queue.started("run-1");
+        assert!(queue.push(Path::new("PRPs/a.md"), 4, None), "a.md left the queue");
+        let next = queue.start_next("run-2").expect("b.md");
         assert_eq!(
-            queue.pop().map(|queued| queued.prp),
-            Some(PathBuf::from("PRPs/b.md"))
+            (next.prp, next.base),
+            (PathBuf::from("PRPs/b.md"), Some("c0ffee".to_owned()))
         );
     }
 
@@ -143,7 +166,7 @@ mod tests {
         let path = dir.path().join("queue.json");
         assert_eq!(Queue::load(&path).expect("none yet"), Queue::default());
         let mut queue = Queue::default();
-        queue.push(Path::new("PRPs/a.md"), 7);
+        queue.push(Path::new("PRPs/a.md"), 7, None);
         queue.save(&path).expect("save");
         assert_eq!(Queue::load(&path).expect("load"), queue);
         std::fs::write(&path, "{\n  \"waiting\": 3\n}").expect("write");

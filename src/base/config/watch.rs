@@ -19,14 +19,24 @@ pub struct WatchConfig {
     /// The folder (relative to the repository) whose Markdown files are PRPs: a new or changed
     /// one queues a run.
     pub prp_dir: PathBuf,
+    /// How many runs the daemon drives at once, each in its own worktree.
+    pub parallel: usize,
+    /// How many agent processes may run at once across the daemon's runs.
+    pub max_agents: usize,
+    /// How many check and test processes may run at once across the daemon's runs.
+    pub max_checks: usize,
 }
 
 impl Default for WatchConfig {
     fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         WatchConfig {
             debounce: Duration::from_millis(500),
             qa_on_change: false,
             prp_dir: PathBuf::from("PRPs"),
+            parallel: 1,
+            max_agents: 4,
+            max_checks: cores.max(2),
         }
     }
 }
@@ -45,6 +55,9 @@ pub(super) struct RawWatch {
     debounce: Option<String>,
     qa_on_change: Option<bool>,
     prp_dir: Option<String>,
+    parallel: Option<i64>,
+    max_agents: Option<i64>,
+    max_checks: Option<i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -98,10 +111,24 @@ pub(super) fn watch(path: &Path, text: &str, raw: RawWatch) -> Result<WatchConfi
             relative
         }
     };
+    let count = |key: &str, value: Option<i64>, default: usize| match value {
+        None => Ok(default),
+        Some(value @ 1..=64) => Ok(usize::try_from(value).unwrap_or(default)),
+        Some(value) => Err(ConfigError::at_key(
+            path,
+            text,
+            "[watch]",
+            key,
+            format!("`watch.{key}` = {value} is out of range; expected a number from 1 to 64"),
+        )),
+    };
     Ok(WatchConfig {
         debounce,
         qa_on_change: raw.qa_on_change.unwrap_or(defaults.qa_on_change),
         prp_dir,
+        parallel: count("parallel", raw.parallel, defaults.parallel)?,
+        max_agents: count("max_agents", raw.max_agents, defaults.max_agents)?,
+        max_checks: count("max_checks", raw.max_checks, defaults.max_checks)?,
     })
 }
 

@@ -234,16 +234,25 @@ fn reap_adopted_zombies(table: &[Stat], me: i32) {
 /// [`GRACE`], then SIGKILL; then the zombies re-parented to prpd are reaped. Returns what was
 /// stopped, in pid order, for the caller to log.
 ///
-/// Call it when no child of prpd runs: a child prpd started is re-parented to no one, so it
-/// would count as a leftover too. prpd's loop is sequential, so right after an agent ends
-/// nothing else of prpd runs; anything that descends from prpd then is the agent's.
+/// Inside a run's scope (`owner.rs`) only the processes that carry the run's id are stopped:
+/// the daemon drives several runs at once, and another run's agent or test suite is not this
+/// run's leftover. Call it when none of the run's own children runs: a run's loop is
+/// sequential, so right after its agent ends nothing else of the run runs; anything of the run
+/// that descends from prpd then is the agent's. Outside a run (prpd stopping) everything that
+/// descends from prpd is stopped.
 pub async fn stop_leftovers() -> Vec<Leftover> {
     let me = Pid::this().as_raw();
+    let mark = super::owner::current()
+        .map(|run_id| format!("{}={run_id}", super::owner::RUN_ID_VARIABLE));
     let mut stopper = Stopper::new();
     loop {
         let table = snapshot();
         reap_adopted_zombies(&table, me);
-        if !stopper.round(&leftovers(&table, me)) {
+        let mut found = leftovers(&table, me);
+        if let Some(mark) = &mark {
+            found.retain(|stat| carries(stat.pid, mark));
+        }
+        if !stopper.round(&found) {
             break;
         }
         tokio::time::sleep(POLL).await;

@@ -23,7 +23,7 @@ const QUOTED_BLOCKS: usize = 3;
 impl Driver {
     /// Writes the escalation report and the summary; returns the report's text.
     pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<String, DriveError> {
-        let blocks = last_blocks(&self.context.session.phase_status_log(), QUOTED_BLOCKS);
+        let blocks = last_blocks(&self.paths().phase_status_log(), QUOTED_BLOCKS);
         let text = escalation::render(&self.record, reason, &self.context.repo, &blocks);
         let path = self.run_dir().join("escalation.md");
         write_text(&path, &text)?;

@@ -352,7 +352,7 @@ impl Driver {
         let config = self.context.config.agents.for_phase(phase).clone();
         let run_dir = self.run_dir();
         let prp_path = self.context.repo.join(&self.record.prp);
-        let group_file = self.context.session.agent_group();
+        let group_file = self.paths().agent_group();
         let extra_env: Vec<(String, String)> = self
             .record
             .last_qa_report

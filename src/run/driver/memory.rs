@@ -39,7 +39,7 @@ impl Driver {
             open
         } else {
             let opened =
-                Memory::open_or_unavailable(&self.context.repo, &self.context.config.memory).await;
+                Memory::open_or_unavailable(&self.context.home, &self.context.config.memory).await;
             for warning in &opened.warnings {
                 tracing::warn!(%warning, "memory");
             }

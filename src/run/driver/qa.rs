@@ -33,7 +33,7 @@ impl Driver {
             "last_verdict": verdict,
             "report_path": self.record.last_qa_report,
         });
-        write_json(&self.context.session.qa_state(), &state)
+        write_json(&self.paths().qa_state(), &state)
     }
 
     /// Runs the whole checklist for a QA iteration, then the PRP's `[VERIFY]` tasks

@@ -28,7 +28,7 @@ impl Driver {
         Ok(Snapshots::open(
             &self.context.repo,
             &self.record.run_id,
-            &self.run_dir().join("snapshot.index"),
+            &self.context.session.run(&self.record.run_id).snapshot_index(),
         )?)
     }
 
@@ -58,8 +58,11 @@ impl Driver {
         self.record.freeze.git_exclude = std::fs::read_to_string(snapshots.exclude_file()).ok();
         let base = snapshots.record(0, None, &message)?;
         // The base snapshot's parent is the commit HEAD names now; the branch that names it is
-        // the pull request's base unless `[ship] base` says otherwise.
-        self.record.ship.base_branch = ship::git::checked_out_branch(&self.context.repo);
+        // the pull request's base unless `[ship] base` says otherwise. A run in a worktree
+        // (detached at its base) was told its base branch when it started.
+        if self.record.worktree.is_none() {
+            self.record.ship.base_branch = ship::git::checked_out_branch(&self.context.repo);
+        }
         self.record.detection = Some(settings::detect(
             &self.context.repo,
             &self.context.mapping,
@@ -339,7 +342,7 @@ impl Driver {
         if self.context.config.snapshots == SnapshotRetention::Keep {
             return Ok(());
         }
-        let removed = self.snapshots()?.remove_refs()?;
+        let removed = self.snapshots()?.remove_snapshot_refs()?;
         tracing::debug!(removed, "snapshot refs removed");
         Ok(())
     }

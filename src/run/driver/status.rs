@@ -132,7 +132,7 @@ impl Driver {
         agent_block: Option<&StatusBlock>,
         own: &StatusBlock,
     ) -> Result<(), DriveError> {
-        let path = self.context.session.phase_status_log();
+        let path = self.paths().phase_status_log();
         let mut text = String::new();
         if let Some(block) = agent_block {
             let _ = write!(text, "# agent\n{block}");

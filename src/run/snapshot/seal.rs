@@ -1,14 +1,16 @@
-//! The seal on the run record: every time prpd writes `.prp-session/state.json` it first stores
-//! the new content's blob id on the run's private ref `refs/prpd/<run>/record` (and the one
-//! before it on `…/record-previous`). `prpd resume` continues only from a record prpd wrote:
-//! an agent that edited the file (to skip QA, say) and killed prpd is refused, by name.
+//! The seal on the run record: every time prpd writes a run's record
+//! (`.prp-session/runs/<id>/state.json`) it first stores the new content's blob id on the run's
+//! private ref `refs/prpd/<run>/record` (and the one before it on `…/record-previous`). Every
+//! command that reads a record (`status`, `resume`, `diff`, the daemon) trusts only a record
+//! prpd wrote: an agent that edited the file (to skip QA, or to make a run look SHIPPED) and
+//! killed prpd is refused, by name.
 //!
 //! Sealing before the write means a kill between the two leaves the previous content in the
 //! file, which the previous seal still vouches for. A record of the current version is always
 //! sealed while its run is unfinished, so a missing seal is refused like a wrong one: an agent
-//! that deletes the refs along with editing the file gains nothing. When a run ends (and its
-//! refs are kept), the final record is sealed alone ([`Snapshots::seal_final_record`]), so the
-//! unfinished record before it cannot be put back and resumed. The seal is tamper evidence
+//! that deletes the refs along with editing the file gains nothing. When a run ends, the final
+//! record is sealed alone ([`Snapshots::seal_final_record`]), so the unfinished record before
+//! it cannot be put back and resumed, and the seal outlives the run's snapshot refs. The seal is tamper evidence
 //! against an agent editing files, not a lock: a process of the same user that rewrites prpd's
 //! private refs to match an edited record is not stopped, which the README says.
 
@@ -17,7 +19,7 @@ use git2::{ObjectType, Oid};
 use super::{REF_PREFIX, SnapshotError, Snapshots};
 
 impl Snapshots {
-    fn seal_ref(&self, name: &str) -> String {
+    pub(super) fn seal_ref(&self, name: &str) -> String {
         format!("{REF_PREFIX}/{}/{name}", self.run_id)
     }
 
@@ -114,11 +116,11 @@ mod tests {
             Some(false),
             "the unfinished record before the final one is not vouched for"
         );
-        assert_eq!(snapshots.remove_refs().expect("remove"), 1);
+        assert_eq!(snapshots.remove_snapshot_refs().expect("remove"), 0);
         assert_eq!(
             snapshots.is_sealed_record(b"{\"n\":4}").expect("check"),
-            None,
-            "no seal at all once the refs are gone"
+            Some(true),
+            "the seal outlives the snapshot refs"
         );
     }
 }
