@@ -22,6 +22,7 @@ mod phase;
 mod proof;
 mod pull_request;
 mod qa;
+mod rebase;
 mod remote_checks;
 mod ship;
 mod snapshots;
@@ -117,6 +118,8 @@ pub enum DriveError {
     SnapshotGone { run_id: String, number: u32 },
     #[error("a SHIP step stopped unexpectedly")]
     ShipTask(#[source] tokio::task::JoinError),
+    #[error(transparent)]
+    Worktree(#[from] crate::run::worktree::WorktreeError),
 }
 
 /// Everything a run needs besides its record.

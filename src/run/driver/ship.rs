@@ -20,6 +20,9 @@
 //! and delivered where the user pushes. A `[ship] repository` that is set is the user's word:
 //! if it cannot be reached, SHIP fails as above.
 //!
+//! The base moved: a run in a worktree ships on its base branch as it is when it ships, not as
+//! it was when the run started (`rebase.rs` of the driver).
+//!
 //! Dry run: with `prpd run --dry-run`, or when that variable holds no token, SHIP does every
 //! local step — the commit, the branch, and the push when the remote is a local path — and
 //! writes the pull request to `runs/<id>/pr.md`; nothing goes over the network and no token is
@@ -118,6 +121,7 @@ impl Driver {
             self.save()?;
             commit
         };
+        let commit = self.on_current_base(commit).await?;
 
         let moved = {
             let (repo, branch, commit, prp) = (
@@ -338,7 +342,7 @@ impl Driver {
 }
 
 /// Runs a git step off the async runtime (a push may wait on the network).
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     step: impl FnOnce() -> Result<T, ShipError> + Send + 'static,
 ) -> Result<T, Stop> {
     match tokio::task::spawn_blocking(step).await {

@@ -9,6 +9,7 @@
 mod branch;
 mod commit;
 mod push;
+mod rebase;
 mod remote;
 mod tree;
 mod uncommitted;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 pub use branch::{BranchMove, checked_out_branch, point_branch};
 pub use commit::{CommitPlan, commit, exists};
 pub use push::{PushRequest, PushToken, Pushed, TOKEN_USER, push};
+pub use rebase::{Rebase, rebase_onto};
 pub use remote::{Destination, destination, no_such_remote};
 pub use uncommitted::uncommitted;
 
@@ -43,6 +45,18 @@ pub enum ShipError {
         files.join(", ")
     )]
     Conflict { files: Vec<String> },
+    #[error(
+        "the base branch {branch} moved since the run started ({from} → {to}), and the agents' \
+         changes clash with the new commits in {}; the run's worktree is kept: merge {branch} \
+         there and resolve them by hand, then ship by hand, or abort the run",
+        files.join(", ")
+    )]
+    BaseMoved {
+        branch: String,
+        from: String,
+        to: String,
+        files: Vec<String>,
+    },
     #[error(
         "the branch {branch} already exists at {commit} (\"{subject}\"), which is not prpd's \
          commit for {prp}; prpd does not move a branch it did not write. Rename or delete that \

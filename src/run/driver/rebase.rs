@@ -1,0 +1,87 @@
+//! SHIP on a base that moved. A run in a worktree started from its base branch's tip; several
+//! runs go at once and the user keeps working, so by SHIP the branch may have moved. The
+//! shipped commit is replayed onto the branch's current tip (`ship/git/rebase.rs`). A clean
+//! replay changes the tree QA approved, so QA's checklist runs again, on the replayed tree in a
+//! worktree of its own (the run's worktree and its snapshots stay as QA saw them), before
+//! anything is pushed: a blocking failure there, like a clash of lines, stops SHIP with the
+//! checks or files named, and the run's worktree stays for the human. A run in place works on
+//! the user's own branch and is shipped as it is.
+
+use crate::qa::discover::Detection;
+use crate::qa::runner::{self, CheckStatus, QaRequest};
+use crate::run::worktree;
+use crate::ship::git::{self, Rebase};
+
+use super::ship::{Stop, blocking};
+use super::{DriveError, Driver};
+
+impl Driver {
+    /// `commit` on the base branch as it is now: itself, or its replay onto the moved branch
+    /// once QA's checklist passed on it (saved in the record as the commit that ships).
+    pub(super) async fn on_current_base(&mut self, commit: String) -> Result<String, Stop> {
+        let (Some(_), Some(branch)) = (&self.record.worktree, self.record.ship.base_branch.clone())
+        else {
+            return Ok(commit);
+        };
+        let rebased = {
+            let (home, commit, branch) = (self.context.home.clone(), commit.clone(), branch.clone());
+            blocking(move || git::rebase_onto(&home, &commit, &branch)).await?
+        };
+        let Rebase::Moved { commit: replayed, onto } = rebased else {
+            return Ok(commit);
+        };
+        tracing::info!(%branch, %onto, %replayed, "SHIP: the base branch moved; QA's checklist runs on the replayed commit");
+        let detection = self.detection().map_err(Stop::Drive)?;
+        let failed = self
+            .checklist_on(&replayed, detection)
+            .await
+            .map_err(Stop::Drive)?;
+        if !failed.is_empty() {
+            return Err(Stop::Failed(format!(
+                "the base branch {branch} moved since the run started (now at {}), and on it QA's \
+                 checklist fails: {}. The run's worktree is kept: merge {branch} there and fix it, \
+                 then ship by hand, or abort the run",
+                onto.chars().take(7).collect::<String>(),
+                failed.join("; ")
+            )));
+        }
+        self.record.ship.commit = Some(replayed.clone());
+        self.save().map_err(Stop::Drive)?;
+        Ok(replayed)
+    }
+
+    /// Runs QA's checklist on `commit` in a worktree of its own; the blocking checks that
+    /// failed, each with its detail.
+    async fn checklist_on(
+        &self,
+        commit: &str,
+        detection: Detection,
+    ) -> Result<Vec<String>, DriveError> {
+        let name = format!("{}-on-base", self.record.run_id);
+        let home = &self.context.home;
+        let tree = worktree::create(home, &name, commit)?;
+        let request = QaRequest {
+            repo: tree.clone(),
+            prp: Some(self.context.prp.clone()),
+            prp_path: Some(self.record.prp.clone()),
+            jobs: self.context.config.qa.jobs,
+            check_timeout: self.context.config.qa.check_timeout,
+            grace: self.context.config.qa.grace,
+            run_dir: self.run_dir().join("on-base"),
+            attempt: self.record.machine.qa_attempt(),
+            base_docs: Some(self.base_docs()?),
+            earlier_runs: Vec::new(),
+            junit: self.context.config.qa.junit.clone(),
+        };
+        let outcome = runner::run(&request, &self.context.checklist, detection).await;
+        if let Err(error) = worktree::remove(home, &tree) {
+            tracing::warn!(%error, "could not remove the worktree of the replayed commit");
+        }
+        Ok(outcome?
+            .checks
+            .iter()
+            .filter(|check| check.status == CheckStatus::Fail)
+            .map(|check| format!("{} ({})", check.id, check.detail))
+            .collect())
+    }
+}
