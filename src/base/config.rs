@@ -317,7 +317,11 @@ impl Config {
                 .as_ref()
                 .and_then(|run| run.keep_worktrees)
                 .unwrap_or(false),
-            setup: setup(path, text, raw.run.as_ref().and_then(|run| run.setup.clone()))?,
+            setup: setup(
+                path,
+                text,
+                raw.run.as_ref().and_then(|run| run.setup.clone()),
+            )?,
             gate: gate::settings(path, text, raw.commands, raw.checks)?,
             ship: ship::ship(path, text, raw.ship.unwrap_or_default())?,
             memory: memory::memory(path, text, raw.memory.unwrap_or_default())?,

@@ -260,12 +260,17 @@ fn fresh_directory(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(path)
 }
 
-/// `env` with the run's id (`owner.rs`) when the process is started for a run.
+/// `env` with the run's id and variables (`owner.rs`) when the process is started for a run;
+/// what the process sets itself wins.
 fn with_run_id(mut env: Vec<(String, String)>) -> Vec<(String, String)> {
-    if let Some(run_id) = owner::current()
-        && !env.iter().any(|(name, _)| name == owner::RUN_ID_VARIABLE)
-    {
-        env.push((owner::RUN_ID_VARIABLE.to_owned(), run_id));
+    let Some(run) = owner::current() else {
+        return env;
+    };
+    let id = (owner::RUN_ID_VARIABLE.to_owned(), run.run_id);
+    for (name, value) in std::iter::once(id).chain(run.env) {
+        if !env.iter().any(|(set, _)| *set == name) {
+            env.push((name, value));
+        }
     }
     env
 }

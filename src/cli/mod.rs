@@ -473,7 +473,9 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let unfinished = |run: &session::Listed| {
-        run.record.as_ref().map_or(true, |record| !record.is_finished())
+        run.record
+            .as_ref()
+            .map_or(true, |record| !record.is_finished())
     };
     let shown = match &args.run {
         Some(asked) => Some(

@@ -83,7 +83,11 @@ fn tasks_file(repo: &Path, given: Option<&Path>) -> anyhow::Result<PathBuf> {
         return Ok(tasks);
     }
     let runs = session::status(repo)?;
-    if let Some(record) = runs.iter().rev().find_map(|listed| listed.record.as_ref().ok()) {
+    if let Some(record) = runs
+        .iter()
+        .rev()
+        .find_map(|listed| listed.record.as_ref().ok())
+    {
         let prp = repo.join(&record.prp);
         if prp.is_file() {
             return Ok(prp);

@@ -74,7 +74,9 @@ pub(super) fn queue(repo: &Path, prp: Option<&Path>, json: bool) -> anyhow::Resu
                     if queue.push(
                         prp,
                         unix_now(),
-                        worktree::resolve_base(repo, None).ok().map(|base| base.commit),
+                        worktree::resolve_base(repo, None)
+                            .ok()
+                            .map(|base| base.commit),
                     ) =>
                 {
                     queue.save(&session.queue())?;

@@ -24,6 +24,7 @@ mod pull_request;
 mod qa;
 mod rebase;
 mod remote_checks;
+mod setup;
 mod ship;
 mod snapshots;
 mod status;
@@ -188,6 +189,7 @@ impl Driver {
             | Event::RemoteChecksFailed { .. }
             | Event::GuardrailReached { .. }
             | Event::FatalAgentError { .. }
+            | Event::SetupFailed { .. }
             | Event::CooldownElapsed => {}
         }
         self.record.pending.extend(effects);
@@ -263,7 +265,10 @@ impl Driver {
                 self.start_phase(*phase).await?;
                 Ok(None)
             }
-            Effect::RunIteration { phase } => self.iteration(*phase).await.map(Some),
+            Effect::RunIteration { phase } => match self.set_up().await? {
+                Some(stop) => Ok(Some(stop)),
+                None => self.iteration(*phase).await.map(Some),
+            },
             Effect::WriteFeedback { phase, reasons } => {
                 let mut reasons = reasons.clone();
                 if *phase == Phase::Green

@@ -102,6 +102,7 @@ impl Run {
             Event::HumanAbort => abort(context),
             Event::IterationFinished { .. }
             | Event::FatalAgentError { .. }
+            | Event::SetupFailed { .. }
             | Event::HumanResume
             | Event::CooldownElapsed => Handled,
         }
@@ -134,7 +135,8 @@ impl Run {
                 EscalationReason::Guardrail { .. }
                 | EscalationReason::QaRejectedThrice { .. }
                 | EscalationReason::FatalAgent { .. }
-                | EscalationReason::ShipFailed { .. } => Handled,
+                | EscalationReason::ShipFailed { .. }
+                | EscalationReason::SetupFailed { .. } => Handled,
             },
             Event::HumanAbort => abort(context),
             Event::IterationFinished { .. }
@@ -142,7 +144,8 @@ impl Run {
             | Event::ShipFailed { .. }
             | Event::RemoteChecksFailed { .. }
             | Event::GuardrailReached { .. }
-            | Event::FatalAgentError { .. } => Handled,
+            | Event::FatalAgentError { .. }
+            | Event::SetupFailed { .. } => Handled,
         }
     }
 
@@ -191,6 +194,14 @@ impl Run {
             Event::FatalAgentError { message } => escalate(
                 phase,
                 EscalationReason::FatalAgent {
+                    message: message.clone(),
+                },
+                context,
+            ),
+            Event::SetupFailed { command, message } => escalate(
+                phase,
+                EscalationReason::SetupFailed {
+                    command: command.clone(),
                     message: message.clone(),
                 },
                 context,
@@ -284,7 +295,8 @@ fn resume(from: Phase, reason: &EscalationReason, context: &mut Vec<Effect>) -> 
         }
         EscalationReason::Guardrail { .. }
         | EscalationReason::FatalAgent { .. }
-        | EscalationReason::ShipFailed { .. } => {
+        | EscalationReason::ShipFailed { .. }
+        | EscalationReason::SetupFailed { .. } => {
             context.push(continue_in(from));
             Transition(state_of(from))
         }

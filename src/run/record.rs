@@ -45,6 +45,9 @@ pub struct RunRecord {
     /// The run's own worktree (`run/worktree.rs`); `None`: the run works in the user's working
     /// tree (`prpd run --in-place`).
     pub worktree: Option<PathBuf>,
+    /// Whether `[run] setup` ran in the worktree (or had nothing to run).
+    #[serde(default)]
+    pub setup_done: bool,
     pub machine: PhaseMachine,
     /// Effects decided but not yet carried out, in order.
     pub pending: Vec<Effect>,
@@ -352,6 +355,7 @@ impl RunRecord {
             prp,
             started_at,
             worktree: None,
+            setup_done: false,
             machine,
             pending,
             breakers,

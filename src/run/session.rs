@@ -12,6 +12,7 @@ use crate::base::config::{Config, SnapshotRetention};
 use crate::base::config_file::{self, ConfigError};
 use crate::base::lock::{self, Holder, LockError, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
+use crate::base::process::owner;
 use crate::prp::{self, PrpError};
 use crate::qa::command::CommandKind;
 use crate::qa::settings;
@@ -23,8 +24,14 @@ use crate::run::prompt::{self, PromptError};
 use crate::run::record::{Delivery, RunError, RunRecord};
 use crate::run::snapshot::{SnapshotError, Snapshots};
 use crate::run::worktree::{self, WorktreeError};
+
+mod runs;
+
 use crate::ship;
 use crate::ship::git::ShipError;
+use runs::Choice;
+use runs::chosen;
+pub use runs::{Listed, status, verified};
 
 /// A request that cannot be carried out as asked (the user's to fix; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -225,16 +232,66 @@ pub async fn run(
     let prp_relative = relative_prp(home, prp)?;
     let run_id = run_id.unwrap_or_else(|| new_run_id("run"));
     let lock = run_lock(&session, &run_id)?;
+    let prepared = prepare_run(options, &session, &start, &prp_relative, &run_id);
+    let (context, worktree, base_branch) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            forget_unstarted(&session, &run_id);
+            return Err(error);
+        }
+    };
+    let mut record = RunRecord::new(
+        run_id,
+        prp_relative,
+        crate::run::driver::unix_now(),
+        &context.config.breaker,
+    );
+    if let Some(path) = &worktree
+        && options.output != Output::Quiet
+    {
+        eprintln!(
+            "prpd: run {} works in a worktree of its own: {}",
+            record.run_id,
+            path.display()
+        );
+    }
+    record.worktree = worktree;
+    record.ship.base_branch = base_branch;
+    record.ship.delivery = start.delivery;
+    tracing::info!(
+        run_id = %record.run_id,
+        prp = %record.prp.display(),
+        tree = %context.repo.display(),
+        "run started"
+    );
+    Box::pin(drive_and_finish(
+        options,
+        Driver::new(context, record),
+        &lock,
+    ))
+    .await
+}
+
+/// What a run needs before its record exists: its tree (a new worktree, or the user's), its
+/// context, and the branch its pull request goes to.
+fn prepare_run(
+    options: &Options,
+    session: &SessionPaths,
+    start: &Start,
+    prp_relative: &Path,
+    run_id: &str,
+) -> Result<(Context, Option<PathBuf>, Option<String>), SessionFailure> {
+    let home = &options.repo;
     let (work, worktree, base_branch) = match &start.place {
         Place::InPlace { dirty } => {
-            refuse_a_second_run_in_place(&session, home)?;
+            refuse_a_second_run_in_place(session, home)?;
             check_uncommitted(home, *dirty)?;
             (home.clone(), None, None)
         }
         Place::Worktree { base } => {
             let base = worktree::resolve_base(home, base.as_deref()).map_err(SessionError::from)?;
-            let path = worktree::create(home, &run_id, &base.commit).map_err(SessionError::from)?;
-            let carried = worktree::uncommitted_inputs(home, &prp_relative)
+            let path = worktree::create(home, run_id, &base.commit).map_err(SessionError::from)?;
+            let carried = worktree::uncommitted_inputs(home, prp_relative)
                 .and_then(|files| worktree::carry(home, &path, &files).map(|()| files))
                 .map_err(SessionError::from);
             if let Ok(files) = &carried
@@ -252,7 +309,7 @@ pub async fn run(
             (path.clone(), Some(path), base.branch)
         }
     };
-    let context = match context(options, &work, &prp_relative, None) {
+    let context = match context(options, &work, prp_relative, None) {
         Ok(context) => context,
         Err(error) => {
             if let Some(path) = &worktree {
@@ -261,31 +318,37 @@ pub async fn run(
             return Err(error);
         }
     };
+    if let Some(path) = &worktree
+        && context.config.setup.is_empty()
+    {
+        let linked = worktree::link_dependencies(home, path);
+        if !linked.is_empty() {
+            tracing::info!(
+                folders = %linked.iter().map(|folder| folder.display().to_string()).collect::<Vec<_>>().join(", "),
+                "linked the installed dependencies into the run's worktree (no [run] setup)"
+            );
+        }
+    }
     // Every verdict is about a snapshot: a directory git cannot open is refused before a run
     // record exists that could never go on.
-    Snapshots::open(&work, &run_id, &session.run(&run_id).snapshot_index()).map_err(|error| {
+    Snapshots::open(&work, run_id, &session.run(run_id).snapshot_index()).map_err(|error| {
         SessionError::NotARepository {
             repo: work.clone(),
             reason: std::error::Error::source(&error)
                 .map_or_else(|| error.to_string(), ToString::to_string),
         }
     })?;
-    let mut record = RunRecord::new(
-        run_id,
-        prp_relative,
-        crate::run::driver::unix_now(),
-        &context.config.breaker,
-    );
-    record.worktree = worktree;
-    record.ship.base_branch = base_branch;
-    record.ship.delivery = start.delivery;
-    tracing::info!(
-        run_id = %record.run_id,
-        prp = %record.prp.display(),
-        tree = %work.display(),
-        "run started"
-    );
-    Box::pin(drive_and_finish(options, Driver::new(context, record), &lock)).await
+    Ok((context, worktree, base_branch))
+}
+
+/// Removes the folder of a run that did not start (no record was written), so a refused
+/// start leaves nothing behind.
+fn forget_unstarted(session: &SessionPaths, run_id: &str) {
+    let paths = session.run(run_id);
+    if !paths.record().exists() {
+        let _ = std::fs::remove_dir_all(paths.dir());
+        let _ = std::fs::remove_dir(session.runs());
+    }
 }
 
 /// Who continues an escalated run.
@@ -347,11 +410,33 @@ async fn drive_and_finish(
     mut driver: Driver,
     _lock: &SessionLock,
 ) -> Result<RunRecord, SessionFailure> {
-    let run_id = driver.record().run_id.clone();
-    crate::base::process::owner::scope(run_id, driver.drive()).await?;
+    let scope = run_scope(driver.record());
+    owner::scope(scope, driver.drive()).await?;
     let record = driver.record().clone();
     release_worktree(options, &record);
     Ok(record)
+}
+
+/// What every process of the run carries: its id, and for a Rust project in a worktree the
+/// worktree's own target folder, so a `CARGO_TARGET_DIR` of the user's environment (shared
+/// with their own builds and every other run) is not where the run builds.
+fn run_scope(record: &RunRecord) -> owner::RunScope {
+    let env = record
+        .worktree
+        .as_ref()
+        .filter(|worktree| worktree.join("Cargo.toml").is_file())
+        .map(|worktree| {
+            (
+                "CARGO_TARGET_DIR".to_owned(),
+                worktree.join("target").display().to_string(),
+            )
+        })
+        .into_iter()
+        .collect();
+    owner::RunScope {
+        run_id: record.run_id.clone(),
+        env,
+    }
 }
 
 /// The tree run `record` works in: its worktree, or the user's own for an in-place run.
@@ -393,7 +478,8 @@ fn sweep_finished_worktrees(options: &Options, session: &SessionPaths) {
         if let Ok(Some(record)) = RunRecord::load(&session.run(&run_id).record())
             && record.is_finished()
             && record.worktree.as_deref().is_some_and(Path::exists)
-            && lock::holder(&session.run(&run_id).lock()).is_ok_and(|holder| holder == Holder::Nobody)
+            && lock::holder(&session.run(&run_id).lock())
+                .is_ok_and(|holder| holder == Holder::Nobody)
         {
             release_worktree(options, &record);
         }
@@ -609,129 +695,6 @@ fn release_snapshots(options: &Options, session: &SessionPaths, record: &RunReco
     .and_then(|snapshots| snapshots.remove_snapshot_refs());
     if let Err(error) = removed {
         tracing::warn!(%error, "could not remove the aborted run's snapshot refs");
-    }
-}
-
-/// One run as `prpd status` reads it: its record, or why prpd refuses it.
-#[derive(Debug)]
-pub struct Listed {
-    pub run_id: String,
-    pub record: Result<RunRecord, SessionFailure>,
-}
-
-/// Every run of the repository, oldest first, each record checked against its seal (read
-/// without the locks: records are written atomically).
-pub fn status(repo: &Path) -> Result<Vec<Listed>, SessionFailure> {
-    let session = SessionPaths::new(repo);
-    let ids = session.run_ids().map_err(|source| SessionFailure::Io {
-        path: session.runs(),
-        source,
-    })?;
-    Ok(ids
-        .into_iter()
-        .map(|run_id| Listed {
-            record: verified(&session, repo, &run_id),
-            run_id,
-        })
-        .collect())
-}
-
-/// Which runs a command without a run id may mean.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Choice {
-    /// The only unfinished run (resume, abort).
-    Unfinished,
-    /// The only unfinished run, else the latest run (diff).
-    Latest,
-}
-
-/// The run `run` names (it must have a record), or the one `choice` picks without a name; two
-/// candidates are refused with their ids.
-fn chosen(
-    session: &SessionPaths,
-    repo: &Path,
-    run: Option<&str>,
-    action: &'static str,
-    choice: Choice,
-) -> Result<String, SessionFailure> {
-    let ids = session.run_ids().map_err(|source| SessionFailure::Io {
-        path: session.runs(),
-        source,
-    })?;
-    if let Some(asked) = run {
-        return ids
-            .into_iter()
-            .find(|id| id == asked)
-            .ok_or_else(|| {
-                SessionError::NoSuchRun {
-                    run_id: asked.to_owned(),
-                    repo: repo.to_path_buf(),
-                }
-                .into()
-            });
-    }
-    // A record that cannot be read counts as unfinished: it is not prpd's to skip.
-    let unfinished: Vec<String> = ids
-        .iter()
-        .filter(|id| {
-            RunRecord::load(&session.run(id).record())
-                .map_or(true, |record| record.is_some_and(|record| !record.is_finished()))
-        })
-        .cloned()
-        .collect();
-    match (unfinished.as_slice(), choice) {
-        ([only], _) => Ok(only.clone()),
-        ([], Choice::Latest) => ids.last().cloned().ok_or_else(|| {
-            SessionError::NoRun {
-                action,
-                repo: repo.to_path_buf(),
-            }
-            .into()
-        }),
-        ([], Choice::Unfinished) => Err(SessionError::NoRun {
-            action,
-            repo: repo.to_path_buf(),
-        }
-        .into()),
-        (several, _) => Err(SessionError::WhichRun {
-            action,
-            repo: repo.to_path_buf(),
-            runs: several.to_vec(),
-        }
-        .into()),
-    }
-}
-
-/// Run `run_id`'s record, refused unless it is the content prpd sealed when it last wrote it
-/// (see `run/snapshot/seal.rs`): every record of this version is sealed, so a record without a
-/// seal is refused too.
-pub fn verified(
-    session: &SessionPaths,
-    repo: &Path,
-    run_id: &str,
-) -> Result<RunRecord, SessionFailure> {
-    let path = session.run(run_id).record();
-    let record = RunRecord::load(&path)?.ok_or_else(|| SessionError::NoSuchRun {
-        run_id: run_id.to_owned(),
-        repo: repo.to_path_buf(),
-    })?;
-    let content = std::fs::read(&path).map_err(|source| SessionFailure::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let snapshots = Snapshots::open(repo, run_id, &session.run(run_id).snapshot_index())?;
-    match snapshots.is_sealed_record(&content)? {
-        Some(true) => Ok(record),
-        Some(false) => Err(SessionError::RecordChanged {
-            run_id: run_id.to_owned(),
-            path,
-        }
-        .into()),
-        None => Err(SessionError::RecordUnsealed {
-            run_id: run_id.to_owned(),
-            path,
-        }
-        .into()),
     }
 }
 

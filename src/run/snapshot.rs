@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use git2::{IndexAddOption, Oid, Repository, Signature};
 
 use crate::base::paths::SESSION_DIR;
+use crate::run::worktree::DEPENDENCY_FOLDERS;
 use serde::{Deserialize, Serialize};
 
 /// The namespace of prpd's private refs.
@@ -241,10 +242,16 @@ impl Snapshots {
     }
 
     /// Paths a snapshot never holds: prpd's own state (kept out through `.git/info/exclude`,
-    /// which a linked worktree does not read), and a nested repository that is not a
-    /// submodule, which git cannot add (a user's clone under `examples/`, a test's `git init`).
+    /// which a linked worktree does not read), a nested repository that is not a submodule,
+    /// which git cannot add (a user's clone under `examples/`, a test's `git init`), and the
+    /// link to the user's dependency folder prpd made in a run's worktree (a link is a file to
+    /// git, so a `node_modules/` ignore pattern does not match it).
     fn left_out(path: &Path) -> bool {
-        path.starts_with(SESSION_DIR) || path.to_str().is_some_and(|text| text.ends_with('/'))
+        path.starts_with(SESSION_DIR)
+            || path.to_str().is_some_and(|text| text.ends_with('/'))
+            || DEPENDENCY_FOLDERS
+                .iter()
+                .any(|folder| path == Path::new(folder))
     }
 
     fn commit_of(&self, hex: &str) -> Result<git2::Commit<'_>, SnapshotError> {

@@ -29,6 +29,9 @@ use crate::run::frozen::is_prpd_input;
 /// Where prpd keeps the worktrees of runs, below the common git directory.
 const WORKTREES: &str = "prpd/worktrees";
 
+/// Folders of installed dependencies that git ignores and a checkout lacks.
+pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
+
 /// A run's worktree could not be made or removed.
 #[derive(Debug, thiserror::Error)]
 pub enum WorktreeError {
@@ -141,7 +144,9 @@ pub fn create(repo: &Path, run_id: &str, base: &str) -> Result<PathBuf, Worktree
     // A worktree a kill left half made, and git's record of it, go first.
     let _ = std::fs::remove_dir_all(&path);
     if let Ok(stale) = opened.find_worktree(run_id) {
-        let _ = stale.prune(Some(WorktreePruneOptions::new().valid(true).working_tree(true)));
+        let _ = stale.prune(Some(
+            WorktreePruneOptions::new().valid(true).working_tree(true),
+        ));
     }
     let branch_name = format!("prpd-worktree-{run_id}");
     let mut branch = opened
@@ -152,9 +157,7 @@ pub fn create(repo: &Path, run_id: &str, base: &str) -> Result<PathBuf, Worktree
         &path,
         Some(WorktreeAddOptions::new().reference(Some(branch.get()))),
     );
-    let detached = added.and_then(|_| {
-        Repository::open(&path)?.set_head_detached(commit.id())
-    });
+    let detached = added.and_then(|_| Repository::open(&path)?.set_head_detached(commit.id()));
     let deleted = branch.delete();
     detached.map_err(fail("add the run's worktree"))?;
     deleted.map_err(fail("delete the worktree's short-lived branch"))?;
@@ -207,6 +210,22 @@ pub fn carry(repo: &Path, worktree: &Path, files: &[PathBuf]) -> Result<(), Work
     Ok(())
 }
 
+/// Links the user's installed dependency folders (`node_modules`, a virtual environment) into
+/// the worktree where it has none, so a run without `[run] setup` finds the project's
+/// libraries; the folders linked. A link, not a copy: what an agent installs there lands in
+/// the user's folder, which is why `[run] setup` (an install in the worktree) is the better way
+/// for a project that can install quickly.
+pub fn link_dependencies(repo: &Path, worktree: &Path) -> Vec<PathBuf> {
+    DEPENDENCY_FOLDERS
+        .iter()
+        .filter(|folder| repo.join(folder).is_dir() && !worktree.join(folder).exists())
+        .filter(|folder| {
+            std::os::unix::fs::symlink(repo.join(folder), worktree.join(folder)).is_ok()
+        })
+        .map(PathBuf::from)
+        .collect()
+}
+
 /// Removes the worktree at `path` and git's record of it. A worktree already gone is fine.
 pub fn remove(repo: &Path, path: &Path) -> Result<(), WorktreeError> {
     let fail = |action: &'static str| {
@@ -222,10 +241,15 @@ pub fn remove(repo: &Path, path: &Path) -> Result<(), WorktreeError> {
         Err(error) => return Err(fail("remove the run's worktree")(error)),
     }
     let opened = open(repo)?;
-    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+    let name = path
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("");
     if let Ok(worktree) = opened.find_worktree(name) {
         worktree
-            .prune(Some(WorktreePruneOptions::new().valid(true).working_tree(true)))
+            .prune(Some(
+                WorktreePruneOptions::new().valid(true).working_tree(true),
+            ))
             .map_err(|error| WorktreeError::Git {
                 action: "prune the run's worktree",
                 repo: repo.to_path_buf(),
@@ -260,7 +284,9 @@ mod tests {
             index.add_path(Path::new(path)).expect("add");
         }
         index.write().expect("write index");
-        let tree = repo.find_tree(index.write_tree().expect("tree")).expect("tree");
+        let tree = repo
+            .find_tree(index.write_tree().expect("tree"))
+            .expect("tree");
         let signature = git2::Signature::now("t", "t@example.com").expect("signature");
         repo.commit(Some("HEAD"), &signature, &signature, "start", &tree, &[])
             .expect("commit");
@@ -309,7 +335,12 @@ mod tests {
             opened.branches(None).expect("branches").count() == 1,
             "no branch is left behind"
         );
-        assert!(Repository::open(&tree).expect("worktree").head_detached().expect("head"));
+        assert!(
+            Repository::open(&tree)
+                .expect("worktree")
+                .head_detached()
+                .expect("head")
+        );
         remove(&repo, &tree).expect("remove");
         assert!(!tree.exists());
         assert!(opened.find_worktree("run-1").is_err(), "git forgot it");
@@ -326,7 +357,10 @@ mod tests {
         ));
         repo_with(dir.path(), &[("a.txt", "a\n")]);
         let error = resolve_base(dir.path(), Some("nope")).expect_err("no such base");
-        assert!(error.to_string().contains("`nope` names no commit"), "{error}");
+        assert!(
+            error.to_string().contains("`nope` names no commit"),
+            "{error}"
+        );
         let tag = resolve_base(dir.path(), Some("HEAD~0")).expect("a revision");
         assert_eq!(tag.branch, None);
     }

@@ -165,7 +165,8 @@ impl Daemon {
         let (watcher, changes) = start_watcher(&options.repo, config.watch.debounce)?;
         let mut queue = Queue::load(&session.queue())?;
         // An entry whose run has a record is that run now.
-        let recorded: BTreeSet<String> = session.run_ids().unwrap_or_default().into_iter().collect();
+        let recorded: BTreeSet<String> =
+            session.run_ids().unwrap_or_default().into_iter().collect();
         queue.waiting.retain(|queued| {
             queued
                 .run_id
@@ -574,7 +575,12 @@ impl Daemon {
             .map_err(|error| format!("{:#}", anyhow::Error::from(error)))?;
         let unfinished: Vec<&Listed> = runs
             .iter()
-            .filter(|listed| listed.record.as_ref().map_or(true, |record| !record.is_finished()))
+            .filter(|listed| {
+                listed
+                    .record
+                    .as_ref()
+                    .map_or(true, |record| !record.is_finished())
+            })
             .collect();
         match run {
             Some(asked) => {
@@ -585,7 +591,9 @@ impl Daemon {
                 if unfinished.iter().any(|open| open.run_id == asked) {
                     Ok(listed.run_id.clone())
                 } else {
-                    Err(format!("run {asked} has ended: there is nothing to {action}"))
+                    Err(format!(
+                        "run {asked} has ended: there is nothing to {action}"
+                    ))
                 }
             }
             None => match unfinished.as_slice() {
@@ -711,7 +719,10 @@ fn described(error: &SessionFailure) -> String {
 }
 
 fn prp_name(prp: Option<&Path>) -> String {
-    prp.map_or_else(|| "a queued PRP".to_owned(), |prp| prp.display().to_string())
+    prp.map_or_else(
+        || "a queued PRP".to_owned(),
+        |prp| prp.display().to_string(),
+    )
 }
 
 /// The configuration as the daemon validates it: prpd.toml, the checklist and the tools

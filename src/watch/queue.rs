@@ -113,7 +113,10 @@ impl Queue {
 
     /// The oldest PRP whose run has not started yet, now marked as started as run `run_id`.
     pub fn start_next(&mut self, run_id: &str) -> Option<Queued> {
-        let next = self.waiting.iter_mut().find(|queued| queued.run_id.is_none())?;
+        let next = self
+            .waiting
+            .iter_mut()
+            .find(|queued| queued.run_id.is_none())?;
         next.run_id = Some(run_id.to_owned());
         Some(next.clone())
     }
@@ -148,11 +151,20 @@ mod tests {
             queue.prps(),
             [PathBuf::from("PRPs/a.md"), PathBuf::from("PRPs/b.md")]
         );
-        assert_eq!(queue.start_next("run-1").map(|queued| queued.queued_at), Some(1));
+        assert_eq!(
+            queue.start_next("run-1").map(|queued| queued.queued_at),
+            Some(1)
+        );
         assert_eq!(queue.prps(), [PathBuf::from("PRPs/b.md")]);
-        assert!(!queue.push(Path::new("PRPs/a.md"), 4, None), "a.md's run has no record yet");
+        assert!(
+            !queue.push(Path::new("PRPs/a.md"), 4, None),
+            "a.md's run has no record yet"
+        );
         queue.started("run-1");
-        assert!(queue.push(Path::new("PRPs/a.md"), 4, None), "a.md left the queue");
+        assert!(
+            queue.push(Path::new("PRPs/a.md"), 4, None),
+            "a.md left the queue"
+        );
         let next = queue.start_next("run-2").expect("b.md");
         assert_eq!(
             (next.prp, next.base),

@@ -83,7 +83,7 @@ fn a_directory_outside_any_git_repository_is_refused() {
         &["abort"],
         &["resume"],
         &["init"],
-        &["run", "PRPs/x.md"],
+        &["run", "--in-place", "PRPs/x.md"],
     ] {
         let (code, stdout, stderr) = prpd_in(dir.path(), args);
         assert_eq!(code, 2, "{args:?}: {stdout}\n{stderr}");
@@ -104,7 +104,7 @@ fn a_missing_agent_cli_is_a_configuration_error_before_any_phase() {
         "[agents.default]\ncommand = [\"prpd-test-no-such-agent\", \"-p\"]\nmodel = \"a\"\n\n\
          [agents.qa]\nmodel = \"b\"\n",
     );
-    let (code, stdout, stderr) = prpd_in(repo.path(), &["run", PRP, "--json"]);
+    let (code, stdout, stderr) = prpd_in(repo.path(), &["run", "--in-place", PRP, "--json"]);
     assert_eq!(code, 2, "{stdout}\n{stderr}");
     assert!(
         stderr.contains("prpd.toml: an agent cannot be started, so nothing was run"),
@@ -114,7 +114,7 @@ fn a_missing_agent_cli_is_a_configuration_error_before_any_phase() {
         stderr.contains("[agents.default] command `prpd-test-no-such-agent`: it is not on PATH"),
         "{stderr}"
     );
-    assert!(!repo.join(".prp-session/state.json").exists());
+    assert!(crate::util::run_record(&repo.join("")).is_none());
     assert!(!repo.join(".prp-session/runs").exists());
 }
 
@@ -129,7 +129,7 @@ fn the_builtin_claude_agent_missing_names_its_install_command() {
     }
     let output = repo
         .prpd()
-        .args(["run", PRP])
+        .args(["run", "--in-place", PRP])
         .env("PATH", bin.path())
         .output()
         .expect("run prpd");
@@ -144,7 +144,7 @@ fn the_builtin_claude_agent_missing_names_its_install_command() {
         "{stderr}"
     );
     assert!(stderr.contains("prpd init"), "{stderr}");
-    assert!(!repo.join(".prp-session/state.json").exists());
+    assert!(crate::util::run_record(&repo.join("")).is_none());
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn an_agent_script_without_its_execute_bit_is_named() {
     );
     repo.file("review.sh", "#!/bin/sh\necho review\n");
     repo.commit("a review script without +x");
-    let (code, _, stderr) = prpd_in(repo.path(), &["run", PRP, "--json"]);
+    let (code, _, stderr) = prpd_in(repo.path(), &["run", "--in-place", PRP, "--json"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains("[agents.qa] command `./review.sh`")
@@ -205,7 +205,7 @@ fn a_default_agent_timeout_keeps_the_builtin_qa_model_for_a_run() {
     }
     let output = repo
         .prpd()
-        .args(["run", PRP])
+        .args(["run", "--in-place", PRP])
         .env("PATH", bin.path())
         .output()
         .expect("run prpd");
@@ -235,9 +235,12 @@ fn user_mistakes_exit_2() {
             "--report a-file/report.md",
         ),
         (&["qa", "--jobs", "0"], "--jobs"),
-        (&["run", "PRPs/missing.md"], "PRPs/missing.md"),
-        (&["run", "/etc/hostname"], "not inside the repository"),
-        (&["run", "PRPs"], "PRPs"),
+        (&["run", "--in-place", "PRPs/missing.md"], "PRPs/missing.md"),
+        (
+            &["run", "--in-place", "/etc/hostname"],
+            "not inside the repository",
+        ),
+        (&["run", "--in-place", "PRPs"], "PRPs"),
         (&["resume"], "no run to resume"),
         (&["abort"], "no run to abort"),
         (&["diff"], "no run to diff"),
@@ -269,20 +272,20 @@ fn an_unknown_placeholder_in_a_prompt_override_is_refused_before_the_run() {
         "# Document\n\n{{prp}}\n{{changelog_path}}\n",
     )
     .commit("a DOCUMENT prompt with a placeholder prpd does not know");
-    let (code, _, stderr) = prpd_in(repo.path(), &["run", PRP, "--json"]);
+    let (code, _, stderr) = prpd_in(repo.path(), &["run", "--in-place", PRP, "--json"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
         stderr.contains(".prpd/prompts/document.md:4: unknown placeholder `{{changelog_path}}`"),
         "{stderr}"
     );
-    assert!(!repo.join(".prp-session/state.json").exists());
+    assert!(crate::util::run_record(&repo.join("")).is_none());
 }
 
 #[test]
 fn a_damaged_run_record_is_named_with_exit_2() {
     let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
-    repo.file(".prp-session/state.json", "{ not json");
-    for args in [&["status"][..], &["resume"], &["abort"], &["run", PRP]] {
+    repo.file(".prp-session/runs/run-1/state.json", "{ not json");
+    for args in [&["status"][..], &["resume"], &["abort"]] {
         let (code, _, stderr) = prpd_in(repo.path(), args);
         assert_eq!(code, 2, "{args:?}: {stderr}");
         assert!(stderr.contains("state.json"), "{args:?}: {stderr}");
@@ -424,7 +427,7 @@ fn init_writes_a_prpd_toml_for_the_first_agent_cli_on_path_and_shows_the_command
     // A run checks both before it reads the PRP, so a PRP with nothing to verify is the first
     // and only thing it refuses; without `claude` on PATH it refuses the agent instead.
     std::fs::write(repo.join("PRPs/untitled.md"), "no title here\n").expect("write");
-    let run = ["run", "PRPs/untitled.md"];
+    let run = ["run", "--in-place", "PRPs/untitled.md"];
     let (code, _, stderr) = prpd_with_path(repo.path(), bin.path(), &run);
     assert_eq!(code, 2, "{stderr}");
     assert!(

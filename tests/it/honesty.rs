@@ -150,7 +150,7 @@ fn a_config_edited_before_a_kill_stops_resume_until_a_human_reloads_it() {
     let repo = calc_repo(&prp(""), &config);
     let _ = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(std::time::Duration::from_secs(240))
         .output()
         .expect("run prpd");
@@ -180,12 +180,13 @@ fn a_run_record_edited_before_a_kill_is_not_resumed() {
     let repo = calc_repo(&prp(""), &config);
     let _ = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(std::time::Duration::from_secs(240))
         .output()
         .expect("run prpd");
     assert!(
-        read(&repo.join(".prp-session/state.json")).contains("\"tests_at_red_end\": 0"),
+        read(&crate::util::run_record(&repo.join("")).expect("a run record"))
+            .contains("\"tests_at_red_end\": 0"),
         "the agent edited the record before it killed prpd"
     );
     let stderr = prpd_fails(&repo, &["resume", "--json"], 2);
@@ -211,12 +212,13 @@ fn a_run_record_edited_with_its_seal_deleted_is_not_resumed() {
     let repo = calc_repo(&prp(""), &config);
     let _ = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(std::time::Duration::from_secs(240))
         .output()
         .expect("run prpd");
     assert!(
-        read(&repo.join(".prp-session/state.json")).contains("\"tests_at_red_end\": 0"),
+        read(&crate::util::run_record(&repo.join("")).expect("a run record"))
+            .contains("\"tests_at_red_end\": 0"),
         "the agent edited the record before it killed prpd"
     );
     let seals = repo.git(&["for-each-ref", "--format=%(refname)", "refs/prpd/"]);
@@ -247,11 +249,11 @@ fn an_aborted_runs_earlier_record_put_back_is_not_resumed() {
     let repo = calc_repo(&prp(""), &config);
     let _ = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(std::time::Duration::from_secs(240))
         .output()
         .expect("run prpd");
-    let state = repo.join(".prp-session/state.json");
+    let state = crate::util::run_record(&repo.join("")).expect("a run record");
     let before_abort = read(&state);
     let aborted = repo.prpd().arg("abort").output().expect("run prpd abort");
     assert!(aborted.status.success(), "{aborted:?}");
@@ -310,7 +312,7 @@ fn a_test_command_changed_by_a_reload_measures_the_tree_without_the_feature_agai
     let repo = calc_repo(&prp(""), &config);
     let _ = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(std::time::Duration::from_secs(240))
         .output()
         .expect("run prpd");
@@ -351,7 +353,7 @@ fn a_rewritten_test_log_is_not_reused() {
     let repo = calc_repo(&prp(""), &config);
     let output = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(std::time::Duration::from_secs(240))
         .output()
         .expect("run prpd");

@@ -14,7 +14,7 @@ fn a_process_that_escaped_the_agents_group_is_stopped_before_it_can_sabotage() {
     let repo = calc_repo(&prp(""), &prpd_toml("plain", &[("green", "escape")], ""));
     let output = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .timeout(Duration::from_secs(240))
         .output()
         .expect("run prpd");
@@ -68,7 +68,7 @@ fn a_process_the_test_command_leaves_is_stopped_and_not_blamed_on_the_agent() {
     let pid_file = pids_dir.path().join("servers");
     let output = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .env("PRPD_TEST_SERVER_PIDS", &pid_file)
         .timeout(Duration::from_secs(240))
         .output()

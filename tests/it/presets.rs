@@ -37,7 +37,7 @@ fn a_claude_run_whose_tool_calls_are_refused_escalates_naming_the_refusals() {
             ", \"--allowedTools\", \"Bash({test_command})\", \"Bash({lint_command?})\"",
         ),
     );
-    let (code, summary) = prpd_json(repo.path(), &["run", PRP, "--json"]);
+    let (code, summary) = prpd_json(repo.path(), &["run", "--in-place", PRP, "--json"]);
     assert_eq!(code, 3, "{summary:#}");
     assert_eq!(summary["agent_invocations"], 2, "{summary:#}");
     let reason = summary["escalation_reason"].as_str().unwrap_or_default();
@@ -104,7 +104,7 @@ fn a_placeholder_with_no_discovered_command_is_refused_before_the_run() {
         .commit("make");
     let output = assert_cmd::Command::cargo_bin("prpd")
         .expect("prpd binary is built")
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .current_dir(repo.path())
         .env("PRPD_LOG", "warn")
         .timeout(std::time::Duration::from_secs(120))
@@ -136,7 +136,7 @@ fn a_secret_passed_by_pattern_reaches_the_agent_and_no_file_prpd_writes() {
     let repo = calc_repo(&prp(""), &config);
     let output = assert_cmd::Command::cargo_bin("prpd")
         .expect("prpd binary is built")
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .current_dir(repo.path())
         .env("PRPD_LOG", "warn")
         .env("FIXTURE_API_KEY", SECRET)
@@ -199,7 +199,7 @@ fn a_provider_outage_is_retried_and_counted_by_nothing() {
     .expect("write agent");
     let config = agent_config(&script, "") + "\n[breaker]\nquota_wait = \"1s\"\n";
     let repo = calc_repo(&prp(""), &config);
-    let (code, summary) = prpd_json(repo.path(), &["run", PRP, "--json"]);
+    let (code, summary) = prpd_json(repo.path(), &["run", "--in-place", PRP, "--json"]);
     assert_eq!(code, 3, "{summary:#}");
     let calls = std::fs::read_to_string(&calls).expect("calls");
     assert_eq!(calls.lines().count(), 3, "one outage, then two refusals");

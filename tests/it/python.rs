@@ -256,8 +256,10 @@ fn a_run_without_the_feature_that_could_not_run_proves_nothing_and_is_not_kept()
         "{gate}"
     );
     assert!(gate.contains("tests-without-feature.log"), "{gate}");
-    let record: serde_json::Value =
-        serde_json::from_str(&read(&repo.join(".prp-session/state.json"))).expect("the record");
+    let record: serde_json::Value = serde_json::from_str(&read(
+        &crate::util::run_record(&repo.join("")).expect("a run record"),
+    ))
+    .expect("the record");
     assert!(
         record["without_feature"].is_null(),
         "a run that could not run is not kept: {}",

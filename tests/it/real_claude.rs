@@ -160,7 +160,7 @@ fn run_with_claude(repo: &TestRepo) -> Finished {
     let mock = MockModel::start(work.path());
     let output = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .env("HOME", &home)
         .env("ANTHROPIC_BASE_URL", &mock.url)
         .env("ANTHROPIC_API_KEY", "test-key")

@@ -154,7 +154,7 @@ pub(crate) fn prpd_json(dir: &Path, args: &[&str]) -> (i32, Value) {
 
 /// `prpd run PRPs/multiply.md --json`.
 pub(crate) fn run(repo: &TestRepo) -> (i32, Value) {
-    prpd_json(repo.path(), &["run", PRP, "--json"])
+    prpd_json(repo.path(), &["run", "--in-place", PRP, "--json"])
 }
 
 /// Runs prpd with `args`, expecting failure with `code`; returns stderr.
@@ -813,7 +813,7 @@ fn kill_9_mid_iteration_then_resume_ends_like_an_uninterrupted_run() {
         "[agents.green]\ncommand = [\"node\", \"{pause}\"]\n"
     ));
     let mut prpd = std::process::Command::new(assert_cmd::cargo::cargo_bin("prpd"))
-        .args(["run", "PRPs/word-stats.md", "--json"])
+        .args(["run", "--in-place", "PRPs/word-stats.md", "--json"])
         .current_dir(repo.path())
         .env("PRPD_LOG", "warn")
         .stdout(std::process::Stdio::null())
@@ -936,7 +936,7 @@ fn guardrail_escalates_naming_it_and_blocks_new_runs_until_abort() {
     }
 
     // No second run while this one waits for a human.
-    let stderr = prpd_fails(&repo, &["run", PRP, "--json"], 2);
+    let stderr = prpd_fails(&repo, &["run", "--in-place", PRP, "--json"], 2);
     assert!(
         stderr.contains("prpd resume") && stderr.contains("prpd abort"),
         "{stderr}"
@@ -973,10 +973,10 @@ fn same_model_for_qa_and_green_is_refused_before_the_run() {
             "[agents.default]\ncommand = [\"node\", \"{AGENT}\", \"honest\"]\nmodel = \"same\"\n"
         ),
     );
-    let stderr = prpd_fails(&repo, &["run", PRP, "--json"], 2);
+    let stderr = prpd_fails(&repo, &["run", "--in-place", PRP, "--json"], 2);
     assert!(stderr.contains("allow_same_model"), "{stderr}");
     assert!(stderr.contains("prpd.toml"), "{stderr}");
-    assert!(!repo.join(".prp-session/state.json").exists());
+    assert!(crate::util::run_record(&repo.join("")).is_none());
 }
 
 #[test]
@@ -986,14 +986,18 @@ fn prp_with_nothing_to_verify_is_refused_naming_the_file_and_what_was_looked_for
         "PRPs/untitled.md",
         "Multiply numbers.\n\n## Notes\n\nSomeone should write this up.\n",
     );
-    let stderr = prpd_fails(&repo, &["run", "PRPs/untitled.md", "--json"], 2);
+    let stderr = prpd_fails(
+        &repo,
+        &["run", "--in-place", "PRPs/untitled.md", "--json"],
+        2,
+    );
     // The line is the title's (the first heading, `## Notes`).
     assert!(
         stderr.contains("PRPs/untitled.md:3: nothing to verify"),
         "{stderr}"
     );
     assert!(stderr.contains("looked for success criteria"), "{stderr}");
-    assert!(!repo.join(".prp-session/state.json").exists());
+    assert!(crate::util::run_record(&repo.join("")).is_none());
 }
 
 #[test]
@@ -1004,7 +1008,7 @@ fn run_without_json_prints_a_status_block_per_iteration_and_a_summary() {
     );
     let output = repo
         .prpd()
-        .args(["run", PRP])
+        .args(["run", "--in-place", PRP])
         .timeout(COMMAND_TIMEOUT)
         .output()
         .expect("run prpd");

@@ -140,7 +140,7 @@ fn the_approved_tree_ships_on_its_branch_without_measurement_leftovers_or_touchi
         remote_path.display().to_string()
     ));
     let start = repo.git(&["rev-parse", "HEAD"]).trim().to_owned();
-    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (code, summary, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{stderr}");
     assert_eq!(code, 0);
     let ship = &summary["ship"];
@@ -215,7 +215,7 @@ fn what_an_agent_staged_in_the_users_index_does_not_ship() {
         &prp(""),
         &prpd_toml("plain", &[("green", "stage-only")], ""),
     );
-    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (code, summary, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{stderr}");
     assert_eq!(code, 0);
     assert_eq!(
@@ -241,7 +241,7 @@ fn a_failed_push_is_resumed_without_a_second_commit_or_branch() {
         "remote = {:?}\n",
         remote_path.display().to_string()
     ));
-    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (code, summary, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
     assert_eq!(code, 3);
     assert_eq!(summary["phase"], "SHIP");
@@ -296,7 +296,7 @@ fn a_remote_branch_holding_someone_elses_commit_is_rejected_as_non_fast_forward(
         "remote = {:?}\n",
         remote_path.display().to_string()
     ));
-    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (code, summary, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
     assert_eq!(code, 3);
     let reason = summary["escalation_reason"].as_str().expect("reason");
@@ -346,7 +346,7 @@ fn a_branch_the_remote_itself_refuses_is_reported_with_the_remotes_answer() {
     // A token makes it a live run (git:// never asks for it), so the push goes out.
     let (code, summary, stderr) = prpd_json(
         repo.path(),
-        &["run", PRP],
+        &["run", "--in-place", PRP],
         &[("GITHUB_TOKEN", "ghp_notAskedForOverGit0123456789")],
     );
     assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
@@ -370,13 +370,13 @@ fn a_later_run_of_the_same_prp_replaces_prpds_own_commit_on_the_remote() {
         "remote = {:?}\n",
         remote_path.display().to_string()
     ));
-    let (_, first, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (_, first, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(first["state"], "SHIPPED", "{first:#}\n{stderr}");
     let first_commit = oid(&first["ship"]["commit"]);
     // Back to the committed tree (the agents' work is on the branch), then the same PRP again.
     repo.git(&["checkout", "--", "."]);
     repo.git(&["clean", "-fdq"]);
-    let (code, second, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (code, second, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(second["state"], "SHIPPED", "{second:#}\n{stderr}");
     assert_eq!(code, 0);
     let second_commit = oid(&second["ship"]["commit"]);
@@ -405,18 +405,22 @@ fn uncommitted_work_is_refused_and_with_allow_dirty_it_stays_out_of_the_shipped_
     repo.file(adr, "# 1. Plain JavaScript\n\nMy draft, not for this PR.\n")
         .file("scratch.txt", "my notes\n");
 
-    let output = prpd(repo.path(), &["run", PRP, "--json"], &[]);
+    let output = prpd(repo.path(), &["run", "--in-place", PRP, "--json"], &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     for expected in [adr, "scratch.txt", "--allow-dirty", "uncommitted changes"] {
         assert!(stderr.contains(expected), "no {expected:?} in:\n{stderr}");
     }
     assert!(
-        !repo.join(".prp-session/state.json").exists(),
+        crate::util::run_record(&repo.join("")).is_none(),
         "no run was started"
     );
 
-    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP, "--allow-dirty"], &[]);
+    let (code, summary, stderr) = prpd_json(
+        repo.path(),
+        &["run", "--in-place", PRP, "--allow-dirty"],
+        &[],
+    );
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{stderr}");
     assert_eq!(code, 0);
     let local = Repository::open(repo.path()).expect("open");
@@ -445,7 +449,7 @@ fn the_token_reaches_the_remote_only_through_the_credentials_callback() {
     ));
     let output = prpd(
         repo.path(),
-        &["run", PRP, "--json"],
+        &["run", "--in-place", PRP, "--json"],
         &[("GITHUB_TOKEN", token)],
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -510,7 +514,7 @@ fn a_github_token_is_never_given_to_a_remote_that_is_not_on_github() {
     ));
     let output = prpd(
         repo.path(),
-        &["run", PRP, "--json"],
+        &["run", "--in-place", PRP, "--json"],
         &[("GITHUB_TOKEN", token)],
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -540,7 +544,7 @@ fn a_dry_run_uses_no_token_and_pushes_nowhere_but_a_local_path() {
     ));
     let (code, summary, stderr) = prpd_json(
         repo.path(),
-        &["run", PRP, "--dry-run"],
+        &["run", "--in-place", PRP, "--dry-run"],
         &[("GITHUB_TOKEN", "ghp_notUsedInADryRun0123456789")],
     );
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{stderr}");
@@ -560,7 +564,7 @@ fn a_dry_run_uses_no_token_and_pushes_nowhere_but_a_local_path() {
 fn a_remote_that_names_nothing_is_skipped_in_a_dry_run_and_refused_with_a_token() {
     // No token: a dry run; the fixture has no remote called origin.
     let repo = ship_repo("");
-    let (code, summary, stderr) = prpd_json(repo.path(), &["run", PRP], &[]);
+    let (code, summary, stderr) = prpd_json(repo.path(), &["run", "--in-place", PRP], &[]);
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{stderr}");
     assert_eq!(code, 0);
     let not_pushed = summary["ship"]["not_pushed"].as_str().expect("why");
@@ -572,7 +576,7 @@ fn a_remote_that_names_nothing_is_skipped_in_a_dry_run_and_refused_with_a_token(
     let repo = ship_repo("remote = \"upstream\"\n");
     let (code, summary, stderr) = prpd_json(
         repo.path(),
-        &["run", PRP],
+        &["run", "--in-place", PRP],
         &[("GITHUB_TOKEN", "ghp_aTokenThatIsNeverSent0123456789")],
     );
     assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
@@ -595,7 +599,7 @@ fn an_unreachable_remote_is_named_and_the_commit_waits_for_a_resume() {
     ));
     let (code, summary, stderr) = prpd_json(
         repo.path(),
-        &["run", PRP],
+        &["run", "--in-place", PRP],
         &[("GITHUB_TOKEN", "ghp_neverSentNobodyListens0123456789")],
     );
     assert_eq!(summary["state"], "ESCALATED", "{summary:#}\n{stderr}");
@@ -632,7 +636,7 @@ fn a_broken_ship_table_is_refused_before_the_run_with_its_file_and_line() {
             .position(|line| line == table.trim_end())
             .expect("the table's line")
             + 1;
-        let output = prpd(repo.path(), &["run", PRP], &[]);
+        let output = prpd(repo.path(), &["run", "--in-place", PRP], &[]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{table}: {stderr}");
         assert!(
@@ -641,7 +645,7 @@ fn a_broken_ship_table_is_refused_before_the_run_with_its_file_and_line() {
         );
         assert!(stderr.contains(expected), "{table}: {stderr}");
         assert!(!stderr.contains("ghp_0123456789"), "{stderr}");
-        assert!(!repo.join(".prp-session/state.json").exists());
+        assert!(crate::util::run_record(&repo.join("")).is_none());
     }
 }
 

@@ -76,7 +76,7 @@ fn a_directory_git_cannot_open_is_refused_before_a_run_record_exists() {
     std::fs::write(dir.path().join(crate::run::PRP), prp("")).expect("write");
     let output = assert_cmd::Command::cargo_bin("prpd")
         .expect("prpd binary is built")
-        .args(["run", crate::run::PRP, "--repo"])
+        .args(["run", "--in-place", crate::run::PRP, "--repo"])
         .arg(dir.path())
         .env("PRPD_LOG", "warn")
         .output()
@@ -85,13 +85,13 @@ fn a_directory_git_cannot_open_is_refused_before_a_run_record_exists() {
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("is not a git repository"), "{stderr}");
     assert!(stderr.contains("git init"), "{stderr}");
-    assert!(!dir.path().join(".prp-session/state.json").exists());
+    assert!(crate::util::run_record(dir.path()).is_none());
 }
 
 #[test]
 fn a_record_of_another_version_is_named_with_a_way_out() {
     let repo = calc_repo(&prp(""), &prpd_toml("plain", &[], ""));
-    repo.file(".prp-session/state.json", r#"{"version": 1}"#);
+    repo.file(".prp-session/runs/run-1/state.json", r#"{"version": 1}"#);
     for args in [&["status"][..], &["resume"], &["abort"]] {
         let stderr = prpd_fails(&repo, args, 2);
         assert!(

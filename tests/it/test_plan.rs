@@ -54,7 +54,7 @@ fn config(behaviour: &str, extra: &str) -> String {
 fn run_with_secrets(repo: &TestRepo) -> (i32, Value) {
     let output = repo
         .prpd()
-        .args(["run", PRP, "--json"])
+        .args(["run", "--in-place", PRP, "--json"])
         .env("PASSWORD", PASSWORD)
         .env("USERNAME", "alice-the-tester")
         .env("API_KEY", "sk-test-0123456789")

@@ -150,3 +150,17 @@ pub fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
         .find(|check| check["id"] == id)
         .unwrap_or_else(|| panic!("no check {id} in {report:#}"))
 }
+
+/// The record of the latest run of the repository at `root` (`.prp-session/runs/<id>/state.json`,
+/// ids sort by time), if any run has one.
+pub fn run_record(root: &Path) -> Option<PathBuf> {
+    let mut records: Vec<PathBuf> = std::fs::read_dir(root.join(".prp-session/runs"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("state.json"))
+        .filter(|path| path.is_file())
+        .collect();
+    records.sort();
+    records.pop()
+}

@@ -466,23 +466,27 @@ fn a_daemon_with_a_broken_configuration_does_not_start() {
 }
 
 #[test]
-fn a_run_record_that_cannot_be_read_stops_new_runs_and_says_why() {
+fn a_run_record_that_cannot_be_read_blocks_that_run_only_and_says_why() {
     let (repo, prp_text) = calc_without_prp(&prpd_toml("plain", &[], WATCH));
-    std::fs::create_dir_all(repo.join(".prp-session")).expect("session dir");
-    std::fs::write(repo.join(".prp-session/state.json"), "{ not a record").expect("corrupt");
+    let broken = repo.join(".prp-session/runs/run-broken/state.json");
+    std::fs::create_dir_all(broken.parent().expect("folder")).expect("run folder");
+    std::fs::write(&broken, "{ not a record").expect("corrupt");
     let daemon = Daemon::start(repo.path());
     repo.file(PRP, &prp_text);
-    daemon.wait_for("the PRP to be queued", || daemon.logged("PRP queued"));
-    std::thread::sleep(Duration::from_millis(500));
-    let (code, queue) = prpd_json(repo.path(), &["queue", "--json"]);
-    assert_eq!(code, 0, "{queue:#}");
-    assert_eq!(
-        queue["queue"],
-        serde_json::json!([PRP]),
-        "nothing started: {queue:#}"
+    // Runs have records of their own: a damaged one holds back nothing but its run.
+    daemon.wait_for("the new run to ship", || daemon.logged("\"SHIPPED\""));
+    let output = repo.prpd().arg("status").output().expect("status");
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        table.contains("run-broken  REFUSED") && table.contains("SHIPPED"),
+        "{table}"
     );
-    assert!(!daemon.logged("run started"), "{}", daemon.log());
-    let output = repo.prpd().arg("abort").output().expect("abort");
+    let output = repo
+        .prpd()
+        .args(["abort", "run-broken"])
+        .output()
+        .expect("abort");
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("state.json"),

@@ -243,7 +243,7 @@ fn reap_adopted_zombies(table: &[Stat], me: i32) {
 pub async fn stop_leftovers() -> Vec<Leftover> {
     let me = Pid::this().as_raw();
     let mark = super::owner::current()
-        .map(|run_id| format!("{}={run_id}", super::owner::RUN_ID_VARIABLE));
+        .map(|run| format!("{}={}", super::owner::RUN_ID_VARIABLE, run.run_id));
     let mut stopper = Stopper::new();
     loop {
         let table = snapshot();

@@ -15,8 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// Folders of installed dependencies that git ignores.
-const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
+use crate::run::worktree::DEPENDENCY_FOLDERS;
 
 /// What the checkout borrowed, and the environment its test run needs because of it.
 #[derive(Debug, Default)]

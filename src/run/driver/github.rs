@@ -12,7 +12,7 @@ impl Driver {
     /// The client for this run's repository, or a message that says what to set.
     pub(super) async fn github(&self, token: &Secret) -> Result<GitHub, String> {
         let (repo, ship, token) = (
-            self.context.repo.clone(),
+            self.context.home.clone(),
             self.context.config.ship.clone(),
             token.clone(),
         );

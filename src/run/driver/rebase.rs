@@ -24,10 +24,15 @@ impl Driver {
             return Ok(commit);
         };
         let rebased = {
-            let (home, commit, branch) = (self.context.home.clone(), commit.clone(), branch.clone());
+            let (home, commit, branch) =
+                (self.context.home.clone(), commit.clone(), branch.clone());
             blocking(move || git::rebase_onto(&home, &commit, &branch)).await?
         };
-        let Rebase::Moved { commit: replayed, onto } = rebased else {
+        let Rebase::Moved {
+            commit: replayed,
+            onto,
+        } = rebased
+        else {
             return Ok(commit);
         };
         tracing::info!(%branch, %onto, %replayed, "SHIP: the base branch moved; QA's checklist runs on the replayed commit");

@@ -96,7 +96,9 @@ impl Driver {
     }
 
     async fn ship_steps(&mut self, token: Option<&Secret>) -> Result<Delivered, Stop> {
-        let repo = self.context.repo.clone();
+        // The user's repository: a worktree shares its objects, branches and remotes, and a
+        // relative remote path or the checked-out branch are the user's tree's.
+        let repo = self.context.home.clone();
         let config = self.context.config.ship.clone();
         let branch = config.branch_for(&self.context.prp.slug());
         let facts = self.run_facts();
@@ -204,7 +206,7 @@ impl Driver {
                 "dry run ({reason}): no pull request was opened"
             )));
         }
-        let (repo, config) = (self.context.repo.clone(), self.context.config.ship.clone());
+        let (repo, config) = (self.context.home.clone(), self.context.config.ship.clone());
         blocking(move || github::not_on_github(&repo, &config)).await
     }
 
@@ -216,7 +218,7 @@ impl Driver {
         dry_run: Option<&str>,
         token: Option<&Secret>,
     ) -> Result<(), Stop> {
-        let repo = self.context.repo.clone();
+        let repo = self.context.home.clone();
         let spec = self.context.config.ship.remote.clone();
         let destination = {
             let (repo, spec) = (repo.clone(), spec.clone());

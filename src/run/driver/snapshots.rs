@@ -28,7 +28,11 @@ impl Driver {
         Ok(Snapshots::open(
             &self.context.repo,
             &self.record.run_id,
-            &self.context.session.run(&self.record.run_id).snapshot_index(),
+            &self
+                .context
+                .session
+                .run(&self.record.run_id)
+                .snapshot_index(),
         )?)
     }
 

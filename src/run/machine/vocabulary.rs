@@ -42,6 +42,13 @@ pub enum EscalationReason {
         /// What failed.
         message: String,
     },
+    /// A `[run] setup` command failed in the run's new worktree.
+    SetupFailed {
+        /// The command, as prpd.toml gives it.
+        command: String,
+        /// How it ended, with the tail of its output and where its log is.
+        message: String,
+    },
 }
 
 impl fmt::Display for EscalationReason {
@@ -87,6 +94,12 @@ impl fmt::Display for EscalationReason {
             ),
             // Each message says what to fix, and that `prpd resume` ships again.
             EscalationReason::ShipFailed { message } => write!(f, "shipping failed: {message}"),
+            EscalationReason::SetupFailed { command, message } => write!(
+                f,
+                "the `[run] setup` command `{command}` failed in the run's worktree: {message}; \
+                 fix the command in prpd.toml or what it needs, then run `prpd resume` (setup \
+                 runs again)"
+            ),
         }
     }
 }
@@ -122,6 +135,13 @@ pub enum Event {
     /// The agent failed in a way another iteration cannot fix.
     FatalAgentError {
         /// What failed.
+        message: String,
+    },
+    /// A `[run] setup` command failed before the first agent ran.
+    SetupFailed {
+        /// The command.
+        command: String,
+        /// How it ended.
         message: String,
     },
     /// A human resumed an escalated run (`prpd resume`). Resets the QA attempt counter.

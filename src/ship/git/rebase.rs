@@ -104,8 +104,15 @@ mod tests {
         let tree = tree_of(repo, Some(tip.tree_id()), files);
         let tree = repo.find_tree(tree).expect("tree");
         let signature = git2::Signature::now("u", "u@example.com").expect("signature");
-        repo.commit(Some("HEAD"), &signature, &signature, "moved", &tree, &[&tip])
-            .expect("commit")
+        repo.commit(
+            Some("HEAD"),
+            &signature,
+            &signature,
+            "moved",
+            &tree,
+            &[&tip],
+        )
+        .expect("commit")
     }
 
     fn text(repo: &Repository, commit: &str, path: &str) -> String {
