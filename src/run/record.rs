@@ -451,12 +451,17 @@ impl RunRecord {
                 });
             }
         };
+        RunRecord::parse(path, &text).map(Some)
+    }
+
+    /// The record `text` holds; `path` names the file in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<RunRecord, RunError> {
         let corrupt = |message: String| RunError::Corrupt {
             path: path.to_path_buf(),
             message,
         };
         let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|error| corrupt(error.to_string()))?;
+            serde_json::from_str(text).map_err(|error| corrupt(error.to_string()))?;
         let version = value.get("version").and_then(serde_json::Value::as_u64);
         if version != Some(u64::from(RECORD_VERSION)) {
             return Err(RunError::OtherVersion {
@@ -464,9 +469,7 @@ impl RunRecord {
                 found: version.map_or_else(|| "none".to_owned(), |version| version.to_string()),
             });
         }
-        serde_json::from_value(value)
-            .map(Some)
-            .map_err(|error| corrupt(error.to_string()))
+        serde_json::from_value(value).map_err(|error| corrupt(error.to_string()))
     }
 
     /// Writes the record to `path` atomically.

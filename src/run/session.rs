@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::base::config::{Config, SnapshotRetention};
 use crate::base::config_file::{self, ConfigError};
-use crate::base::lock::{self, Holder, LockError, SessionLock};
+use crate::base::lock::{LockError, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::base::process::owner;
 use crate::prp::{self, PrpError};
@@ -26,12 +26,16 @@ use crate::run::snapshot::{SnapshotError, Snapshots};
 use crate::run::worktree::{self, WorktreeError};
 
 mod runs;
+mod worktrees;
 
 use crate::ship;
 use crate::ship::git::ShipError;
 use runs::Choice;
 use runs::chosen;
 pub use runs::{Listed, status, verified};
+use worktrees::{
+    discard_worktree, release_worktree, run_scope, sweep_finished_worktrees, work_tree,
+};
 
 /// A request that cannot be carried out as asked (the user's to fix; exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -59,7 +63,7 @@ pub enum SessionError {
         repo.display()
     )]
     InPlaceBusy { run_id: String, repo: PathBuf },
-    #[error("there is no run to {action} in {}", repo.display())]
+    #[error("there is nothing to {action} in {}: no run is unfinished", repo.display())]
     NoRun { action: &'static str, repo: PathBuf },
     #[error(
         "{} runs of {} could be meant: {}; name one, as in `prpd {action} {}`",
@@ -247,7 +251,7 @@ pub async fn run(
         &context.config.breaker,
     );
     if let Some(path) = &worktree
-        && options.output != Output::Quiet
+        && options.output == Output::StatusBlocks
     {
         eprintln!(
             "prpd: run {} works in a worktree of its own: {}",
@@ -283,9 +287,8 @@ fn prepare_run(
 ) -> Result<(Context, Option<PathBuf>, Option<String>), SessionFailure> {
     let home = &options.repo;
     let (work, worktree, base_branch) = match &start.place {
-        Place::InPlace { dirty } => {
+        Place::InPlace { .. } => {
             refuse_a_second_run_in_place(session, home)?;
-            check_uncommitted(home, *dirty)?;
             (home.clone(), None, None)
         }
         Place::Worktree { base } => {
@@ -318,6 +321,9 @@ fn prepare_run(
             return Err(error);
         }
     };
+    if let Place::InPlace { dirty } = &start.place {
+        check_uncommitted(home, *dirty)?;
+    }
     if let Some(path) = &worktree
         && context.config.setup.is_empty()
     {
@@ -415,82 +421,6 @@ async fn drive_and_finish(
     let record = driver.record().clone();
     release_worktree(options, &record);
     Ok(record)
-}
-
-/// What every process of the run carries: its id, and for a Rust project in a worktree the
-/// worktree's own target folder, so a `CARGO_TARGET_DIR` of the user's environment (shared
-/// with their own builds and every other run) is not where the run builds.
-fn run_scope(record: &RunRecord) -> owner::RunScope {
-    let env = record
-        .worktree
-        .as_ref()
-        .filter(|worktree| worktree.join("Cargo.toml").is_file())
-        .map(|worktree| {
-            (
-                "CARGO_TARGET_DIR".to_owned(),
-                worktree.join("target").display().to_string(),
-            )
-        })
-        .into_iter()
-        .collect();
-    owner::RunScope {
-        run_id: record.run_id.clone(),
-        env,
-    }
-}
-
-/// The tree run `record` works in: its worktree, or the user's own for an in-place run.
-fn work_tree(home: &Path, record: &RunRecord) -> Result<PathBuf, SessionFailure> {
-    let Some(path) = &record.worktree else {
-        return Ok(home.to_path_buf());
-    };
-    if !path.join(".git").is_file() {
-        return Err(SessionError::WorktreeGone {
-            run_id: record.run_id.clone(),
-            path: path.clone(),
-        }
-        .into());
-    }
-    Ok(path.clone())
-}
-
-/// Removes the worktree of a run that ended, unless `[run] keep_worktrees` keeps it. The run
-/// is over either way, so a failure is only logged.
-fn release_worktree(options: &Options, record: &RunRecord) {
-    let Some(path) = record.worktree.as_deref().filter(|_| record.is_finished()) else {
-        return;
-    };
-    let keep = Config::load(&options.repo, options.config.as_deref())
-        .is_ok_and(|config| config.keep_worktrees);
-    if keep {
-        tracing::info!(run_id = %record.run_id, worktree = %path.display(), "the run's worktree is kept");
-        return;
-    }
-    if let Err(error) = worktree::remove(&options.repo, path) {
-        tracing::warn!(%error, "could not remove the run's worktree");
-    }
-}
-
-/// Removes the worktrees of runs that ended while nobody was left to remove them (a kill
-/// between the last record and the removal).
-fn sweep_finished_worktrees(options: &Options, session: &SessionPaths) {
-    for run_id in session.run_ids().unwrap_or_default() {
-        if let Ok(Some(record)) = RunRecord::load(&session.run(&run_id).record())
-            && record.is_finished()
-            && record.worktree.as_deref().is_some_and(Path::exists)
-            && lock::holder(&session.run(&run_id).lock())
-                .is_ok_and(|holder| holder == Holder::Nobody)
-        {
-            release_worktree(options, &record);
-        }
-    }
-}
-
-/// Removes a worktree made for a run that then did not start.
-fn discard_worktree(home: &Path, path: &Path) {
-    if let Err(error) = worktree::remove(home, path) {
-        tracing::warn!(%error, "could not remove the worktree of a run that did not start");
-    }
 }
 
 /// Takes the lock of run `run_id`, after creating its folder.

@@ -294,6 +294,21 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The text of `object` (`branch:path`) in the repository at `dir`.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the test reads the shipped branch with the real git, as a user would"
+)]
+fn git_show(dir: &Path, object: &str) -> String {
+    let output = std::process::Command::new("git")
+        .args(["show", object])
+        .current_dir(dir)
+        .output()
+        .expect("git show");
+    assert!(output.status.success(), "git show {object}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// `prpd demo --dir <new dir> --json`: the temporary directory that holds the demo's
 /// repository, the repository, the exit code and the summary.
 fn demo() -> (tempfile::TempDir, PathBuf, i32, Value) {
@@ -325,13 +340,21 @@ fn demo_ships_after_one_reject_then_approve() {
         "{summary:#}"
     );
 
-    // The feature is in the working tree, tested.
-    assert!(read(&dir.join("src/textkit.js")).contains("export function wordStats"));
-    assert!(read(&dir.join("test/word-stats.test.js")).contains("AC-1"));
-    assert!(read(&dir.join("test/word-stats-ac2.test.js")).contains("AC-2"));
+    // The feature is on the shipped branch, tested; the demo's working tree is as it was, and
+    // the run's worktree went with the run.
+    let branch = summary["ship"]["branch"].as_str().expect("a branch");
+    let shipped = |path: &str| git_show(&dir, &format!("{branch}:{path}"));
+    assert!(shipped("src/textkit.js").contains("export function wordStats"));
+    assert!(shipped("test/word-stats.test.js").contains("AC-1"));
+    assert!(shipped("test/word-stats-ac2.test.js").contains("AC-2"));
+    assert!(!read(&dir.join("src/textkit.js")).contains("wordStats"));
+    assert!(
+        !dir.join(".git/prpd/worktrees")
+            .read_dir()
+            .is_ok_and(|mut entries| entries.next().is_some())
+    );
 
     // The artifacts of the run.
-    let session = dir.join(".prp-session");
     let run = run_dir(&dir, &summary);
     let progress = read(&run.join("progress.md"));
     assert_eq!(
@@ -344,13 +367,13 @@ fn demo_ships_after_one_reject_then_approve() {
     let pr = read(&run.join("pr.md"));
     assert!(pr.starts_with("# feat: Word statistics"), "{pr}");
     assert_eq!(json_file(&run.join("summary.json")), summary);
-    let state = json_file(&session.join("state.json"));
+    let state = json_file(&run.join("state.json"));
     assert_eq!(state["run_id"], summary["run_id"]);
-    let qa_state = json_file(&session.join("qa-state.json"));
+    let qa_state = json_file(&run.join("qa-state.json"));
     assert_eq!(qa_state["last_verdict"], "APPROVE", "{qa_state:#}");
-    let breakers = json_file(&session.join("circuit-breaker.json"));
+    let breakers = json_file(&run.join("circuit-breaker.json"));
     assert_eq!(breakers["run_id"], summary["run_id"]);
-    let log = read(&session.join("phase-status.log"));
+    let log = read(&run.join("phase-status.log"));
     assert!(log.contains("VERDICT: REJECT"), "{log}");
     assert!(log.contains("VERDICT: APPROVE"), "{log}");
     let dirs = iterations(&dir, &summary);
@@ -519,7 +542,7 @@ fn three_rejects_escalate_with_a_report_and_a_human_resume_starts_a_new_attempt(
     ] {
         assert!(report.contains(expected), "no {expected:?} in:\n{report}");
     }
-    let qa_state = json_file(&repo.join(".prp-session/qa-state.json"));
+    let qa_state = json_file(&crate::util::run_file(&repo.join(""), "qa-state.json"));
     assert_eq!(qa_state["attempt"], 3);
     assert_eq!(qa_state["last_verdict"], "REJECT");
 
@@ -570,7 +593,10 @@ fn green_agent_without_progress_opens_the_breaker_and_escalates() {
         assert_eq!(measured["can_exit"], false);
     }
 
-    let breakers = json_file(&repo.join(".prp-session/circuit-breaker.json"));
+    let breakers = json_file(&crate::util::run_file(
+        &repo.join(""),
+        "circuit-breaker.json",
+    ));
     assert_eq!(breakers["run_id"], summary["run_id"]);
     let history = breakers["breakers"]["GREEN"]["history"]
         .as_array()
@@ -634,7 +660,7 @@ fn assert_cheating_green_is_refused(behaviour: &str, how: &str) {
             .is_some_and(|text| text.contains(&expected)),
         "{second_green}"
     );
-    let log = read(&repo.join(".prp-session/phase-status.log"));
+    let log = read(&crate::util::run_file(&repo.join(""), "phase-status.log"));
     assert!(log.contains(&expected), "{log}");
 }
 
@@ -671,7 +697,7 @@ fn exit_signal_while_tests_fail_is_not_accepted() {
         );
     }
     // The log holds the agent's claim next to prpd's own iteration blocks, which refuse it.
-    let log = read(&repo.join(".prp-session/phase-status.log"));
+    let log = read(&crate::util::run_file(&repo.join(""), "phase-status.log"));
     assert!(log.contains("RECOMMENDATION: liar agent"), "{log}");
     let green_blocks: Vec<&str> = log
         .split_inclusive("---END_PRP_PHASE_STATUS---")

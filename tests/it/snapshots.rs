@@ -58,7 +58,11 @@ fn snapshot_refs_are_removed_when_the_run_ships() {
     assert_eq!(code, 0);
     assert_eq!(
         repo.git(&["for-each-ref", "--format=%(refname)", "refs/prpd/"]),
-        ""
+        format!(
+            "refs/prpd/{}/record\n",
+            summary["run_id"].as_str().expect("id")
+        ),
+        "only the record's seal stays, for `prpd status` to check"
     );
     let stderr = prpd_fails(&repo, &["diff"], 2);
     assert!(stderr.contains("keep_snapshots = true"), "{stderr}");

@@ -164,3 +164,9 @@ pub fn run_record(root: &Path) -> Option<PathBuf> {
     records.sort();
     records.pop()
 }
+
+/// File `name` in the folder of the latest run of the repository at `root`.
+pub fn run_file(root: &Path, name: &str) -> PathBuf {
+    let record = run_record(root).expect("a run record");
+    record.with_file_name(name)
+}

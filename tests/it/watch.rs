@@ -368,9 +368,11 @@ fn an_escalation_tells_a_human_gets_a_probe_after_the_cooldown_and_obeys_resume_
     let told_lines = lines(&told_file);
     assert!(told_lines[0].ends_with("escalation.md"), "{told_lines:?}");
     assert!(Path::new(&told_lines[0]).is_file(), "{told_lines:?}");
-    let breakers: Value =
-        serde_json::from_str(&read(&repo.join(".prp-session/circuit-breaker.json")))
-            .expect("breakers");
+    let breakers: Value = serde_json::from_str(&read(&crate::util::run_file(
+        &repo.join(""),
+        "circuit-breaker.json",
+    )))
+    .expect("breakers");
     let history = breakers["breakers"]["GREEN"]["history"].to_string();
     assert!(
         history.contains("HALF_OPEN"),

@@ -108,26 +108,45 @@ pub fn verified(
     run_id: &str,
 ) -> Result<RunRecord, SessionFailure> {
     let path = session.run(run_id).record();
-    let record = RunRecord::load(&path)?.ok_or_else(|| SessionError::NoSuchRun {
-        run_id: run_id.to_owned(),
-        repo: repo.to_path_buf(),
-    })?;
-    let content = std::fs::read(&path).map_err(|source| SessionFailure::Io {
-        path: path.clone(),
-        source,
-    })?;
     let snapshots = Snapshots::open(repo, run_id, &session.run(run_id).snapshot_index())?;
-    match snapshots.is_sealed_record(&content)? {
-        Some(true) => Ok(record),
-        Some(false) => Err(SessionError::RecordChanged {
-            run_id: run_id.to_owned(),
-            path,
+    // A prpd driving the run seals and writes its record many times a second; a reader between
+    // two saves may pair a file with refs that have moved on. Reading again settles that; an
+    // edit stays unsealed however often it is read.
+    let mut tries = 0;
+    loop {
+        let content = match std::fs::read_to_string(&path) {
+            Ok(content) => content,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SessionError::NoSuchRun {
+                    run_id: run_id.to_owned(),
+                    repo: repo.to_path_buf(),
+                }
+                .into());
+            }
+            Err(source) => return Err(SessionFailure::Io { path, source }),
+        };
+        let refused = match snapshots.is_sealed_record(content.as_bytes())? {
+            Some(true) => return Ok(RunRecord::parse(&path, &content)?),
+            Some(false) => SessionError::RecordChanged {
+                run_id: run_id.to_owned(),
+                path: path.clone(),
+            },
+            None => SessionError::RecordUnsealed {
+                run_id: run_id.to_owned(),
+                path: path.clone(),
+            },
+        };
+        tries += 1;
+        if tries == READS {
+            // A record that does not parse says so first: that is what a person must fix.
+            RunRecord::parse(&path, &content)?;
+            return Err(refused.into());
         }
-        .into()),
-        None => Err(SessionError::RecordUnsealed {
-            run_id: run_id.to_owned(),
-            path,
-        }
-        .into()),
+        std::thread::sleep(REREAD_AFTER);
     }
 }
+
+/// How often a record whose seal does not match is read before it is refused, and the pause
+/// between two reads.
+const READS: u32 = 5;
+const REREAD_AFTER: std::time::Duration = std::time::Duration::from_millis(20);

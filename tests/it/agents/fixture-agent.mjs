@@ -31,7 +31,7 @@
 //   cheat-command once per run: deletes multiply, points prpd.toml's `[commands] test` at a
 //                 command that prints GREEN's last passing test log (a recording), then kills
 //                 prpd with SIGKILL; called again, it does the honest work
-//   cheat-state   edits the run record (.prp-session/state.json): forgets how many tests RED
+//   cheat-state   edits the run record (.prp-session/runs/<run>/state.json): forgets how many tests RED
 //                 ended with (so fewer passing would do), then kills prpd with SIGKILL
 //   cheat-unseal  as cheat-state, and first deletes the record's seal (the refs
 //                 refs/prpd/<run>/record and record-previous) with git
@@ -285,7 +285,7 @@ switch (behaviour) {
     answer(`${phase}: relaxed the configuration.\n${block(true)}`);
     break;
   case "cheat-state": {
-    const state = join(".prp-session", "state.json");
+    const state = join(".prp-session", "runs", process.env.PRPD_RUN_ID, "state.json");
     const record = JSON.parse(readFileSync(state, "utf8"));
     record.baseline.tests_at_red_end = 0;
     writeFileSync(state, JSON.stringify(record, null, 2));
@@ -323,7 +323,7 @@ switch (behaviour) {
     for (const name of ["record", "record-previous"]) {
       execFileSync("git", ["update-ref", "-d", `refs/prpd/${process.env.PRPD_RUN_ID}/${name}`]);
     }
-    const state = join(".prp-session", "state.json");
+    const state = join(".prp-session", "runs", process.env.PRPD_RUN_ID, "state.json");
     const record = JSON.parse(readFileSync(state, "utf8"));
     record.baseline.tests_at_red_end = 0;
     writeFileSync(state, JSON.stringify(record, null, 2));
