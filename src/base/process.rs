@@ -338,11 +338,7 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     if let Some(path) = &group_file {
         record_group(path, pgid);
     }
-    let mut cleanup = Cleanup {
-        group: Some(pgid),
-        stdin_writer: None,
-        group_file,
-    };
+    let mut cleanup = Cleanup::new(pgid, group_file);
     cleanup.stdin_writer = write_stdin(stdin, &mut child);
 
     let exit = tokio::select! {

@@ -71,13 +71,7 @@ pub(super) fn queue(repo: &Path, prp: Option<&Path>, json: bool) -> anyhow::Resu
             let mut queue = Queue::load(&session.queue())?;
             let message = match &relative {
                 Some(prp)
-                    if queue.push(
-                        prp,
-                        unix_now(),
-                        worktree::resolve_base(repo, None)
-                            .ok()
-                            .map(|base| base.commit),
-                    ) =>
+                    if queue.push(prp, unix_now(), worktree::resolve_base(repo, None).ok()) =>
                 {
                     queue.save(&session.queue())?;
                     format!(

@@ -88,6 +88,13 @@ pub fn render(
 
     let repo = repo.display();
     let _ = writeln!(out, "## What to do\n");
+    if let Some(worktree) = &record.worktree {
+        let _ = writeln!(
+            out,
+            "- The run's work is in its worktree, kept for you: `{}`.",
+            worktree.display()
+        );
+    }
     let _ = writeln!(
         out,
         "- Read the iteration logs under `.prp-session/runs/{}/iterations/`.",

@@ -499,9 +499,7 @@ impl Daemon {
     }
 
     fn queue_prp(&mut self, prp: &Path) -> Result<bool, DaemonError> {
-        let base = worktree::resolve_base(&self.options.repo, None)
-            .ok()
-            .map(|base| base.commit);
+        let base = worktree::resolve_base(&self.options.repo, None).ok();
         let added = self.queue.push(prp, unix_now(), base);
         if added {
             self.queue.save(&self.session.queue())?;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::base::files;
+use crate::run::worktree::Base;
 
 /// The queue as saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,6 +28,9 @@ pub struct Queued {
     /// The commit the run starts from: what `HEAD` named when the PRP was queued (hex).
     #[serde(default)]
     pub base: Option<String>,
+    /// The branch `HEAD` was on then: the pull request's base.
+    #[serde(default)]
+    pub base_branch: Option<String>,
     /// The id of the run that was started for it, once one was.
     #[serde(default)]
     pub run_id: Option<String>,
@@ -92,15 +96,19 @@ impl Queue {
         files::write_atomically(path, text.as_bytes()).map_err(write)
     }
 
-    /// Queues `prp`, to start from `base`, unless it already waits; whether it was added.
-    pub fn push(&mut self, prp: &Path, at: u64, base: Option<String>) -> bool {
+    /// Queues `prp`, to start from `base` (the commit and the branch that named it), unless it
+    /// already waits; whether it was added.
+    pub fn push(&mut self, prp: &Path, at: u64, base: Option<Base>) -> bool {
         if self.contains(prp) {
             return false;
         }
+        let (base, base_branch) =
+            base.map_or((None, None), |base| (Some(base.commit), base.branch));
         self.waiting.push(Queued {
             prp: prp.to_path_buf(),
             queued_at: at,
             base,
+            base_branch,
             run_id: None,
         });
         true
@@ -145,7 +153,11 @@ mod tests {
     fn a_prp_waits_once_and_they_leave_in_order() {
         let mut queue = Queue::default();
         assert!(queue.push(Path::new("PRPs/a.md"), 1, None));
-        assert!(queue.push(Path::new("PRPs/b.md"), 2, Some("c0ffee".to_owned())));
+        let base = Base {
+            commit: "c0ffee".to_owned(),
+            branch: Some("main".to_owned()),
+        };
+        assert!(queue.push(Path::new("PRPs/b.md"), 2, Some(base)));
         assert!(!queue.push(Path::new("PRPs/a.md"), 3, None), "queued twice");
         assert_eq!(
             queue.prps(),
@@ -167,8 +179,12 @@ mod tests {
         );
         let next = queue.start_next("run-2").expect("b.md");
         assert_eq!(
-            (next.prp, next.base),
-            (PathBuf::from("PRPs/b.md"), Some("c0ffee".to_owned()))
+            (next.prp, next.base, next.base_branch),
+            (
+                PathBuf::from("PRPs/b.md"),
+                Some("c0ffee".to_owned()),
+                Some("main".to_owned())
+            )
         );
     }
 

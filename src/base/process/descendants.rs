@@ -180,6 +180,10 @@ fn leftovers(table: &[Stat], me: i32) -> Vec<&Stat> {
     let mut next = vec![me];
     while let Some(parent) = next.pop() {
         for child in children.get(&parent).into_iter().flatten() {
+            // A child prpd waits for is work going on, with all it started.
+            if parent == me && is_waited_for(child.pid) {
+                continue;
+            }
             if seen.insert(child.pid) {
                 if child.alive() {
                     found.push(*child);
@@ -221,9 +225,41 @@ fn signal(stat: &Stat, signal: Signal) {
     }
 }
 
-/// Reaps the zombies re-parented to `me`, each by its pid.
+/// The children prpd started and waits for (tokio reaps them): with several runs in one prpd,
+/// another run's agent or check is a direct child of prpd while this run looks for leftovers,
+/// and neither it nor its exit status is this run's to take.
+static WAITED_FOR: std::sync::Mutex<BTreeSet<i32>> = std::sync::Mutex::new(BTreeSet::new());
+
+/// A child prpd waits for, from its start until its group is cleaned up.
+pub(super) struct WaitedFor(i32);
+
+impl WaitedFor {
+    pub(super) fn new(pid: i32) -> WaitedFor {
+        if let Ok(mut pids) = WAITED_FOR.lock() {
+            pids.insert(pid);
+        }
+        WaitedFor(pid)
+    }
+}
+
+impl Drop for WaitedFor {
+    fn drop(&mut self) {
+        if let Ok(mut pids) = WAITED_FOR.lock() {
+            pids.remove(&self.0);
+        }
+    }
+}
+
+fn is_waited_for(pid: i32) -> bool {
+    WAITED_FOR.lock().is_ok_and(|pids| pids.contains(&pid))
+}
+
+/// Reaps the zombies re-parented to `me`, each by its pid; a child prpd waits for is not one.
 fn reap_adopted_zombies(table: &[Stat], me: i32) {
-    for stat in table.iter().filter(|stat| stat.ppid == me && !stat.alive()) {
+    for stat in table
+        .iter()
+        .filter(|stat| stat.ppid == me && !stat.alive() && !is_waited_for(stat.pid))
+    {
         // ECHILD: someone else reaped it (tokio, for a child it started); nothing to do.
         let _ = waitpid(Pid::from_raw(stat.pid), Some(WaitPidFlag::WNOHANG));
     }

@@ -10,6 +10,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::task::AbortHandle;
 
+use super::descendants::WaitedFor;
+
 pub(super) fn signal_group(pgid: Pid, signal: Signal) {
     match killpg(pgid, signal) {
         // ESRCH: the whole group has already gone, which is what we wanted.
@@ -21,15 +23,28 @@ pub(super) fn signal_group(pgid: Pid, signal: Signal) {
 }
 
 /// Kills the group and stops the stdin writer when a run ends, including by being dropped.
+/// While it lives, the child (its group's leader) counts as one prpd waits for, which
+/// [`super::stop_leftovers`] neither stops nor reaps.
 pub(super) struct Cleanup {
     /// `None` once the group has had its SIGKILL.
     pub(super) group: Option<Pid>,
     pub(super) stdin_writer: Option<AbortHandle>,
     /// Where the group is recorded (removed once the group is killed).
     pub(super) group_file: Option<PathBuf>,
+    _waited_for: WaitedFor,
 }
 
 impl Cleanup {
+    /// The cleanup of the child that leads group `pgid`.
+    pub(super) fn new(pgid: Pid, group_file: Option<PathBuf>) -> Cleanup {
+        Cleanup {
+            group: Some(pgid),
+            stdin_writer: None,
+            group_file,
+            _waited_for: WaitedFor::new(pgid.as_raw()),
+        }
+    }
+
     pub(super) fn kill_group(&mut self) {
         if let Some(pgid) = self.group.take() {
             signal_group(pgid, Signal::SIGKILL);

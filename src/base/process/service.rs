@@ -97,11 +97,7 @@ impl Service {
         Ok(Service {
             child,
             command_line,
-            cleanup: Cleanup {
-                group: Some(pgid),
-                stdin_writer: None,
-                group_file: None,
-            },
+            cleanup: Cleanup::new(pgid, None),
             stderr,
         })
     }

@@ -24,7 +24,7 @@ impl Driver {
     /// Writes the escalation report and the summary; returns the report's text.
     pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<String, DriveError> {
         let blocks = last_blocks(&self.paths().phase_status_log(), QUOTED_BLOCKS);
-        let text = escalation::render(&self.record, reason, &self.context.repo, &blocks);
+        let text = escalation::render(&self.record, reason, &self.context.home, &blocks);
         let path = self.run_dir().join("escalation.md");
         write_text(&path, &text)?;
         self.record.escalation_report = Some(path);
