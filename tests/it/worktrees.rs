@@ -205,6 +205,7 @@ impl ParallelFixture {
     /// test at once.
     fn wait_for_three_shipped(&self, daemon: &Daemon) {
         daemon.wait_for("the three runs to ship", || {
+            assert_no_blocked_run(daemon);
             let runs = runs(self.repo.path());
             for (run_id, (prp, state)) in &runs {
                 assert!(
@@ -336,6 +337,16 @@ impl ParallelFixture {
         );
         assert_eq!(leftover_worktrees(repo), Vec::<String>::new());
     }
+}
+
+/// Fails at once when the daemon stopped driving a run because prpd itself could not act (its
+/// log says "the run cannot go on"): such a run waits for a human, not for more time.
+fn assert_no_blocked_run(daemon: &Daemon) {
+    assert!(
+        !daemon.logged("the run cannot go on"),
+        "a run cannot go on; the daemon's log:\n{}",
+        daemon.log()
+    );
 }
 
 fn read_branch_text(repo: &TestRepo, branch: &str, path: &str) -> String {
@@ -503,7 +514,7 @@ fn three_prps_dropped_at_once_ship_in_parallel_without_cross_talk() {
 
 #[test]
 fn kill_9_with_three_runs_in_flight_resumes_all_three() {
-    let blocks = tempfile::tempdir().expect("tempdir");
+    let blocks = Blocks(tempfile::tempdir().expect("tempdir"));
     let fixture = ParallelFixture::new(&[blocks.path().to_str().expect("utf-8")]);
     let repo = &fixture.repo;
     let daemon = Daemon::start(repo.path());
@@ -523,7 +534,10 @@ fn kill_9_with_three_runs_in_flight_resumes_all_three() {
             })
             .collect()
     };
-    daemon.wait_for("three GREEN agents to block", || blocked().len() == 3);
+    daemon.wait_for("three GREEN agents to block", || {
+        assert_no_blocked_run(&daemon);
+        blocked().len() == 3
+    });
     let orphans = blocked();
     let in_flight = runs(repo.path());
     assert_eq!(
@@ -541,7 +555,7 @@ fn kill_9_with_three_runs_in_flight_resumes_all_three() {
     daemon.wait_for("the orphaned agents to be stopped", || {
         orphans.values().all(|pid| !crate::run::alive(*pid))
     });
-    std::fs::write(blocks.path().join("release"), "").expect("release");
+    blocks.release();
     fixture.wait_for_three_shipped(&daemon);
     fixture.assert_shipped_without_cross_talk(&porcelain_before);
     assert_eq!(
@@ -550,8 +564,25 @@ fn kill_9_with_three_runs_in_flight_resumes_all_three() {
         "the same three runs, resumed"
     );
     drop(daemon);
-    for pid in orphans.values() {
-        crate::run::kill_leftover(*pid);
+}
+
+/// The folder where the feature agents block (see `agents/feature-agent.py`); released when
+/// dropped, so a failed test leaves no agent waiting.
+struct Blocks(tempfile::TempDir);
+
+impl Blocks {
+    fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    fn release(&self) {
+        std::fs::write(self.path().join("release"), "").expect("release the agents");
+    }
+}
+
+impl Drop for Blocks {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.path().join("release"), "");
     }
 }
 

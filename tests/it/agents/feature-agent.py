@@ -16,8 +16,8 @@ Usage, as prpd.toml's `command`: python3 feature-agent.py LOG [BLOCK_DIR]
              from it which run's agent worked on which feature, and whether runs overlapped.
              RED takes a second, so that runs driven at once are seen to overlap.
   BLOCK_DIR  when given, GREEN writes `BLOCK_DIR/blocked-RUN-PID` and waits until
-             `BLOCK_DIR/release` exists (at most 300 s), so the test can kill prpd while every
-             run's agent is half way.
+             `BLOCK_DIR/release` exists (at most 300 s, and no longer than the folder), so the
+             test can kill prpd while every run's agent is half way.
 """
 
 import os
@@ -67,7 +67,8 @@ def wait_for_release():
     marker = os.path.join(BLOCK_DIR, f"blocked-{RUN}-{os.getpid()}")
     write(marker, "")
     deadline = time.time() + 300
-    while not os.path.exists(os.path.join(BLOCK_DIR, "release")) and time.time() < deadline:
+    release = os.path.join(BLOCK_DIR, "release")
+    while os.path.isdir(BLOCK_DIR) and not os.path.exists(release) and time.time() < deadline:
         time.sleep(0.1)
 
 
