@@ -41,3 +41,4 @@ mod web_plan_mcp;
 mod web_plan_processes;
 mod web_site;
 mod web_workspace;
+mod worktrees;

@@ -19,13 +19,13 @@ use crate::run::{
 use crate::util::TestRepo;
 
 /// How long a daemon test waits for one thing to happen before it fails.
-const PATIENCE: Duration = Duration::from_secs(180);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(180);
 
 /// The `[watch]` table of the tests: a short debounce keeps them quick.
 const WATCH: &str = "[watch]\ndebounce = \"100ms\"\n";
 
 /// A running `prpd watch` on a repository; killed when dropped.
-struct Daemon {
+pub(crate) struct Daemon {
     child: Child,
     repo: PathBuf,
 }
@@ -35,7 +35,7 @@ impl Daemon {
         clippy::disallowed_methods,
         reason = "the test signals the daemon (SIGTERM, SIGKILL), which needs the std child handle"
     )]
-    fn start(repo: &Path) -> Daemon {
+    pub(crate) fn start(repo: &Path) -> Daemon {
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("prpd"))
             .args(["watch", "--repo"])
             .arg(repo)
@@ -55,12 +55,12 @@ impl Daemon {
         daemon
     }
 
-    fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Waits until `done` holds, failing the test after [`PATIENCE`] or when the daemon died.
-    fn wait_for(&self, what: &str, mut done: impl FnMut() -> bool) {
+    pub(crate) fn wait_for(&self, what: &str, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + PATIENCE;
         while !done() {
             assert!(
@@ -78,16 +78,16 @@ impl Daemon {
         }
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.repo.join(".prp-session/prpd.log")).unwrap_or_default()
     }
 
-    fn logged(&self, needle: &str) -> bool {
+    pub(crate) fn logged(&self, needle: &str) -> bool {
         self.log().contains(needle)
     }
 
     /// Sends `signal` and waits for the exit; the exit code.
-    fn stop(mut self, signal: nix::sys::signal::Signal) -> Option<i32> {
+    pub(crate) fn stop(mut self, signal: nix::sys::signal::Signal) -> Option<i32> {
         let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("pid"));
         nix::sys::signal::kill(pid, signal).expect("signal the daemon");
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -112,7 +112,7 @@ impl Drop for Daemon {
 }
 
 /// `prpd status --json` of `repo`.
-fn status(repo: &Path) -> Value {
+pub(crate) fn status(repo: &Path) -> Value {
     let (code, status) = prpd_json(repo, &["status", "--json"]);
     assert_eq!(code, 0, "{status:#}");
     status
