@@ -142,7 +142,10 @@ pub(super) fn run(dir: Option<&Path>, output: Output, no_run: bool) -> anyhow::R
     };
     // The demo never talks to GitHub, whatever token the environment holds.
     let start = session::Start {
-        place: session::Place::Worktree { base: None },
+        place: session::Place::Worktree {
+            base: None,
+            base_branch: None,
+        },
         delivery: Delivery::DryRun,
     };
     let Some(record) = foreground::drive(session::run(&options, &dir.join(PRP), start, None))?

@@ -347,6 +347,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 session::Place::Worktree {
                     base: args.base.clone(),
+                    base_branch: None,
                 }
             };
             let start = session::Start {

@@ -63,7 +63,7 @@ pub enum SessionError {
         repo.display()
     )]
     InPlaceBusy { run_id: String, repo: PathBuf },
-    #[error("there is nothing to {action} in {}: no run is unfinished", repo.display())]
+    #[error("there is no run to {action} in {}", repo.display())]
     NoRun { action: &'static str, repo: PathBuf },
     #[error(
         "{} runs of {} could be meant: {}; name one, as in `prpd {action} {}`",
@@ -158,8 +158,12 @@ pub enum SessionError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     /// A worktree of its own, checked out at `base` (a revision of the repository; `None`: the
-    /// commit `HEAD` names now). The user's working tree is never touched.
-    Worktree { base: Option<String> },
+    /// commit `HEAD` names now), whose pull request goes to `base_branch` (`None`: the branch
+    /// `base` names, if it is one). The user's working tree is never touched.
+    Worktree {
+        base: Option<String>,
+        base_branch: Option<String>,
+    },
     /// The user's working tree (`prpd run --in-place`), which must be clean unless `dirty`
     /// allows it.
     InPlace { dirty: DirtyTree },
@@ -291,8 +295,12 @@ fn prepare_run(
             refuse_a_second_run_in_place(session, home)?;
             (home.clone(), None, None)
         }
-        Place::Worktree { base } => {
-            let base = worktree::resolve_base(home, base.as_deref()).map_err(SessionError::from)?;
+        Place::Worktree { base, base_branch } => {
+            let mut base =
+                worktree::resolve_base(home, base.as_deref()).map_err(SessionError::from)?;
+            if base_branch.is_some() {
+                base.branch.clone_from(base_branch);
+            }
             let path = worktree::create(home, run_id, &base.commit).map_err(SessionError::from)?;
             let carried = worktree::uncommitted_inputs(home, prp_relative)
                 .and_then(|files| worktree::carry(home, &path, &files).map(|()| files))

@@ -25,8 +25,11 @@ use std::path::{Path, PathBuf};
 use git2::{IndexAddOption, Oid, Repository, Signature};
 
 use crate::base::paths::SESSION_DIR;
-use crate::run::worktree::DEPENDENCY_FOLDERS;
 use serde::{Deserialize, Serialize};
+
+/// Folders of installed dependencies that git ignores and a checkout or worktree lacks (a run's
+/// worktree links them in; the run without the feature borrows them).
+pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
 
 /// The namespace of prpd's private refs.
 const REF_PREFIX: &str = "refs/prpd";

@@ -25,12 +25,10 @@ use git2::{Oid, Repository, Status, StatusOptions, WorktreeAddOptions, WorktreeP
 
 use crate::base::paths::SESSION_DIR;
 use crate::run::frozen::is_prpd_input;
+use crate::run::snapshot::DEPENDENCY_FOLDERS;
 
 /// Where prpd keeps the worktrees of runs, below the common git directory.
 const WORKTREES: &str = "prpd/worktrees";
-
-/// Folders of installed dependencies that git ignores and a checkout lacks.
-pub const DEPENDENCY_FOLDERS: &[&str] = &["node_modules", ".venv", "venv"];
 
 /// A run's worktree could not be made or removed.
 #[derive(Debug, thiserror::Error)]

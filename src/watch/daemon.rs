@@ -82,11 +82,13 @@ enum Work {
         resumption: Resumption,
         input_changes: InputChanges,
     },
-    /// Start run `run_id` of this PRP (relative to the repository) at `base`.
+    /// Start run `run_id` of this PRP (relative to the repository) at `base`, whose pull
+    /// request goes to `base_branch`.
     Start {
         run_id: String,
         prp: PathBuf,
         base: Option<String>,
+        base_branch: Option<String>,
     },
     /// Re-run QA after source changes.
     Qa,
@@ -286,6 +288,7 @@ impl Daemon {
                 run_id: queued.run_id.unwrap_or(run_id),
                 prp: queued.prp,
                 base: queued.base,
+                base_branch: queued.base_branch,
             });
         }
         if self.driving.is_empty() && self.sources_changed && self.watch.qa_on_change {
@@ -371,11 +374,16 @@ impl Daemon {
                     (Some(run_id), ended)
                 })
             }
-            Work::Start { run_id, prp, base } => {
+            Work::Start {
+                run_id,
+                prp,
+                base,
+                base_branch,
+            } => {
                 tracing::info!(%run_id, prp = %prp.display(), "starting a run");
                 self.driving.insert(run_id.clone(), prp.clone());
                 let start = Start {
-                    place: Place::Worktree { base },
+                    place: Place::Worktree { base, base_branch },
                     delivery: Delivery::Live,
                 };
                 let absolute = self.options.repo.join(&prp);

@@ -18,6 +18,7 @@ mod layout;
 mod leftovers;
 mod memory;
 mod memory_loop;
+mod moved_base;
 mod presets;
 mod process;
 mod python;

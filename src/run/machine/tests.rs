@@ -11,6 +11,7 @@ const BLOCKER: &str = "blocking check failed: tests pass";
 const NO_SIGNAL: &str = "the agent's status block gave no EXIT_SIGNAL";
 const GUARDRAIL: &str = "max_agent_invocations = 40";
 const FATAL: &str = "agent command `claude` not found";
+const SETUP: &str = "npm ci";
 const SHIP_ERROR: &str = "push rejected: non-fast-forward";
 const REMOTE_BLOCKER: &str = "remote check `ci / test` failed: failure";
 
@@ -96,6 +97,13 @@ fn events(phase: Phase) -> Vec<(&'static str, Event)> {
         (
             "fatal",
             Event::FatalAgentError {
+                message: FATAL.to_owned(),
+            },
+        ),
+        (
+            "setup",
+            Event::SetupFailed {
+                command: SETUP.to_owned(),
                 message: FATAL.to_owned(),
             },
         ),
@@ -228,6 +236,16 @@ fn iterating_rows(name: &'static str, phase: Phase, attempt: u32) -> Vec<Row> {
             "fatal",
             phase,
             EscalationReason::FatalAgent {
+                message: FATAL.to_owned(),
+            },
+            attempt,
+        ),
+        escalate_row(
+            name,
+            "setup",
+            phase,
+            EscalationReason::SetupFailed {
+                command: SETUP.to_owned(),
                 message: FATAL.to_owned(),
             },
             attempt,

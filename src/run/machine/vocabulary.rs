@@ -297,6 +297,15 @@ mod tests {
                 },
                 "shipping failed: push rejected: non-fast-forward",
             ),
+            (
+                EscalationReason::SetupFailed {
+                    command: "npm ci".to_owned(),
+                    message: "it exited with code 1".to_owned(),
+                },
+                "the `[run] setup` command `npm ci` failed in the run's worktree: it exited with \
+                 code 1; fix the command in prpd.toml or what it needs, then run `prpd resume` \
+                 (setup runs again)",
+            ),
         ];
         for (reason, expected) in cases {
             assert_eq!(reason.to_string(), expected);

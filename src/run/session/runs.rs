@@ -85,9 +85,23 @@ pub(super) fn chosen(
             }
             .into()
         }),
-        ([], Choice::Unfinished) => Err(SessionError::NoRun {
-            action,
-            repo: repo.to_path_buf(),
+        ([], Choice::Unfinished) => Err(match ids.last() {
+            // The latest run says why there is nothing to do.
+            Some(latest) => match RunRecord::load(&session.run(latest).record()) {
+                Ok(Some(record)) => SessionError::Finished {
+                    run_id: record.run_id.clone(),
+                    state: record.state().to_string(),
+                    action,
+                },
+                Ok(None) | Err(_) => SessionError::NoRun {
+                    action,
+                    repo: repo.to_path_buf(),
+                },
+            },
+            None => SessionError::NoRun {
+                action,
+                repo: repo.to_path_buf(),
+            },
         }
         .into()),
         (several, _) => Err(SessionError::WhichRun {
