@@ -59,6 +59,13 @@ impl Driver {
         for redirected in &borrowed.redirected {
             tracing::info!(%redirected, "the checkout without the feature");
         }
+        let mut env = borrowed.env;
+        // A Rust checkout builds in its own target folder: sharing the run's would mix two
+        // trees of one crate in one build cache.
+        env.push((
+            "CARGO_TARGET_DIR".to_owned(),
+            checkout.path().join("target").display().to_string(),
+        ));
         let probe = Probe {
             repo: checkout.path(),
             detection,
@@ -66,7 +73,7 @@ impl Driver {
             timeout: self.context.config.qa.check_timeout,
             grace: self.context.config.qa.grace,
             junit: self.context.config.qa.junit.as_deref(),
-            env: borrowed.env,
+            env,
         };
         let Some(tests) = probe.tests("tests-without-feature", None).await? else {
             return Ok(None);

@@ -57,6 +57,13 @@ pub(super) fn chosen(
         path: session.runs(),
         source,
     })?;
+    if ids.is_empty() {
+        return Err(SessionError::NoRun {
+            action,
+            repo: repo.to_path_buf(),
+        }
+        .into());
+    }
     if let Some(asked) = run {
         return ids.into_iter().find(|id| id == asked).ok_or_else(|| {
             SessionError::NoSuchRun {
