@@ -25,6 +25,7 @@ mod python;
 mod qa;
 mod real_claude;
 mod run;
+mod setup;
 mod ship;
 mod ship_github;
 mod snapshots;
