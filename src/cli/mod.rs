@@ -78,25 +78,28 @@ pub enum Command {
     /// `prpd resume` continues), 2 usage or configuration error, 3 ESCALATED.
     /// Example: `prpd run PRPs/rate-limit.md --repo ../my-service`
     Run(RunArgs),
-    /// Show the current run: its PRP, phase and iteration, whether a prpd is driving it or it
-    /// was interrupted, breakers, the last verdict with its blocking items, usage and reports.
+    /// Show every run in a table, then one in full (default: the latest unfinished): its PRP,
+    /// phase and iteration, whether a prpd is driving it or it was interrupted, breakers, the
+    /// last verdict with its blocking items, usage, its worktree and reports.
     Status(StatusArgs),
-    /// Show what an iteration of the current run changed, as a unified diff of its snapshots.
+    /// Show what an iteration of a run changed, as a unified diff of its snapshots.
     ///
     /// Iterations are numbered in run order, as their directories under
     /// `.prp-session/runs/<id>/iterations/` are. Example: `prpd diff 3`
     Diff(DiffArgs),
-    /// Continue the current run: after a stop or crash from its last saved step; after an
+    /// Continue a run (default: the only unfinished one): after a stop or crash from its last
+    /// saved step; after an
     /// escalation as a human decision (the QA attempt counter resets, an open breaker gets one
     /// probe iteration).
     Resume(ResumeArgs),
-    /// Abort the current run (a running prpd stops after its current step).
+    /// Abort a run (default: the only unfinished one; a running prpd stops after its current
+    /// step).
     Abort(AbortArgs),
     /// Run the whole loop on the bundled example with scripted agents: no network, no API key.
     ///
     /// Example: `prpd demo` (or `cargo run --release -- demo`)
     Demo(DemoArgs),
-    /// Run as a daemon: take the repository's lock, resume an interrupted run, then watch the
+    /// Run as a daemon: take the repository's lock, resume interrupted runs, then watch the
     /// files. A new or changed PRP under `PRPs/` queues a run; `prpd status`, `resume`, `abort`
     /// and `queue` talk to it through `.prp-session/prpd.sock`. Logs go to stderr and, as JSON
     /// lines, to `.prp-session/prpd.log`. SIGTERM or Ctrl-C stops it (exit 0); the next start
@@ -252,7 +255,7 @@ pub struct StatusArgs {
 pub struct DiffArgs {
     /// The iteration (default: the last one).
     pub iteration: Option<u32>,
-    /// The run (default: the current run).
+    /// The run (default: the only unfinished run, else the latest).
     #[arg(long)]
     pub run: Option<String>,
     #[command(flatten)]

@@ -23,7 +23,7 @@ use crate::watch::control::DaemonView;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "state")]
 pub enum Driving {
-    /// A live prpd holds the repository's lock.
+    /// A live prpd drives it (holds the run's lock, or is the daemon driving it).
     Running { pid: String },
     /// Nobody drives a run that has work left: it was stopped or killed.
     Interrupted,
@@ -124,14 +124,17 @@ pub fn run_table(runs: &[RunLine]) -> String {
                 let _ = writeln!(out, "  {}  REFUSED: {why}", line.run_id);
             }
             None => {
+                let cost = line
+                    .cost_usd
+                    .filter(|cost| *cost > 0.0)
+                    .map_or_else(|| "no cost reported".to_owned(), |cost| format!("${cost:.4}"));
                 let _ = writeln!(
                     out,
-                    "  {}  {}  {}  QA attempt {}  ${:.4}{}",
+                    "  {}  {}  {}  QA attempt {}  {cost}{}",
                     line.run_id,
                     line.prp.as_deref().unwrap_or(Path::new("?")).display(),
                     line.state,
                     line.attempt.unwrap_or(0),
-                    line.cost_usd.unwrap_or(0.0),
                     line.worktree
                         .as_ref()
                         .map_or_else(String::new, |path| format!("  {}", path.display()))

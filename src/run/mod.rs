@@ -1,14 +1,16 @@
 //! The loop: one PRP driven through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP by agents,
 //! each phase ended by prpd's own measurement and the agent's word together.
 //!
-//! Theory of operation. [`session`] takes the lock and loads or creates the run [`record`];
+//! Theory of operation. [`session`] gives a new run its [`worktree`], takes the run's lock and
+//! loads or creates the run [`record`];
 //! [`driver`] feeds the pure [`machine`] one event at a time and carries out the effects it
 //! returns, saving the record before each. An iteration checks the [`guardrail`]s, builds the
 //! [`prompt`], invokes the [`agent`], [`measure`]s the tree, evaluates the dual [`gate`] and
 //! classifies the iteration for the phase's [`breaker`]. QA runs the `qa` gate; a run that
 //! cannot finish ends with an [`escalation`] report.
 //!
-//! Owns: `.prp-session/state.json` and the per-run artifacts under `.prp-session/runs/`.
+//! Owns: each run's record and artifacts under `.prp-session/runs/<id>/`, and the runs'
+//! worktrees under `.git/prpd/worktrees/`.
 //! May import: `base`, `prp` and `qa`.
 
 pub mod agent;

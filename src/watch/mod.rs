@@ -1,9 +1,10 @@
 //! The daemon: `prpd watch` keeps one repository in view and turns its changes into runs.
 //!
-//! [`daemon`] is its loop: it holds the repository's lock for its whole life, resumes an
-//! interrupted run, then carries out one piece of work at a time — a run of the oldest queued
-//! PRP ([`queue`]), a resume (a human's, through the control socket or a `resume` file, or the
-//! breaker's [`cooldown`]), QA after source changes — while it answers the CLI on the Unix
+//! [`daemon`] is its loop: it holds the repository's lock for its whole life, resumes
+//! interrupted runs, then drives up to `[watch] parallel` runs at once, each in its own
+//! worktree — runs of the queued PRPs ([`queue`]), resumes (a human's, through the control
+//! socket or a `resume` file, or the breaker's [`cooldown`]) — and QA after source changes
+//! when no run goes, while it answers the CLI on the Unix
 //! socket ([`control`]) and sorts file changes into what they ask for ([`trigger`]). SIGTERM
 //! stops the running agent's process group and leaves a record the next start resumes. Its log
 //! is a rotated JSON-lines file ([`log_file`]); an escalation runs the user's
