@@ -1,0 +1,388 @@
+//! Figures for parallel runs in the daemon (`prpd watch`): the wall time from dropping three
+//! independent PRPs into `PRPs/` at once until all three runs are SHIPPED, with
+//! `[watch] parallel = 3` and with `parallel = 1` (the sequential baseline), and the daemon's
+//! peak RSS meanwhile (its `VmRSS`, sampled every 50 ms). Target: `parallel = 3` takes at most
+//! half the sequential time on two cores (the agents' calls overlap; prpd's checks share the
+//! cores). Run with `cargo bench --bench parallel` (optionally `-- AGENT_SECONDS ROUNDS`,
+//! default `1 1`; with several rounds the summary gives the medians). It drives the real
+//! release binary, as a user runs it.
+//!
+//! The fixture is a small Python repository (`calc.py`, unittest through `make test`) whose
+//! three PRPs ask for `subtract`, `divide` and `power`; SHIP pushes to a local bare repository,
+//! so the runs ship offline. Every phase runs `benches/agents/feature-agent.py`, an honest
+//! scripted agent that sleeps `AGENT_SECONDS` per call before it does the work right the first
+//! time: a run makes five agent calls, so agent time (which parallel runs overlap, up to
+//! `[watch] max_agents` at once) and prpd's own checks (which share `[watch] max_checks` slots
+//! and the machine's cores) both weigh in the figure, as with real agents, whose calls last
+//! minutes.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// The scripted agent of every phase.
+const AGENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/benches/agents/feature-agent.py"
+);
+
+/// The three PRPs: the function each asks for and its title.
+const FEATURES: [(&str, &str); 3] = [
+    ("subtract", "Subtract numbers"),
+    ("divide", "Divide numbers"),
+    ("power", "Raise to a power"),
+];
+
+/// How often the daemon's RSS and log are read while the runs go.
+const SAMPLE_EVERY: Duration = Duration::from_millis(50);
+
+/// How long one case may take before the benchmark gives up on it.
+const PATIENCE: Duration = Duration::from_secs(900);
+
+/// The test runner of the fixture: unittest, with a tally prpd reads.
+const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
+suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
+result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
+failed = len(result.failures) + len(result.errors)\n\
+passed = result.testsRun - failed - len(result.skipped)\n\
+print(f\"{passed} passed, {failed} failed\")\n\
+sys.exit(0 if result.wasSuccessful() else 1)\n";
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
+)]
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run git");
+    assert!(output.status.success(), "git {args:?} failed");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The PRP that asks for `name`.
+fn feature_prp(name: &str, title: &str) -> String {
+    format!(
+        "# {title}\n\n## Goal\n\nAdd `{name}(a, b)` to calc.\n\n\
+         ## Success Criteria\n\n- [ ] `{name}` is defined in `calc.py`\n\
+         - [ ] Every acceptance criterion has a test that names it\n\n\
+         ## Tasks\n\n1. Write a failing test for each acceptance criterion.\n\
+         2. Implement `{name}` in `calc.py`.\n\n\
+         ## Acceptance Criteria\n\n\
+         - AC-1: `{name}(a, b)` is computed from `a` and `b`.\n"
+    )
+}
+
+/// prpd.toml: the scripted agent in every phase (sleeping `agent_seconds` a call, appending
+/// to `calls`), `parallel` runs at once, SHIP to the bare repository `remote`.
+fn prpd_toml(parallel: usize, agent_seconds: f64, calls: &Path, remote: &Path) -> String {
+    let mut toml = String::new();
+    for phase in ["red", "green", "refactor", "document", "qa"] {
+        let model = if phase == "qa" {
+            "bench-qa"
+        } else {
+            "bench-coder"
+        };
+        write!(
+            toml,
+            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, \"{agent_seconds}\", {:?}]\n\
+             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
+            calls.display().to_string()
+        )
+        .expect("write to a String");
+    }
+    write!(
+        toml,
+        "[watch]\nparallel = {parallel}\n\n[ship]\nremote = {:?}\n",
+        remote.display().to_string()
+    )
+    .expect("write to a String");
+    toml
+}
+
+/// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
+/// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
+fn calc_repo(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = [
+        (
+            "calc.py",
+            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
+        ),
+        ("run_tests.py", RUN_TESTS),
+        (
+            "Makefile",
+            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
+        ),
+        ("tests/__init__.py", ""),
+        (
+            "tests/test_calc.py",
+            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
+             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
+        ),
+        (
+            "README.md",
+            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
+        ),
+        (
+            "CHANGELOG.md",
+            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
+        ),
+        (
+            "docs/adr/0001-plain-python.md",
+            "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
+        ),
+        (".gitignore", "__pycache__/\n"),
+        ("prpd.toml", config),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@prpd.invalid",
+            "commit",
+            "-q",
+            "-m",
+            "calc",
+        ],
+    );
+    std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
+    dir
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark measures the real daemon, started as a user starts it"
+)]
+fn start_daemon(repo: &Path) -> Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
+        .args(["watch", "--repo"])
+        .arg(repo)
+        .env("PRPD_LOG", "prpd=info")
+        .env_remove("GITHUB_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start prpd watch")
+}
+
+/// `prpd status --json` of `repo`, as a user asks the daemon.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark asks the real binary, as a user does"
+)]
+fn status(repo: &Path) -> serde_json::Value {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
+        .args(["status", "--json"])
+        .current_dir(repo)
+        .env("PRPD_LOG", "warn")
+        .env_remove("GITHUB_TOKEN")
+        .output()
+        .expect("run prpd status");
+    serde_json::from_slice(&output.stdout).expect("prpd status --json prints JSON")
+}
+
+fn log(repo: &Path) -> String {
+    std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
+}
+
+/// Resident memory of `pid` in KiB, or `None` once it has exited.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// The machine's 1-minute load average, as `/proc/loadavg` gives it.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".to_owned())
+}
+
+/// What one case measured.
+#[derive(Debug)]
+struct Measured {
+    parallel: usize,
+    /// From the three PRPs written to the third "run ended" with SHIPPED in the log.
+    wall: Duration,
+    peak_rss_kib: u64,
+    agent_calls: usize,
+    load_before: String,
+}
+
+/// Stops the daemon as a supervisor does (SIGTERM) and waits for its exit.
+fn stop(daemon: &mut Child) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(daemon.id()).expect("pid"));
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal the daemon");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while daemon.try_wait().expect("poll the daemon").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not stop on SIGTERM"
+        );
+        std::thread::sleep(SAMPLE_EVERY);
+    }
+}
+
+/// A fresh repository and daemon with `parallel`; the three PRPs dropped at once, timed until
+/// all three runs are SHIPPED.
+fn measure(parallel: usize, agent_seconds: f64) -> Measured {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let remote = scratch.path().join("remote.git");
+    let calls = scratch.path().join("agent-calls.log");
+    git(
+        scratch.path(),
+        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
+    );
+    let repo_dir = calc_repo(&prpd_toml(parallel, agent_seconds, &calls, &remote));
+    let repo = repo_dir.path().canonicalize().expect("canonical");
+
+    let mut daemon = start_daemon(&repo);
+    let pid = daemon.id();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(log(&repo).contains("\"watching\"") && repo.join(".prp-session/prpd.sock").exists()) {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not start:\n{}",
+            log(&repo)
+        );
+        std::thread::sleep(SAMPLE_EVERY);
+    }
+
+    let load_before = load_average();
+    let mut peak_rss_kib = rss_kib(pid).expect("the daemon runs");
+    let dropped = Instant::now();
+    for (name, title) in FEATURES {
+        std::fs::write(
+            repo.join(format!("PRPs/{name}.md")),
+            feature_prp(name, title),
+        )
+        .expect("write PRP");
+    }
+    loop {
+        if let Some(rss) = rss_kib(pid) {
+            peak_rss_kib = peak_rss_kib.max(rss);
+        }
+        let text = log(&repo);
+        let shipped = text
+            .lines()
+            .filter(|line| line.contains("\"run ended\"") && line.contains("SHIPPED"))
+            .count();
+        if shipped == FEATURES.len() {
+            break;
+        }
+        let stuck = [
+            "run escalated",
+            "the run cannot go on",
+            "the run did not start",
+        ]
+        .iter()
+        .any(|failure| text.contains(failure));
+        assert!(
+            !stuck && Instant::now() < dropped + PATIENCE,
+            "parallel = {parallel}: the runs did not all ship:\n{text}"
+        );
+        assert!(
+            daemon.try_wait().expect("poll the daemon").is_none(),
+            "the daemon exited:\n{text}"
+        );
+        std::thread::sleep(SAMPLE_EVERY);
+    }
+    let wall = dropped.elapsed();
+
+    let states: Vec<String> = status(&repo)["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|run| run["state"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    assert_eq!(states, ["SHIPPED"; 3], "prpd status disagrees with the log");
+    let pushed = git(
+        &remote,
+        &["for-each-ref", "--format=%(refname)", "refs/heads/prp/"],
+    );
+    assert_eq!(pushed.lines().count(), 3, "SHIP pushed {pushed:?}");
+    stop(&mut daemon);
+
+    Measured {
+        parallel,
+        wall,
+        peak_rss_kib,
+        agent_calls: std::fs::read_to_string(&calls)
+            .expect("agent calls")
+            .lines()
+            .count(),
+        load_before,
+    }
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "figures printed for a person: KiB stay far below 2^52"
+)]
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// The middle of `walls` (the mean of the two middle ones for an even count).
+fn median(mut walls: Vec<Duration>) -> Duration {
+    walls.sort();
+    let middle = walls.len() / 2;
+    if walls.len().is_multiple_of(2) {
+        (walls[middle - 1] + walls[middle]) / 2
+    } else {
+        walls[middle]
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1).filter(|arg| !arg.starts_with('-'));
+    let agent_seconds: f64 = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(1.0);
+    let rounds: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(1);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    println!(
+        "three PRPs dropped at once until all are SHIPPED; each agent call sleeps {agent_seconds} s; \
+         {cores} cores; [watch] max_agents and max_checks at their defaults"
+    );
+    println!(
+        "{:>5}  {:>8}  {:>10}  {:>13}  {:>11}  {:>12}",
+        "round", "parallel", "wall", "peak RSS", "agent calls", "load before"
+    );
+    let mut by_parallel: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+    for round in 1..=rounds {
+        for (slot, parallel) in [1, 3].into_iter().enumerate() {
+            let measured = measure(parallel, agent_seconds);
+            println!(
+                "{round:>5}  {:>8}  {:>8.1} s  {:>9.1} MiB  {:>11}  {:>12}",
+                measured.parallel,
+                measured.wall.as_secs_f64(),
+                mib(measured.peak_rss_kib),
+                measured.agent_calls,
+                measured.load_before
+            );
+            by_parallel[slot].push(measured.wall);
+        }
+    }
+    let [sequential, parallel] = by_parallel.map(|walls| median(walls).as_secs_f64());
+    println!(
+        "median wall: parallel = 1 {sequential:.1} s, parallel = 3 {parallel:.1} s: {:.2}x faster",
+        sequential / parallel
+    );
+}
