@@ -113,30 +113,7 @@ impl SessionPaths {
     /// prpd's own files never show up as changes of the target repository.
     pub fn ensure(&self) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.root)?;
-        self.move_single_run_record()?;
         self.exclude(&format!("/{SESSION_DIR}/"))
-    }
-
-    /// Moves the record an earlier prpd kept at `.prp-session/state.json` (one run per
-    /// repository) to its run's folder, where every run's record lives now.
-    fn move_single_run_record(&self) -> std::io::Result<()> {
-        let old = self.root.join(RECORD_FILE);
-        let Ok(text) = std::fs::read_to_string(&old) else {
-            return Ok(());
-        };
-        let run_id = serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|value| value.get("run_id")?.as_str().map(str::to_owned))
-            .filter(|id| !id.is_empty() && !id.contains(['/', '.']));
-        let Some(run_id) = run_id else {
-            return Ok(());
-        };
-        let new = self.run(&run_id).record();
-        if new.exists() {
-            return Ok(());
-        }
-        std::fs::create_dir_all(self.run_dir(&run_id))?;
-        std::fs::rename(old, new)
     }
 
     /// Adds `pattern` to the repository's `.git/info/exclude` unless a line already says it:
@@ -234,7 +211,8 @@ fn git_dir(repo: &Path) -> Option<PathBuf> {
 }
 
 /// An id that sorts by time: `<kind>-<UTC timestamp>-<pid>` (`run-…`, `qa-…`), with a counter
-/// after the first of the process (a daemon starts several runs in one second).
+/// (zero-padded, so ids still sort) after the first of the process: a daemon starts several
+/// runs in one second.
 pub fn new_run_id(kind: &str) -> String {
     static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
@@ -243,7 +221,7 @@ pub fn new_run_id(kind: &str) -> String {
     let pid = std::process::id();
     match MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
         0 => format!("{kind}-{stamp}-{pid}"),
-        made => format!("{kind}-{stamp}-{pid}-{made}"),
+        made => format!("{kind}-{stamp}-{pid}-{made:04}"),
     }
 }
 

@@ -320,7 +320,11 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         });
 
     let started = Instant::now();
-    let spawned = command.spawn();
+    let (spawned, waited_for) = descendants::start_waited_for(|| {
+        let spawned = command.spawn();
+        let pid = spawned.as_ref().ok().and_then(tokio::process::Child::id);
+        (spawned, pid)
+    });
     // The command holds the parent's copies of the pipe's write end; EOF needs them closed.
     drop(command);
     let spawn_error = |source| ProcessError::Spawn {
@@ -338,7 +342,7 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     if let Some(path) = &group_file {
         record_group(path, pgid);
     }
-    let mut cleanup = Cleanup::new(pgid, group_file);
+    let mut cleanup = Cleanup::new(pgid, group_file, waited_for);
     cleanup.stdin_writer = write_stdin(stdin, &mut child);
 
     let exit = tokio::select! {

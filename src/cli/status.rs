@@ -119,28 +119,25 @@ impl RunLine {
 pub fn run_table(runs: &[RunLine]) -> String {
     let mut out = String::from("Runs:\n");
     for line in runs {
-        match &line.refused {
-            Some(why) => {
-                let _ = writeln!(out, "  {}  REFUSED: {why}", line.run_id);
-            }
-            None => {
-                let cost = line
-                    .cost_usd
-                    .filter(|cost| *cost > 0.0)
-                    .map_or_else(|| "no cost reported".to_owned(), |cost| format!("${cost:.4}"));
-                let _ = writeln!(
-                    out,
-                    "  {}  {}  {}  QA attempt {}  {cost}{}",
-                    line.run_id,
-                    line.prp.as_deref().unwrap_or(Path::new("?")).display(),
-                    line.state,
-                    line.attempt.unwrap_or(0),
-                    line.worktree
-                        .as_ref()
-                        .map_or_else(String::new, |path| format!("  {}", path.display()))
-                );
-            }
+        if let Some(why) = &line.refused {
+            let _ = writeln!(out, "  {}  REFUSED: {why}", line.run_id);
+            continue;
         }
+        let cost = line.cost_usd.filter(|cost| *cost > 0.0).map_or_else(
+            || "no cost reported".to_owned(),
+            |cost| format!("${cost:.4}"),
+        );
+        let _ = writeln!(
+            out,
+            "  {}  {}  {}  QA attempt {}  {cost}{}",
+            line.run_id,
+            line.prp.as_deref().unwrap_or(Path::new("?")).display(),
+            line.state,
+            line.attempt.unwrap_or(0),
+            line.worktree
+                .as_ref()
+                .map_or_else(String::new, |path| format!("  {}", path.display()))
+        );
     }
     out.push('\n');
     out
@@ -168,8 +165,8 @@ impl Status {
             Some(daemon) if daemon.driving.contains(&record.run_id) => Holder::Process {
                 pid: daemon.pid.to_string(),
             },
-            Some(_) => Holder::Nobody,
-            None => lock::holder(&session.run(&record.run_id).lock())?,
+            // Not the daemon's: a foreground prpd may drive it.
+            Some(_) | None => lock::holder(&session.run(&record.run_id).lock())?,
         };
         let pull_request = session.run_dir(&record.run_id).join("pr.md");
         Ok(Status {

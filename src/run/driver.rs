@@ -231,13 +231,13 @@ impl Driver {
         let path = self.paths().record();
         let json = self.record.to_json(&path)?;
         // Sealed before it is written (see run/snapshot/seal.rs); a finished run's last record
-        // is sealed alone.
-        if self.record.is_finished() {
-            self.snapshots()?.seal_final_record(json.as_bytes())?;
-        } else {
-            self.snapshots()?.seal_record(json.as_bytes())?;
-        }
+        // is left sealed alone once it is written.
+        let snapshots = self.snapshots()?;
+        snapshots.seal_record(json.as_bytes())?;
         RunRecord::write(&path, &json)?;
+        if self.record.is_finished() {
+            snapshots.drop_previous_seal()?;
+        }
         Ok(())
     }
 

@@ -583,6 +583,11 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
         record.pending.clear();
         seal(home, &session, &record)?;
         record.save(&paths.record())?;
+        let unsealed = Snapshots::open(home, &run_id, &paths.snapshot_index())
+            .and_then(|snapshots| snapshots.drop_previous_seal());
+        if let Err(error) = unsealed {
+            tracing::warn!(%error, "could not drop the seal of the aborted run's earlier record");
+        }
         crate::run::driver::write_summary(&session, &record)?;
         release_snapshots(options, &session, &record);
         release_worktree(options, &record);
@@ -609,7 +614,7 @@ fn seal(home: &Path, session: &SessionPaths, record: &RunRecord) -> Result<(), S
         &record.run_id,
         &session.run(&record.run_id).snapshot_index(),
     )
-    .and_then(|snapshots| snapshots.seal_final_record(json.as_bytes()));
+    .and_then(|snapshots| snapshots.seal_record(json.as_bytes()));
     if let Err(error) = sealed {
         tracing::warn!(%error, "could not seal the aborted run's record");
     }

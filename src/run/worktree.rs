@@ -30,6 +30,10 @@ use crate::run::snapshot::DEPENDENCY_FOLDERS;
 /// Where prpd keeps the worktrees of runs, below the common git directory.
 const WORKTREES: &str = "prpd/worktrees";
 
+/// The name of the worktree where SHIP runs QA's checklist on a run's commit replayed onto a
+/// moved base: the run's id and this.
+pub const ON_BASE_SUFFIX: &str = "-on-base";
+
 /// A run's worktree could not be made or removed.
 #[derive(Debug, thiserror::Error)]
 pub enum WorktreeError {
@@ -114,14 +118,31 @@ pub fn location(repo: &Path, run_id: &str) -> Result<PathBuf, WorktreeError> {
     Ok(open(repo)?.commondir().join(WORKTREES).join(run_id))
 }
 
+/// The worktrees in prpd's folder: name and path.
+pub fn list(repo: &Path) -> Result<Vec<(String, PathBuf)>, WorktreeError> {
+    let folder = open(repo)?.commondir().join(WORKTREES);
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return Ok(Vec::new());
+    };
+    Ok(entries
+        .flatten()
+        .filter_map(|entry| Some((entry.file_name().to_str()?.to_owned(), entry.path())))
+        .collect())
+}
+
 /// Makes the worktree of run `run_id` at `base` (hex), unless it is there already (a run
 /// resumed after a kill between the checkout and its record), and returns its path.
 pub fn create(repo: &Path, run_id: &str, base: &str) -> Result<PathBuf, WorktreeError> {
     let path = location(repo, run_id)?;
+    let opened = open(repo)?;
+    let branch_name = format!("prpd-worktree-{run_id}");
     if path.join(".git").is_file() {
+        // A kill between the checkout and the branch's deletion leaves the branch.
+        if let Ok(mut leftover) = opened.find_branch(&branch_name, git2::BranchType::Local) {
+            let _ = leftover.delete();
+        }
         return Ok(path);
     }
-    let opened = open(repo)?;
     let fail = |action: &'static str| {
         move |error: git2::Error| WorktreeError::Git {
             action,
@@ -146,7 +167,6 @@ pub fn create(repo: &Path, run_id: &str, base: &str) -> Result<PathBuf, Worktree
             WorktreePruneOptions::new().valid(true).working_tree(true),
         ));
     }
-    let branch_name = format!("prpd-worktree-{run_id}");
     let mut branch = opened
         .branch(&branch_name, &commit, true)
         .map_err(fail("make the worktree's short-lived branch"))?;

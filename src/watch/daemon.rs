@@ -32,7 +32,7 @@ use tokio::sync::mpsc;
 
 use crate::base::config::{Config, WatchConfig};
 use crate::base::config_file::ConfigError;
-use crate::base::lock::SessionLock;
+use crate::base::lock::{self, Holder, SessionLock};
 use crate::base::paths::{SessionPaths, new_run_id};
 use crate::base::{process, shutdown};
 use crate::qa::standalone::{self, QaInputs, StandaloneRequest};
@@ -76,9 +76,10 @@ pub struct Options {
 /// One piece of work the loop starts.
 #[derive(Debug)]
 enum Work {
-    /// Continue run `run_id` (after a stop, or an escalation as `resumption` says).
+    /// Continue run `run_id` of `prp` (after a stop, or an escalation as `resumption` says).
     Resume {
         run_id: String,
+        prp: PathBuf,
         resumption: Resumption,
         input_changes: InputChanges,
     },
@@ -166,7 +167,8 @@ impl Daemon {
         tokio::spawn(control::serve(listener, request_sender));
         let (watcher, changes) = start_watcher(&options.repo, config.watch.debounce)?;
         let mut queue = Queue::load(&session.queue())?;
-        // An entry whose run has a record is that run now.
+        // An entry whose run has a record is that run now; one whose run never got a record
+        // (a kill in between) starts again.
         let recorded: BTreeSet<String> =
             session.run_ids().unwrap_or_default().into_iter().collect();
         queue.waiting.retain(|queued| {
@@ -175,6 +177,9 @@ impl Daemon {
                 .as_ref()
                 .is_none_or(|run_id| !recorded.contains(run_id))
         });
+        for queued in &mut queue.waiting {
+            queued.run_id = None;
+        }
         process::slots::limit(config.watch.max_agents, config.watch.max_checks);
         let layout = Layout {
             repo: options.repo.clone(),
@@ -318,8 +323,15 @@ impl Daemon {
                 return None;
             }
         };
+        // A run another prpd drives (a foreground `prpd run`) is that prpd's.
+        if lock::holder(&self.session.run(run_id).lock())
+            .is_ok_and(|holder| holder != Holder::Nobody)
+        {
+            return None;
+        }
         let resume = |resumption, input_changes| Work::Resume {
             run_id: run_id.clone(),
+            prp: record.prp.clone(),
             resumption,
             input_changes,
         };
@@ -359,11 +371,12 @@ impl Daemon {
         match work {
             Work::Resume {
                 run_id,
+                prp,
                 resumption,
                 input_changes,
             } => {
                 tracing::info!(%run_id, "resuming a run");
-                self.driving.insert(run_id.clone(), PathBuf::new());
+                self.driving.insert(run_id.clone(), prp);
                 Box::pin(async move {
                     let resumed =
                         session::resume(&options, Some(&run_id), input_changes, resumption);
@@ -489,9 +502,20 @@ impl Daemon {
         if triggers.config {
             self.reload_config()?;
         }
+        let unfinished: Vec<PathBuf> = if triggers.prps.is_empty() {
+            Vec::new()
+        } else {
+            session::status(&self.options.repo)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|listed| listed.record.ok())
+                .filter(|record| !record.is_finished())
+                .map(|record| record.prp)
+                .collect()
+        };
         for prp in triggers.prps {
-            if self.driving.values().any(|running| *running == prp) {
-                tracing::debug!(prp = %prp.display(), "the running PRP changed: the run keeps the PRP it started with");
+            if unfinished.contains(&prp) {
+                tracing::debug!(prp = %prp.display(), "a PRP with an unfinished run changed: that run keeps the PRP it started with");
                 continue;
             }
             if !self.options.repo.join(&prp).is_file() {

@@ -233,13 +233,21 @@ static WAITED_FOR: std::sync::Mutex<BTreeSet<i32>> = std::sync::Mutex::new(BTree
 /// A child prpd waits for, from its start until its group is cleaned up.
 pub(super) struct WaitedFor(i32);
 
-impl WaitedFor {
-    pub(super) fn new(pid: i32) -> WaitedFor {
-        if let Ok(mut pids) = WAITED_FOR.lock() {
-            pids.insert(pid);
-        }
+/// Starts a child with `start` (which returns it and its pid) and marks it as one prpd waits
+/// for, under the lock the reaping takes: a child that exits at once is never reaped by another
+/// run's sweep before it is marked.
+pub(super) fn start_waited_for<T>(
+    start: impl FnOnce() -> (T, Option<u32>),
+) -> (T, Option<WaitedFor>) {
+    let mut pids = WAITED_FOR
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (child, pid) = start();
+    let waited = pid.and_then(|pid| i32::try_from(pid).ok()).map(|pid| {
+        pids.insert(pid);
         WaitedFor(pid)
-    }
+    });
+    (child, waited)
 }
 
 impl Drop for WaitedFor {
@@ -254,11 +262,15 @@ fn is_waited_for(pid: i32) -> bool {
     WAITED_FOR.lock().is_ok_and(|pids| pids.contains(&pid))
 }
 
-/// Reaps the zombies re-parented to `me`, each by its pid; a child prpd waits for is not one.
+/// Reaps the zombies re-parented to `me`, each by its pid; a child prpd waits for is not one
+/// (the check and the reaping hold the lock children are marked under).
 fn reap_adopted_zombies(table: &[Stat], me: i32) {
+    let waited = WAITED_FOR
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for stat in table
         .iter()
-        .filter(|stat| stat.ppid == me && !stat.alive() && !is_waited_for(stat.pid))
+        .filter(|stat| stat.ppid == me && !stat.alive() && !waited.contains(&stat.pid))
     {
         // ECHILD: someone else reaped it (tokio, for a child it started); nothing to do.
         let _ = waitpid(Pid::from_raw(stat.pid), Some(WaitPidFlag::WNOHANG));
@@ -270,9 +282,9 @@ fn reap_adopted_zombies(table: &[Stat], me: i32) {
 /// [`GRACE`], then SIGKILL; then the zombies re-parented to prpd are reaped. Returns what was
 /// stopped, in pid order, for the caller to log.
 ///
-/// Inside a run's scope (`owner.rs`) only the processes that carry the run's id are stopped:
-/// the daemon drives several runs at once, and another run's agent or test suite is not this
-/// run's leftover. Call it when none of the run's own children runs: a run's loop is
+/// Inside a run's scope (`owner.rs`) only the processes that carry the run's id, or no run's id
+/// at all (an environment cleared to hide), are stopped: the daemon drives several runs at
+/// once, and another run's agent or test suite is not this run's leftover. Call it when none of the run's own children runs: a run's loop is
 /// sequential, so right after its agent ends nothing else of the run runs; anything of the run
 /// that descends from prpd then is the agent's. Outside a run (prpd stopping) everything that
 /// descends from prpd is stopped.
@@ -286,7 +298,9 @@ pub async fn stop_leftovers() -> Vec<Leftover> {
         reap_adopted_zombies(&table, me);
         let mut found = leftovers(&table, me);
         if let Some(mark) = &mark {
-            found.retain(|stat| carries(stat.pid, mark));
+            // This run's, and what carries no run at all (a process that cleared its
+            // environment to hide): another run's processes are that run's to stop.
+            found.retain(|stat| carries(stat.pid, mark) || !carries_any_run(stat.pid));
         }
         if !stopper.round(&found) {
             break;
@@ -317,6 +331,16 @@ pub fn stop_marked(name: &str, value: &str) -> Vec<Leftover> {
         std::thread::sleep(POLL);
     }
     stopper.stopped()
+}
+
+/// Whether `pid`'s environment names a run (`PRPD_RUN_ID=…`).
+fn carries_any_run(pid: i32) -> bool {
+    let prefix = format!("{}=", super::owner::RUN_ID_VARIABLE);
+    std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+        environ
+            .split(|byte| *byte == 0)
+            .any(|entry| entry.starts_with(prefix.as_bytes()))
+    })
 }
 
 /// `pid`'s environment holds the entry `mark` (unreadable environments hold nothing).

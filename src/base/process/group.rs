@@ -31,17 +31,21 @@ pub(super) struct Cleanup {
     pub(super) stdin_writer: Option<AbortHandle>,
     /// Where the group is recorded (removed once the group is killed).
     pub(super) group_file: Option<PathBuf>,
-    _waited_for: WaitedFor,
+    _waited_for: Option<WaitedFor>,
 }
 
 impl Cleanup {
     /// The cleanup of the child that leads group `pgid`.
-    pub(super) fn new(pgid: Pid, group_file: Option<PathBuf>) -> Cleanup {
+    pub(super) fn new(
+        pgid: Pid,
+        group_file: Option<PathBuf>,
+        waited_for: Option<WaitedFor>,
+    ) -> Cleanup {
         Cleanup {
             group: Some(pgid),
             stdin_writer: None,
             group_file,
-            _waited_for: WaitedFor::new(pgid.as_raw()),
+            _waited_for: waited_for,
         }
     }
 

@@ -79,7 +79,11 @@ impl Service {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(pipe_writer);
-        let spawned = command.spawn();
+        let (spawned, waited_for) = super::descendants::start_waited_for(|| {
+            let spawned = command.spawn();
+            let pid = spawned.as_ref().ok().and_then(tokio::process::Child::id);
+            (spawned, pid)
+        });
         // The command holds the parent's copy of the stderr pipe's write end; EOF needs it closed.
         drop(command);
         let spawn_error = |source| ProcessError::Spawn {
@@ -97,7 +101,7 @@ impl Service {
         Ok(Service {
             child,
             command_line,
-            cleanup: Cleanup::new(pgid, None),
+            cleanup: Cleanup::new(pgid, None, waited_for),
             stderr,
         })
     }

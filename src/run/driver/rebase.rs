@@ -4,8 +4,12 @@
 //! replay changes the tree QA approved, so QA's checklist runs again, on the replayed tree in a
 //! worktree of its own (the run's worktree and its snapshots stay as QA saw them), before
 //! anything is pushed: a blocking failure there, like a clash of lines, stops SHIP with the
-//! checks or files named, and the run's worktree stays for the human. A run in place works on
+//! checks or files named, and the run's worktree stays for the human. `[run] setup` does not
+//! run in that worktree; without it, the user's dependency folders are linked in as in the
+//! run's own. A run in place works on
 //! the user's own branch and is shipped as it is.
+
+use std::path::PathBuf;
 
 use crate::qa::discover::Detection;
 use crate::qa::runner::{self, CheckStatus, QaRequest};
@@ -23,6 +27,10 @@ impl Driver {
         else {
             return Ok(commit);
         };
+        // Once pushed, the commit is what the remote holds: a resumed SHIP ships it as it is.
+        if self.record.ship.pushed_to.is_some() {
+            return Ok(commit);
+        }
         let rebased = {
             let (home, commit, branch) =
                 (self.context.home.clone(), commit.clone(), branch.clone());
@@ -62,9 +70,18 @@ impl Driver {
         commit: &str,
         detection: Detection,
     ) -> Result<Vec<String>, DriveError> {
-        let name = format!("{}-on-base", self.record.run_id);
+        let name = format!("{}{}", self.record.run_id, worktree::ON_BASE_SUFFIX);
         let home = &self.context.home;
+        // Always made afresh: one a kill left behind may hold an older replay.
+        worktree::remove(home, &worktree::location(home, &name)?)?;
         let tree = worktree::create(home, &name, commit)?;
+        let _removed_at_the_end = Removal {
+            home: home.clone(),
+            tree: tree.clone(),
+        };
+        if self.context.config.setup.is_empty() {
+            worktree::link_dependencies(home, &tree);
+        }
         let request = QaRequest {
             repo: tree.clone(),
             prp: Some(self.context.prp.clone()),
@@ -78,15 +95,26 @@ impl Driver {
             earlier_runs: Vec::new(),
             junit: self.context.config.qa.junit.clone(),
         };
-        let outcome = runner::run(&request, &self.context.checklist, detection).await;
-        if let Err(error) = worktree::remove(home, &tree) {
-            tracing::warn!(%error, "could not remove the worktree of the replayed commit");
-        }
-        Ok(outcome?
+        Ok(runner::run(&request, &self.context.checklist, detection)
+            .await?
             .checks
             .iter()
             .filter(|check| check.status == CheckStatus::Fail)
             .map(|check| format!("{} ({})", check.id, check.detail))
             .collect())
+    }
+}
+
+/// Removes the worktree of a replayed commit however its QA ends, a dropped run included.
+struct Removal {
+    home: PathBuf,
+    tree: PathBuf,
+}
+
+impl Drop for Removal {
+    fn drop(&mut self) {
+        if let Err(error) = worktree::remove(&self.home, &self.tree) {
+            tracing::warn!(%error, "could not remove the worktree of the replayed commit");
+        }
     }
 }

@@ -97,8 +97,9 @@ impl fmt::Display for EscalationReason {
             EscalationReason::SetupFailed { command, message } => write!(
                 f,
                 "the `[run] setup` command `{command}` failed in the run's worktree: {message}; \
-                 fix the command in prpd.toml or what it needs, then run `prpd resume` (setup \
-                 runs again)"
+                 fix what it needs, then run `prpd resume` (setup runs again); to change the \
+                 command, edit `prpd.toml` in the run's worktree and run `prpd resume \
+                 --reload-config`"
             ),
         }
     }
@@ -303,8 +304,9 @@ mod tests {
                     message: "it exited with code 1".to_owned(),
                 },
                 "the `[run] setup` command `npm ci` failed in the run's worktree: it exited with \
-                 code 1; fix the command in prpd.toml or what it needs, then run `prpd resume` \
-                 (setup runs again)",
+                 code 1; fix what it needs, then run `prpd resume` (setup runs again); to change \
+                 the command, edit `prpd.toml` in the run's worktree and run `prpd resume \
+                 --reload-config`",
             ),
         ];
         for (reason, expected) in cases {

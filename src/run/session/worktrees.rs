@@ -35,25 +35,31 @@ pub(super) fn run_scope(record: &RunRecord) -> owner::RunScope {
     }
 }
 
-/// The tree run `record` works in: its worktree, or the user's own for an in-place run.
+/// The tree run `record` works in: its worktree, or the user's own for an in-place run. The
+/// place comes from the run's id, never from a path in the record.
 pub(super) fn work_tree(home: &Path, record: &RunRecord) -> Result<PathBuf, SessionFailure> {
-    let Some(path) = &record.worktree else {
+    if record.worktree.is_none() {
         return Ok(home.to_path_buf());
-    };
-    if !path.join(".git").is_file() {
+    }
+    let path = worktree::location(home, &record.run_id).map_err(SessionError::from)?;
+    if record.worktree.as_deref() != Some(path.as_path()) || !path.join(".git").is_file() {
         return Err(SessionError::WorktreeGone {
             run_id: record.run_id.clone(),
-            path: path.clone(),
+            path,
         }
         .into());
     }
-    Ok(path.clone())
+    Ok(path)
 }
 
 /// Removes the worktree of a run that ended, unless `[run] keep_worktrees` keeps it. The run
-/// is over either way, so a failure is only logged.
+/// is over either way, so a failure is only logged. What is removed is the run's worktree by
+/// its id: a path an edited record names is never deleted.
 pub(super) fn release_worktree(options: &Options, record: &RunRecord) {
-    let Some(path) = record.worktree.as_deref().filter(|_| record.is_finished()) else {
+    if record.worktree.is_none() || !record.is_finished() {
+        return;
+    }
+    let Ok(path) = worktree::location(&options.repo, &record.run_id) else {
         return;
     };
     let keep = Config::load(&options.repo, options.config.as_deref())
@@ -62,22 +68,43 @@ pub(super) fn release_worktree(options: &Options, record: &RunRecord) {
         tracing::info!(run_id = %record.run_id, worktree = %path.display(), "the run's worktree is kept");
         return;
     }
-    if let Err(error) = worktree::remove(&options.repo, path) {
+    if let Err(error) = worktree::remove(&options.repo, &path) {
         tracing::warn!(%error, "could not remove the run's worktree");
     }
 }
 
-/// Removes the worktrees of runs that ended while nobody was left to remove them (a kill
-/// between the last record and the removal).
+/// Removes the worktrees nobody is left to remove: those of runs that ended (a kill between
+/// the last record and the removal), of runs that never got a record (a kill before the
+/// first), and the worktrees of QA on a moved base whose run is not being driven. A worktree
+/// whose run's lock is held is some prpd's work in progress and stays.
 pub(super) fn sweep_finished_worktrees(options: &Options, session: &SessionPaths) {
-    for run_id in session.run_ids().unwrap_or_default() {
-        if let Ok(Some(record)) = RunRecord::load(&session.run(&run_id).record())
-            && record.is_finished()
-            && record.worktree.as_deref().is_some_and(Path::exists)
-            && lock::holder(&session.run(&run_id).lock())
-                .is_ok_and(|holder| holder == Holder::Nobody)
-        {
-            release_worktree(options, &record);
+    let Ok(found) = worktree::list(&options.repo) else {
+        return;
+    };
+    for (name, _) in found {
+        let run_id = name.strip_suffix(worktree::ON_BASE_SUFFIX).unwrap_or(&name);
+        let idle =
+            lock::holder(&session.run(run_id).lock()).is_ok_and(|holder| holder == Holder::Nobody);
+        if !idle {
+            continue;
+        }
+        let leftover = if name == run_id {
+            match super::verified(session, &options.repo, run_id) {
+                Ok(record) => record.is_finished().then_some(record),
+                Err(_) if !session.run(run_id).record().exists() => None,
+                Err(_) => continue,
+            }
+        } else {
+            None
+        };
+        match leftover {
+            Some(record) => release_worktree(options, &record),
+            None if name != run_id || !session.run(run_id).record().exists() => {
+                if let Ok(path) = worktree::location(&options.repo, &name) {
+                    discard_worktree(&options.repo, &path);
+                }
+            }
+            None => {}
         }
     }
 }

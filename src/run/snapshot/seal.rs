@@ -9,8 +9,9 @@
 //! file, which the previous seal still vouches for. A record of the current version is always
 //! sealed while its run is unfinished, so a missing seal is refused like a wrong one: an agent
 //! that deletes the refs along with editing the file gains nothing. When a run ends, the final
-//! record is sealed alone ([`Snapshots::seal_final_record`]), so the unfinished record before
-//! it cannot be put back and resumed, and the seal outlives the run's snapshot refs. The seal is tamper evidence
+//! record, once written, is left sealed alone ([`Snapshots::drop_previous_seal`]), so the
+//! unfinished record before it cannot be put back and resumed, and the seal outlives the run's
+//! snapshot refs. The seal is tamper evidence
 //! against an agent editing files, not a lock: a process of the same user that rewrites prpd's
 //! private refs to match an edited record is not stopped, which the README says.
 
@@ -46,10 +47,10 @@ impl Snapshots {
         Ok(())
     }
 
-    /// Seals `content` as the last record of a run that has ended (SHIPPED or ABORTED): the one
-    /// before it is no longer vouched for, so an unfinished record put back is refused.
-    pub fn seal_final_record(&self, content: &[u8]) -> Result<(), SnapshotError> {
-        self.seal_record(content)?;
+    /// Stops vouching for the record before the last one, once the last record of a run that
+    /// has ended (SHIPPED or ABORTED) is written: an unfinished record put back is refused.
+    /// Called after the write, so a kill before it leaves the previous record sealed.
+    pub fn drop_previous_seal(&self) -> Result<(), SnapshotError> {
         if let Ok(mut previous) = self.repo.find_reference(&self.seal_ref("record-previous")) {
             self.git("drop the previous record's seal", previous.delete())?;
         }
@@ -106,7 +107,8 @@ mod tests {
                 .expect("check"),
             Some(false)
         );
-        snapshots.seal_final_record(b"{\"n\":4}").expect("seal");
+        snapshots.seal_record(b"{\"n\":4}").expect("seal");
+        snapshots.drop_previous_seal().expect("the final one alone");
         assert_eq!(
             snapshots.is_sealed_record(b"{\"n\":4}").expect("check"),
             Some(true)
