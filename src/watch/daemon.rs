@@ -167,19 +167,9 @@ impl Daemon {
         tokio::spawn(control::serve(listener, request_sender));
         let (watcher, changes) = start_watcher(&options.repo, config.watch.debounce)?;
         let mut queue = Queue::load(&session.queue())?;
-        // An entry whose run has a record is that run now; one whose run never got a record
-        // (a kill in between) starts again.
         let recorded: BTreeSet<String> =
             session.run_ids().unwrap_or_default().into_iter().collect();
-        queue.waiting.retain(|queued| {
-            queued
-                .run_id
-                .as_ref()
-                .is_none_or(|run_id| !recorded.contains(run_id))
-        });
-        for queued in &mut queue.waiting {
-            queued.run_id = None;
-        }
+        queue.restarted(&recorded);
         process::slots::limit(config.watch.max_agents, config.watch.max_checks);
         let layout = Layout {
             repo: options.repo.clone(),

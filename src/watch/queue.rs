@@ -4,6 +4,7 @@
 //! survives any stop. An entry stays, with the id its run got, until that run has a record: a
 //! daemon killed between the two starts the same run again instead of losing the PRP.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -129,6 +130,21 @@ impl Queue {
         Some(next.clone())
     }
 
+    /// The queue as a new daemon takes it over, given the runs that have a record: an entry
+    /// whose run has one is that run now and leaves; one whose run never got a record (a kill
+    /// between the start and the first record) waits to start again.
+    pub fn restarted(&mut self, recorded: &BTreeSet<String>) {
+        self.waiting.retain(|queued| {
+            queued
+                .run_id
+                .as_ref()
+                .is_none_or(|run_id| !recorded.contains(run_id))
+        });
+        for queued in &mut self.waiting {
+            queued.run_id = None;
+        }
+    }
+
     /// Takes out the entry of run `run_id`: its record exists now.
     pub fn started(&mut self, run_id: &str) {
         self.waiting
@@ -185,6 +201,23 @@ mod tests {
                 Some("c0ffee".to_owned()),
                 Some("main".to_owned())
             )
+        );
+    }
+
+    #[test]
+    fn after_a_kill_a_started_entry_with_a_record_leaves_and_one_without_starts_again() {
+        let mut queue = Queue::default();
+        queue.push(Path::new("PRPs/a.md"), 1, None);
+        queue.push(Path::new("PRPs/b.md"), 2, None);
+        queue.push(Path::new("PRPs/c.md"), 3, None);
+        queue.start_next("run-a");
+        queue.start_next("run-b");
+        assert_eq!(queue.prps(), [PathBuf::from("PRPs/c.md")]);
+        queue.restarted(&BTreeSet::from(["run-a".to_owned()]));
+        assert_eq!(
+            queue.prps(),
+            [PathBuf::from("PRPs/b.md"), PathBuf::from("PRPs/c.md")],
+            "a.md is its run now; b.md's run never started"
         );
     }
 
