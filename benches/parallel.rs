@@ -9,8 +9,9 @@
 //!
 //! The fixture is a small Python repository (`calc.py`, unittest through `make test`) whose
 //! three PRPs ask for `subtract`, `divide` and `power`; SHIP pushes to a local bare repository,
-//! so the runs ship offline. Every phase runs `benches/agents/feature-agent.py`, an honest
-//! scripted agent that sleeps `AGENT_SECONDS` per call before it does the work right the first
+//! so the runs ship offline. Every phase runs `tests/it/agents/feature-agent.py`, the honest
+//! scripted agent of the parallel-run tests, told to sleep `AGENT_SECONDS` per call before it
+//! does the work right the first
 //! time: a run makes five agent calls, so agent time (which parallel runs overlap, up to
 //! `[watch] max_agents` at once) and prpd's own checks (which share `[watch] max_checks` slots
 //! and the machine's cores) both weigh in the figure, as with real agents, whose calls last
@@ -24,7 +25,7 @@ use std::time::{Duration, Instant};
 /// The scripted agent of every phase.
 const AGENT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/benches/agents/feature-agent.py"
+    "/tests/it/agents/feature-agent.py"
 );
 
 /// The three PRPs: the function each asks for and its title.
@@ -77,8 +78,8 @@ fn feature_prp(name: &str, title: &str) -> String {
     )
 }
 
-/// prpd.toml: the scripted agent in every phase (sleeping `agent_seconds` a call, appending
-/// to `calls`), `parallel` runs at once, SHIP to the bare repository `remote`.
+/// prpd.toml: the scripted agent in every phase (sleeping `agent_seconds` a call, logging
+/// each call's start and end to `calls`), `parallel` runs at once, SHIP to the bare repository `remote`.
 fn prpd_toml(parallel: usize, agent_seconds: f64, calls: &Path, remote: &Path) -> String {
     let mut toml = String::new();
     for phase in ["red", "green", "refactor", "document", "qa"] {
@@ -89,7 +90,7 @@ fn prpd_toml(parallel: usize, agent_seconds: f64, calls: &Path, remote: &Path) -
         };
         write!(
             toml,
-            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, \"{agent_seconds}\", {:?}]\n\
+            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, {:?}, \"--sleep\", \"{agent_seconds}\"]\n\
              model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
             calls.display().to_string()
         )
@@ -328,6 +329,7 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
         agent_calls: std::fs::read_to_string(&calls)
             .expect("agent calls")
             .lines()
+            .filter(|line| line.starts_with("start "))
             .count(),
         load_before,
     }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The honest agent of the parallel-run tests (tests/it/worktrees.rs).
+"""The honest agent of the parallel-run tests (tests/it/worktrees.rs, moved_base.rs) and of the
+parallel-runs benchmark (benches/parallel.rs).
 
 Several runs of one Python `calc` repository go at once, each for its own PRP, each asking for
 one function of two numbers (`subtract`, `divide`, `power`, ...). The agent learns which
@@ -9,7 +10,7 @@ work right the first time in the run's own tree (its working directory): RED wri
 changelog, QA approves what prpd's report approves. So whatever one run's branch holds that
 another's feature wrote is cross-talk between runs, never this agent's doing.
 
-Usage, as prpd.toml's `command`: python3 feature-agent.py LOG [BLOCK_DIR]
+Usage, as prpd.toml's `command`: python3 feature-agent.py LOG [BLOCK_DIR] [--sleep SECONDS]
 
   LOG        a file outside the repository where each call appends `start RUN PHASE NAME TIME`
              and `end RUN PHASE NAME TIME` (NAME: the function, TIME: seconds): the test reads
@@ -18,6 +19,8 @@ Usage, as prpd.toml's `command`: python3 feature-agent.py LOG [BLOCK_DIR]
   BLOCK_DIR  when given, GREEN writes `BLOCK_DIR/blocked-RUN-PID` and waits until
              `BLOCK_DIR/release` exists (at most 300 s, and no longer than the folder), so the
              test can kill prpd while every run's agent is half way.
+  --sleep    every call first sleeps SECONDS instead (a real agent thinks for minutes; the
+             benchmark makes agent time, which parallel runs overlap, the larger part of a run).
 """
 
 import os
@@ -28,8 +31,14 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ beside these scripts
 from phase_status import PHASE, block, report_approves  # noqa: E402
 
-LOG = sys.argv[1]
-BLOCK_DIR = sys.argv[2] if len(sys.argv) > 2 else None
+ARGS = sys.argv[1:]
+SLEEP = None
+if "--sleep" in ARGS:
+    at = ARGS.index("--sleep")
+    SLEEP = float(ARGS[at + 1])
+    del ARGS[at : at + 2]
+LOG = ARGS[0]
+BLOCK_DIR = ARGS[1] if len(ARGS) > 1 else None
 RUN = os.environ.get("PRPD_RUN_ID", "?")
 
 # What each function does, for its test, its docstring and its documentation.
@@ -74,7 +83,7 @@ def wait_for_release():
 
 def honest(name):
     body, meaning, example, result = FEATURES[name]
-    if PHASE == "RED":
+    if PHASE == "RED" and SLEEP is None:
         time.sleep(1)
         write(
             f"tests/test_{name}.py",
@@ -108,6 +117,8 @@ def honest(name):
 
 
 sys.stdin.read()
+if SLEEP is not None:
+    time.sleep(SLEEP)
 NAME = feature()
 log("start", NAME)
 DONE = honest(NAME)
