@@ -83,8 +83,9 @@ def wait_for_release():
 
 def honest(name):
     body, meaning, example, result = FEATURES[name]
-    if PHASE == "RED" and SLEEP is None:
-        time.sleep(1)
+    if PHASE == "RED":
+        if SLEEP is None:
+            time.sleep(1)
         write(
             f"tests/test_{name}.py",
             f"import unittest\n\nimport calc\n\n\nclass {name.title()}Test(unittest.TestCase):\n"
