@@ -1,9 +1,10 @@
-//! SHIP when the base branch moved while a run worked in its worktree: the user committed
-//! elsewhere, or another run's branch was merged. A run's GREEN agent is held half way (the
-//! feature agent's block folder) while the test moves `main`; then the run goes on. A change of
-//! other files is replayed under the run's commit, QA's checklist runs again on the result, and
-//! the branch ships on the new tip; a change of the same lines stops SHIP with the files named
-//! and the run's worktree kept for the human.
+//! SHIP when the base branch moved on the remote while a run worked in its worktree: the user
+//! pushed, or another run's pull request was merged. A run's GREEN agent is held half way (the
+//! feature agent's block folder) while the test moves `main` on the remote; then the run goes
+//! on. A change of other files is replayed under the run's commit, QA's checklist runs again on
+//! the result, and the branch ships on the remote's new tip (never on a commit the user kept
+//! local); a change of the same lines stops SHIP with the files named and the run's worktree
+//! kept for the human.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -26,6 +27,7 @@ const PATIENCE: Duration = Duration::from_secs(180);
 struct Fixture {
     repo: TestRepo,
     scratch: tempfile::TempDir,
+    remote: PathBuf,
     held: PathBuf,
     free: PathBuf,
 }
@@ -61,12 +63,21 @@ impl Fixture {
         )
         .file("PRPs/divide.md", &feature_prp("divide", "Divide numbers"))
         .commit("two PRPs");
-        Fixture {
+        let fixture = Fixture {
             repo,
             scratch,
+            remote,
             held,
             free,
-        }
+        };
+        fixture.push_main();
+        fixture
+    }
+
+    /// Pushes `main` to the remote, as the user (or a merged pull request) does.
+    fn push_main(&self) {
+        let remote = self.remote.to_str().expect("utf-8");
+        self.repo.git(&["push", "-q", remote, "main"]);
     }
 
     /// Starts `prpd run PRPs/divide.md` with the held configuration, and waits until its GREEN
@@ -122,10 +133,13 @@ fn a_run_whose_base_moved_ships_rebased_onto_it_after_qa_ran_again() {
     let fixture = Fixture::new();
     let repo = &fixture.repo;
     let held = fixture.start_held_run();
-    // Meanwhile the user commits a change of other files on main.
+    // Meanwhile the user pushes a change of other files on main, then commits something they
+    // keep to themselves.
     repo.file("docs/usage.md", "# Usage\n\nImport calc.\n")
         .commit("usage notes");
+    fixture.push_main();
     let tip = repo.git(&["rev-parse", "main"]).trim().to_owned();
+    repo.file("scratch.md", "not pushed\n").commit("local only");
     let (code, summary) = fixture.release(held);
     assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
     assert_eq!(code, 0);
@@ -134,7 +148,12 @@ fn a_run_whose_base_moved_ships_rebased_onto_it_after_qa_ran_again() {
     assert_eq!(
         repo.git(&["rev-parse", &format!("{branch}^")]).trim(),
         tip,
-        "the shipped commit sits on main as it is now"
+        "the shipped commit sits on the remote's main as it is now"
+    );
+    assert_eq!(
+        on_branch(repo, branch, "scratch.md"),
+        None,
+        "a commit the user did not push is not part of the base"
     );
     let calc = on_branch(repo, branch, "calc.py").expect("calc.py");
     assert!(calc.contains("def divide(a, b):"), "{calc}");
@@ -143,7 +162,7 @@ fn a_run_whose_base_moved_ships_rebased_onto_it_after_qa_ran_again() {
         Some("# Usage\n\nImport calc.\n")
     );
     assert_eq!(
-        repo.git(&["diff", "--name-only", &format!("main...{branch}")])
+        repo.git(&["diff", "--name-only", &format!("{tip}...{branch}")])
             .lines()
             .collect::<Vec<_>>(),
         [
@@ -180,6 +199,7 @@ fn a_run_whose_lines_another_run_changed_first_escalates_at_ship_naming_the_file
     assert_eq!(other["state"], "SHIPPED", "{other:#}");
     assert_eq!(code, 0);
     repo.git(&["merge", "-q", "--ff-only", "prp/subtract-numbers"]);
+    fixture.push_main();
 
     let (code, summary) = fixture.release(held);
     assert_eq!(summary["state"], "ESCALATED", "{summary:#}");

@@ -1,6 +1,8 @@
 //! SHIP on a base that moved. A run in a worktree started from its base branch's tip; several
-//! runs go at once and the user keeps working, so by SHIP the branch may have moved. The
-//! shipped commit is replayed onto the branch's current tip (`ship/git/rebase.rs`). A clean
+//! runs go at once and the user keeps working, so by SHIP the branch may have moved: the push
+//! remote's branch (another run's pull request merged, the user pushed; `ship/git/fetch.rs`),
+//! or without a remote the local one. The shipped commit is replayed onto the branch's current
+//! tip (`ship/git/rebase.rs`). A clean
 //! replay changes the tree QA approved, so QA's checklist runs again, on the replayed tree in a
 //! worktree of its own (the run's worktree and its snapshots stay as QA saw them), before
 //! anything is pushed: a blocking failure there, like a clash of lines, stops SHIP with the
@@ -11,18 +13,24 @@
 
 use std::path::PathBuf;
 
+use crate::base::secret::Secret;
 use crate::qa::discover::Detection;
 use crate::qa::runner::{self, CheckStatus, QaRequest};
+use crate::run::record::Delivery;
 use crate::run::worktree;
-use crate::ship::git::{self, Rebase};
+use crate::ship::git::{self, PushRequest, Rebase};
 
-use super::ship::{Stop, blocking};
+use super::ship::{Stop, blocking, push_token};
 use super::{DriveError, Driver};
 
 impl Driver {
     /// `commit` on the base branch as it is now: itself, or its replay onto the moved branch
     /// once QA's checklist passed on it (saved in the record as the commit that ships).
-    pub(super) async fn on_current_base(&mut self, commit: String) -> Result<String, Stop> {
+    pub(super) async fn on_current_base(
+        &mut self,
+        commit: String,
+        token: Option<&Secret>,
+    ) -> Result<String, Stop> {
         let (Some(_), Some(branch)) = (&self.record.worktree, self.record.ship.base_branch.clone())
         else {
             return Ok(commit);
@@ -31,10 +39,13 @@ impl Driver {
         if self.record.ship.pushed_to.is_some() {
             return Ok(commit);
         }
+        let Some(tip) = self.base_tip(&branch, token).await else {
+            return Ok(commit);
+        };
         let rebased = {
             let (home, commit, branch) =
                 (self.context.home.clone(), commit.clone(), branch.clone());
-            blocking(move || git::rebase_onto(&home, &commit, &branch)).await?
+            blocking(move || git::rebase_onto(&home, &commit, &tip, &branch)).await?
         };
         let Rebase::Moved {
             commit: replayed,
@@ -61,6 +72,54 @@ impl Driver {
         self.record.ship.commit = Some(replayed.clone());
         self.save().map_err(Stop::Drive)?;
         Ok(replayed)
+    }
+
+    /// The tip (hex) of the base branch the pull request goes to: the push remote's branch,
+    /// fetched (a dry run reads a local remote only: nothing goes over the network); without a
+    /// remote, the local branch. `None` when there is none to read, which ships the commit as
+    /// it is.
+    async fn base_tip(&self, branch: &str, token: Option<&Secret>) -> Option<String> {
+        let home = self.context.home.clone();
+        let spec = self.context.config.ship.remote.clone();
+        let destination = {
+            let home = home.clone();
+            blocking(move || git::destination(&home, &spec))
+                .await
+                .ok()?
+        };
+        let Some(destination) = destination else {
+            return git::local_tip(&home, branch);
+        };
+        let offline = self.record.ship.delivery == Delivery::DryRun || token.is_none();
+        if offline && destination.local.is_none() {
+            tracing::info!(%branch, "SHIP: a dry run reads no remote over the network: the commit is not replayed onto the remote's base");
+            return None;
+        }
+        let request = PushRequest {
+            repo: home,
+            token: push_token(
+                token.filter(|_| !offline),
+                &destination.url,
+                &self.context.config.ship.api_url,
+            ),
+            destination,
+            branch: branch.to_owned(),
+            commit: String::new(),
+            prp: self.record.prp.clone(),
+            token_env: self.context.config.ship.token_env.clone(),
+        };
+        let base = branch.to_owned();
+        match blocking(move || git::fetch_base(&request, &base)).await {
+            Ok(tip) => tip,
+            Err(stop) => {
+                let why = match stop {
+                    Stop::Failed(message) => message,
+                    Stop::Drive(error) => error.to_string(),
+                };
+                tracing::warn!(%branch, %why, "SHIP: the remote's base branch could not be read; the commit ships on the base it started from");
+                None
+            }
+        }
     }
 
     /// Runs QA's checklist on `commit` in a worktree of its own; the blocking checks that

@@ -123,7 +123,7 @@ impl Driver {
             self.save()?;
             commit
         };
-        let commit = self.on_current_base(commit).await?;
+        let commit = self.on_current_base(commit, token).await?;
 
         let moved = {
             let (repo, branch, commit, prp) = (
@@ -356,7 +356,7 @@ pub(super) async fn blocking<T: Send + 'static>(
 /// What the push may give a remote that asks for credentials: the token only when the remote
 /// is on GitHub (github.com, or the host of `[ship] api_url`), so a GitHub token never reaches
 /// another host.
-fn push_token(token: Option<&Secret>, url: &str, api_url: &str) -> PushToken {
+pub(super) fn push_token(token: Option<&Secret>, url: &str, api_url: &str) -> PushToken {
     let Some(token) = token else {
         return PushToken::Unset;
     };

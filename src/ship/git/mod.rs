@@ -8,6 +8,7 @@
 
 mod branch;
 mod commit;
+mod fetch;
 mod push;
 mod rebase;
 mod remote;
@@ -18,8 +19,9 @@ use std::path::PathBuf;
 
 pub use branch::{BranchMove, checked_out_branch, point_branch};
 pub use commit::{CommitPlan, commit, exists};
+pub use fetch::fetch_base;
 pub use push::{PushRequest, PushToken, Pushed, TOKEN_USER, push};
-pub use rebase::{Rebase, rebase_onto};
+pub use rebase::{Rebase, local_tip, rebase_onto};
 pub use remote::{Destination, destination, no_such_remote};
 pub use uncommitted::uncommitted;
 

@@ -208,7 +208,7 @@ pub(super) fn credential_pair<'token>(
 
 /// The callbacks every connection gets: credentials from the token, counted in `attempts`, and
 /// the reason there were none in `problem`.
-fn callbacks<'cb>(
+pub(super) fn callbacks<'cb>(
     request: &'cb PushRequest,
     attempts: &'cb Cell<u32>,
     problem: &'cb RefCell<Option<String>>,
@@ -228,7 +228,7 @@ fn callbacks<'cb>(
     callbacks
 }
 
-fn proxy<'a>() -> git2::ProxyOptions<'a> {
+pub(super) fn proxy<'a>() -> git2::ProxyOptions<'a> {
     let mut proxy = git2::ProxyOptions::new();
     proxy.auto();
     proxy

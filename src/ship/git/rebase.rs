@@ -1,6 +1,6 @@
 //! The shipped commit on the base branch as it is now. Runs work in worktrees of their own, so
-//! while one runs, its base branch may move: another run's pull request was merged and pulled,
-//! the user committed. A commit made on the old base would then carry a stale picture of the
+//! while one runs, its base branch may move: another run's pull request was merged, the user
+//! pushed (`fetch.rs` reads the remote's branch; without a remote, the local branch counts). A commit made on the old base would then carry a stale picture of the
 //! project into the pull request, so SHIP replays it onto the branch's current tip: a three-way
 //! merge of trees (the commit's parent → the branch's tip, → the commit), written as a new
 //! commit with the same message and author on the tip. Where both sides changed the same lines
@@ -16,7 +16,7 @@ use super::{ShipError, git, short};
 /// Where the commit stands against its base branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rebase {
-    /// The branch still points at the commit's parent (or is gone): nothing to do.
+    /// The branch still points at the commit's parent: nothing to do.
     Current,
     /// The branch moved from the commit's parent to `onto`; `commit` is the same change on it.
     Moved {
@@ -27,19 +27,26 @@ pub enum Rebase {
     },
 }
 
-/// Replays `commit` (hex) of the repository at `root` onto the tip of local branch `branch`.
-pub fn rebase_onto(root: &Path, commit: &str, branch: &str) -> Result<Rebase, ShipError> {
+/// The tip (hex) of local branch `branch` of the repository at `root`, if it exists.
+pub fn local_tip(root: &Path, branch: &str) -> Option<String> {
+    let repo = open(root).ok()?;
+    let base = repo.find_branch(branch, BranchType::Local).ok()?;
+    Some(base.get().peel_to_commit().ok()?.id().to_string())
+}
+
+/// Replays `commit` (hex) of the repository at `root` onto `tip` (hex), the tip of base branch
+/// `branch` (named in messages).
+pub fn rebase_onto(
+    root: &Path,
+    commit: &str,
+    tip: &str,
+    branch: &str,
+) -> Result<Rebase, ShipError> {
     let repo = open(root)?;
     let id = git(root, "read the commit's id", Oid::from_str(commit))?;
     let shipped = git(root, "find the commit that ships", repo.find_commit(id))?;
-    let Ok(base) = repo.find_branch(branch, BranchType::Local) else {
-        return Ok(Rebase::Current);
-    };
-    let tip = git(
-        root,
-        "read the base branch's tip",
-        base.get().peel_to_commit(),
-    )?;
+    let tip = git(root, "read the base branch's tip", Oid::from_str(tip))?;
+    let tip = git(root, "find the base branch's tip", repo.find_commit(tip))?;
     let Ok(parent) = shipped.parent(0) else {
         return Ok(Rebase::Current);
     };
@@ -139,27 +146,29 @@ mod tests {
             .shorthand()
             .expect("name")
             .to_owned();
+        let tip = || local_tip(dir.path(), &branch).expect("the branch");
         assert_eq!(
-            rebase_onto(dir.path(), &shipped.to_string(), &branch).expect("current"),
+            rebase_onto(dir.path(), &shipped.to_string(), &tip(), &branch).expect("current"),
             Rebase::Current
         );
 
-        let tip = advance_main(&repo, &[("b.txt", "two, by someone else\n")]);
+        let moved = advance_main(&repo, &[("b.txt", "two, by someone else\n")]);
         let Rebase::Moved { commit, onto } =
-            rebase_onto(dir.path(), &shipped.to_string(), &branch).expect("moved")
+            rebase_onto(dir.path(), &shipped.to_string(), &tip(), &branch).expect("moved")
         else {
             panic!("the base moved");
         };
-        assert_eq!(onto, tip.to_string());
+        assert_eq!(onto, moved.to_string());
         assert_eq!(text(&repo, &commit, "a.txt"), "one, by the agents\n");
         assert_eq!(text(&repo, &commit, "b.txt"), "two, by someone else\n");
         let replayed = repo
             .find_commit(Oid::from_str(&commit).expect("id"))
             .expect("commit");
-        assert_eq!(replayed.parent_id(0).expect("parent"), tip);
+        assert_eq!(replayed.parent_id(0).expect("parent"), moved);
 
         advance_main(&repo, &[("a.txt", "one, by someone else\n")]);
-        let error = rebase_onto(dir.path(), &shipped.to_string(), &branch).expect_err("clash");
+        let error =
+            rebase_onto(dir.path(), &shipped.to_string(), &tip(), &branch).expect_err("clash");
         assert!(
             matches!(&error, ShipError::BaseMoved { files, .. } if files == &["a.txt"]),
             "{error}"
