@@ -469,6 +469,7 @@ fn travis_and_sourcehut_files_are_read() {
 const CMAKE_PROJECT: &str = "cmake_minimum_required(VERSION 3.16)\nproject(calc C)\nenable_testing()\nadd_executable(calc_test calc_test.c)\nadd_test(NAME calc COMMAND calc_test)\n";
 
 #[test]
+#[ignore = "end-to-end tier: needs CMake and a C compiler; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn cmake_project_configures_builds_and_runs_ctest() {
     let repo = TestRepo::new();
     repo.file("CMakeLists.txt", CMAKE_PROJECT).file(
@@ -615,6 +616,7 @@ fn sub_projects_are_listed_with_their_own_commands() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs pytest; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn qa_path_gates_one_sub_project() {
     let repo = monorepo();
     let (code, whole) = qa_json(&repo, &[]);

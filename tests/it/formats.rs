@@ -137,6 +137,7 @@ fn the_green_shortcuts_are_still_refused_whatever_the_prps_format() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs pytest; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn a_pytest_project_whose_runner_names_no_test_ships_on_the_tests_it_defines() {
     // Plain `pytest -q` prints dots, not names: F2 reads the tests the files define instead,
     // and says so. The id agent's unittest classes are collected by pytest as they are.

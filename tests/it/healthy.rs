@@ -76,6 +76,7 @@ fn approves_healthy_and_rejects_broken(
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs pytest and ruff; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn python_project_with_pytest_and_ruff() {
     require("pytest", "pip install pytest");
     require("ruff", "pip install ruff");
@@ -195,6 +196,7 @@ fn rust_crate_with_cargo_test_and_clippy() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Go; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn go_module_with_go_test() {
     require("go", "apt-get install golang-go");
     approves_healthy_and_rejects_broken(
@@ -244,6 +246,7 @@ fn cmake_lists(extra: &str) -> String {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs CMake and a C compiler; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn c_library_with_cmake_and_ctest() {
     require("cmake", "apt-get install cmake");
     require("gcc", "apt-get install gcc");

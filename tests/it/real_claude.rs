@@ -278,6 +278,7 @@ fn test_run<'a>(results: &'a [Value], phase: &str) -> &'a str {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs the Claude Code CLI; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn claude_code_ships_the_scenario_running_its_own_tests_with_usage_read_and_nothing_left() {
     require_claude();
     let repo = scenario_repo(&claude_config());
@@ -366,6 +367,7 @@ fn claude_code_ships_the_scenario_running_its_own_tests_with_usage_read_and_noth
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs the Claude Code CLI; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn without_allowed_tools_the_agents_test_run_is_refused_and_the_run_does_not_ship() {
     require_claude();
     let config = claude_config();
@@ -410,6 +412,7 @@ fn without_allowed_tools_the_agents_test_run_is_refused_and_the_run_does_not_shi
 /// every process group, as Claude Code's Bash tool runs commands), each recording its pid: the
 /// agent's test runs and prpd's own start them, and none may outlive the run.
 #[test]
+#[ignore = "end-to-end tier: needs the Claude Code CLI; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn what_the_agents_test_runs_leave_running_does_not_outlive_the_run() {
     require_claude();
     let pids = tempfile::Builder::new()
@@ -466,6 +469,7 @@ fn what_the_agents_test_runs_leave_running_does_not_outlive_the_run() {
 /// open a page the walk left, and hand in the plan through `finalize_test_plan`; Claude Code
 /// carries out each MCP call itself.
 #[test]
+#[ignore = "end-to-end tier: needs the Claude Code CLI; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn claude_code_plans_the_example_app_through_prpd_mcp() {
     require_claude();
     let site = crate::example_site::ExampleSite::serve();

@@ -225,6 +225,7 @@ fn an_honest_rust_crate_with_integration_tests_ships() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Go; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn an_honest_go_module_on_plain_go_test_ships() {
     let repo = go_repo();
     let (summary, report) = assert_shipped_first_time(&repo, "go");

@@ -107,6 +107,7 @@ fn titles(graph: &Value) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn with_the_credentials_set_the_walk_signs_in_and_reaches_the_account_pages() {
     let app = LoginApp::start();
     let (graph, transcript, repo) = explore(&app, true);
@@ -131,6 +132,7 @@ fn with_the_credentials_set_the_walk_signs_in_and_reaches_the_account_pages() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn without_the_credentials_the_account_pages_stay_behind_the_login() {
     let app = LoginApp::start();
     let (graph, transcript, _repo) = explore(&app, false);

@@ -35,6 +35,7 @@ fn first_prompt(run: &Path, phase: &str) -> String {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn red_gets_the_specs_of_the_page_the_prp_names_and_qa_lists_the_cases() {
     let site = ExampleSite::serve();
     let config = prpd_toml(

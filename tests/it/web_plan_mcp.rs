@@ -91,6 +91,7 @@ fn files_under(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     clippy::too_many_lines,
     reason = "one planning session with the server, step by step"
 )]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 async fn an_mcp_client_explores_the_app_and_finalises_a_plan_with_placeholders_only() {
     let site = ExampleSite::serve();
     let repo = TestRepo::new();
@@ -272,6 +273,7 @@ async fn an_mcp_client_explores_the_app_and_finalises_a_plan_with_placeholders_o
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 async fn a_guardrail_ends_the_planning_session_and_prpd_mcp_exits_1() {
     let site = ExampleSite::serve();
     let repo = TestRepo::new();

@@ -94,6 +94,7 @@ fn mistakes_exit_2_with_a_message_before_anything_is_explored() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn a_start_page_that_cannot_be_opened_exits_2_and_the_browser_is_gone() {
     let port = free_port();
     let nobody = Workspace::new();
@@ -149,6 +150,7 @@ fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn sigterm_mid_exploration_stops_prpd_and_its_browser_at_once() {
     let site = Site::serve(HashMap::from([
         (
@@ -206,6 +208,7 @@ fn sigterm_mid_exploration_stops_prpd_and_its_browser_at_once() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn serve_starts_the_app_waits_for_its_port_and_stops_it() {
     let port = free_port();
     let workspace = Workspace::with_config(&format!(
