@@ -32,7 +32,7 @@ use crate::ship;
 use crate::ship::git::ShipError;
 use runs::Choice;
 use runs::chosen;
-pub use runs::{Listed, status, verified};
+pub use runs::{Listed, status, unsettled, verified};
 use worktrees::{
     discard_worktree, release_worktree, run_scope, sweep_finished_worktrees, work_tree,
 };

@@ -148,6 +148,8 @@ pub struct Daemon {
     blocked: BTreeMap<String, String>,
     /// A human's `prpd resume` waiting for a free slot, by run id.
     human_resume: BTreeMap<String, InputChanges>,
+    /// Runs seen finished with a trusted record: their records are not read again.
+    settled: BTreeSet<String>,
     /// The cooldown end already used for a probe, by run id (each escalation gets one).
     probed_cooldown: BTreeMap<String, u64>,
     /// Sources changed while idle: QA runs again when `qa_on_change` is on.
@@ -202,6 +204,7 @@ impl Daemon {
             blocked: BTreeMap::new(),
             human_resume: BTreeMap::new(),
             probed_cooldown: BTreeMap::new(),
+            settled: BTreeSet::new(),
             sources_changed: false,
             quiet_until: Instant::now(),
             options,
@@ -219,7 +222,7 @@ impl Daemon {
         notify_systemd_ready();
         let mut tasks: FuturesUnordered<Task> = FuturesUnordered::new();
         loop {
-            let runs = session::status(&self.options.repo).unwrap_or_default();
+            let runs = self.unsettled_runs();
             while let Some(work) = self.next_work(&runs) {
                 tasks.push(self.begin(work));
             }
@@ -495,7 +498,7 @@ impl Daemon {
         let unfinished: Vec<PathBuf> = if triggers.prps.is_empty() {
             Vec::new()
         } else {
-            session::status(&self.options.repo)
+            session::unsettled(&self.options.repo, &self.settled)
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(|listed| listed.record.ok())
@@ -685,6 +688,18 @@ impl Daemon {
         }
     }
 
+    /// The runs not yet seen finished; a run seen finished and trusted is settled, and its record
+    /// is not read again.
+    fn unsettled_runs(&mut self) -> Vec<Listed> {
+        let runs = session::unsettled(&self.options.repo, &self.settled).unwrap_or_default();
+        for listed in &runs {
+            if matches!(&listed.record, Ok(record) if record.is_finished()) {
+                self.settled.insert(listed.run_id.clone());
+            }
+        }
+        runs
+    }
+
     /// What the daemon does, in a few words, for `prpd status`.
     fn activity(&self) -> String {
         let runs: Vec<&str> = self.driving.keys().map(String::as_str).collect();
@@ -705,7 +720,7 @@ impl Daemon {
     }
 
     fn view(&self) -> DaemonView {
-        let cooldown_ends_at = session::status(&self.options.repo)
+        let cooldown_ends_at = session::unsettled(&self.options.repo, &self.settled)
             .unwrap_or_default()
             .into_iter()
             .filter_map(|listed| {

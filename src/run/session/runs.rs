@@ -3,6 +3,7 @@
 //! `diff` take a run id, or pick the one run they can mean, or say which ids to choose from.
 //! Every record is checked against its seal before anything reads it.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::base::paths::SessionPaths;
@@ -21,6 +22,13 @@ pub struct Listed {
 /// Every run of the repository, oldest first, each record checked against its seal (read
 /// without the locks: records are written atomically).
 pub fn status(repo: &Path) -> Result<Vec<Listed>, SessionFailure> {
+    unsettled(repo, &BTreeSet::new())
+}
+
+/// [`status`] without the runs in `settled`: runs the caller has seen finished and trusted,
+/// whose records never change again (the daemon, which looks many times a minute, reads each
+/// finished record once instead of on every pass).
+pub fn unsettled(repo: &Path, settled: &BTreeSet<String>) -> Result<Vec<Listed>, SessionFailure> {
     let session = SessionPaths::new(repo);
     let ids = session.run_ids().map_err(|source| SessionFailure::Io {
         path: session.runs(),
@@ -28,6 +36,7 @@ pub fn status(repo: &Path) -> Result<Vec<Listed>, SessionFailure> {
     })?;
     Ok(ids
         .into_iter()
+        .filter(|run_id| !settled.contains(run_id))
         .map(|run_id| Listed {
             record: verified(&session, repo, &run_id),
             run_id,
