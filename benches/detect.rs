@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use prpd::qa::discover::detect;
-use prpd::qa::tools_mapping::ToolsMapping;
+use prpd_qa::discover::detect;
+use prpd_qa::tools_mapping::ToolsMapping;
 use tempfile::TempDir;
 
 /// How many files the generated tree holds.

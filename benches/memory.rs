@@ -11,11 +11,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use prpd::base::config::{MemoryBackend, MemoryConfig};
-use prpd::memory::backend::Memory;
-use prpd::memory::entry::{Entry, EntryKind};
-use prpd::memory::query::{MemoryQuery, Question};
-use prpd::memory::store::Store;
+use prpd_base::config::{MemoryBackend, MemoryConfig};
+use prpd_memory::backend::Memory;
+use prpd_memory::entry::{Entry, EntryKind};
+use prpd_memory::query::{MemoryQuery, Question};
+use prpd_memory::store::Store;
 
 /// How many times each measurement is taken.
 const ROUNDS: usize = 200;

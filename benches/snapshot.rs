@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use prpd::run::snapshot::Snapshots;
+use prpd_run::snapshot::Snapshots;
 
 #[expect(
     clippy::disallowed_methods,

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use prpd::watch::files::FileWatcher;
+use prpd_watch::files::FileWatcher;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
 const DEBOUNCE: Duration = Duration::from_millis(500);

@@ -1,13 +1,21 @@
 //! The `prpd` binary: parse the command line, set up logging, run the command, map the result
-//! to an exit code. Everything else is library code.
+//! to an exit code. It holds the command line ([`cli`]) and the server of `prpd mcp`
+//! ([`mcp_server`]); everything else is in the crates under `crates/`, each a subsystem that
+//! uses only the ones below it (`ARCHITECTURE.md` has the map):
+//!
+//! `prpd-base` ← `prpd-prp` ← `prpd-qa` ← `prpd-memory`; `prpd-ship` (base, prp);
+//! `prpd-protocols` (qa, ship) ← `prpd-web` ← `prpd-run` ← `prpd-watch` ← this binary.
+
+mod cli;
+mod mcp_server;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use clap::{CommandFactory as _, FromArgMatches as _};
-use prpd::cli::{self, Cli, Command};
-use prpd::watch::log_file::{self, RotatingLog};
+use cli::{Cli, Command};
+use prpd_watch::log_file::{self, RotatingLog};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;

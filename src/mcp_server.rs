@@ -21,9 +21,9 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
-use crate::base::shutdown;
-use crate::protocols::critical_points::{PlanStore, StoreSettings};
-use crate::protocols::web_plan::{GuardrailHit, PlannerSession};
+use prpd_base::shutdown;
+use prpd_protocols::critical_points::{PlanStore, StoreSettings};
+use prpd_web::{GuardrailHit, PlannerSession};
 
 mod planner_tools;
 mod tools;

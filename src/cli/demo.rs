@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::base::exit::ExitCode;
-use crate::base::paths::SessionPaths;
-use crate::base::process::{self, ProcessError, Spec};
-use crate::run::driver::{Output, Summary};
-use crate::run::record::Delivery;
-use crate::run::record::RunRecord;
-use crate::run::session;
+use prpd_base::exit::ExitCode;
+use prpd_base::paths::SessionPaths;
+use prpd_base::process::{self, ProcessError, Spec};
+use prpd_run::driver::{Output, Summary};
+use prpd_run::record::Delivery;
+use prpd_run::record::RunRecord;
+use prpd_run::session;
 
 use super::foreground;
 use super::usage::UsageError;

@@ -6,12 +6,12 @@ use std::io::Write as _;
 
 use anyhow::Context as _;
 
-use crate::base::exit::ExitCode;
-use crate::base::{process, shutdown};
-use crate::run::driver::Summary;
-use crate::run::machine::State;
-use crate::run::record::RunRecord;
-use crate::run::session::SessionFailure;
+use prpd_base::exit::ExitCode;
+use prpd_base::{process, shutdown};
+use prpd_run::driver::Summary;
+use prpd_run::machine::State;
+use prpd_run::record::RunRecord;
+use prpd_run::session::SessionFailure;
 
 /// Drives `work` and prints its summary (JSON or text); the exit code says how the run ended.
 pub(super) fn drive_in_foreground(

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::base::config::{self, Config};
-use crate::base::phase::Phase;
-use crate::base::process;
-use crate::qa::command::CommandKind;
-use crate::qa::settings;
-use crate::qa::tools_mapping::ToolsMapping;
+use prpd_base::config::{self, Config};
+use prpd_base::phase::Phase;
+use prpd_base::process;
+use prpd_qa::command::CommandKind;
+use prpd_qa::settings;
+use prpd_qa::tools_mapping::ToolsMapping;
 
 use super::usage::UsageError;
 

@@ -8,11 +8,11 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::UsageError;
-use crate::base::config::Config;
-use crate::base::exit::ExitCode;
-use crate::protocols::critical_points::StoreSettings;
-use crate::protocols::mcp_server::{self, PrpdServer};
-use crate::protocols::web_plan::{PLAN_RUN_VARIABLE, PlannerSession};
+use crate::mcp_server::{self, PrpdServer};
+use prpd_base::config::Config;
+use prpd_base::exit::ExitCode;
+use prpd_protocols::critical_points::StoreSettings;
+use prpd_web::{PLAN_RUN_VARIABLE, PlannerSession};
 
 #[derive(Debug, Args)]
 pub struct McpArgs {

@@ -13,14 +13,14 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::{RepoArgs, UsageError, repo_dir};
-use crate::base::config::Config;
-use crate::base::exit::ExitCode;
-use crate::base::paths::new_run_id;
-use crate::memory::backend::{Memory, Recorded};
-use crate::memory::entry::{EntryKind, HumanNote};
-use crate::memory::finding::{Finding, Unanswered};
-use crate::memory::mcp::tools::Purpose;
-use crate::memory::query::{Capability, Question};
+use prpd_base::config::Config;
+use prpd_base::exit::ExitCode;
+use prpd_base::paths::new_run_id;
+use prpd_memory::backend::{Memory, Recorded};
+use prpd_memory::entry::{EntryKind, HumanNote};
+use prpd_memory::finding::{Finding, Unanswered};
+use prpd_memory::mcp::tools::Purpose;
+use prpd_memory::query::{Capability, Question};
 
 #[derive(Debug, Args)]
 pub struct MemoryArgs {
@@ -160,7 +160,7 @@ async fn open(location: &Location) -> anyhow::Result<(PathBuf, Memory)> {
         }
         Ok(memory) => memory,
         Err(error) if error.is_users_to_fix() => {
-            return Err(UsageError(crate::memory::finding::with_sources(&error)).into());
+            return Err(UsageError(prpd_memory::finding::with_sources(&error)).into());
         }
         Err(error) => return Err(error.into()),
     };

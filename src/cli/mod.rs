@@ -21,25 +21,25 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use crate::base::config::Config;
-use crate::base::config_file::ConfigError;
-use crate::base::exit::ExitCode;
-use crate::base::process;
-use crate::base::repo::{self, NotInRepository};
-use crate::base::status_block::Verdict;
-use crate::protocols::verify_tasks::{TasksFileError, VerifyError};
-use crate::prp::PrpError;
-use crate::qa::discover::DetectError;
-use crate::qa::method::BaseDocsError;
-use crate::qa::settings;
-use crate::qa::standalone::{self, ReportNotWritable, StandaloneRequest};
-use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::driver::{DriveError, InputChanges, Output};
-use crate::run::prompt::PromptError;
-use crate::run::record::{Delivery, RunError};
-use crate::run::session::{self, SessionError, SessionFailure};
-use crate::watch::daemon::DaemonError;
-use crate::watch::queue::QueueError;
+use prpd_base::config::Config;
+use prpd_base::config_file::ConfigError;
+use prpd_base::exit::ExitCode;
+use prpd_base::process;
+use prpd_base::repo::{self, NotInRepository};
+use prpd_base::status_block::Verdict;
+use prpd_protocols::verify_tasks::{TasksFileError, VerifyError};
+use prpd_prp::PrpError;
+use prpd_qa::discover::DetectError;
+use prpd_qa::method::BaseDocsError;
+use prpd_qa::settings;
+use prpd_qa::standalone::{self, ReportNotWritable, StandaloneRequest};
+use prpd_qa::tools_mapping::ToolsMapping;
+use prpd_run::driver::{DriveError, InputChanges, Output};
+use prpd_run::prompt::PromptError;
+use prpd_run::record::{Delivery, RunError};
+use prpd_run::session::{self, SessionError, SessionFailure};
+use prpd_watch::daemon::DaemonError;
+use prpd_watch::queue::QueueError;
 
 /// prpd drives AI coding agents through RED → GREEN → REFACTOR → DOCUMENT → QA → SHIP and
 /// decides from its own measurements when each phase is done.
@@ -425,7 +425,7 @@ pub fn daemon_log(cli: &Cli) -> Option<PathBuf> {
         return None;
     };
     let repo = repo_dir(&args.repo).ok()?;
-    Some(crate::base::paths::SessionPaths::new(&repo).daemon_log())
+    Some(prpd_base::paths::SessionPaths::new(&repo).daemon_log())
 }
 
 fn session_options(

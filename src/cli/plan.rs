@@ -15,11 +15,11 @@ use serde_json::{Value, json};
 
 use super::UsageError;
 use super::web_plan::{self, Mode, WebPlanArgs};
-use crate::base::exit::ExitCode;
-use crate::base::repo;
-use crate::protocols::critical_points::store::{self, CAPACITY, TTL};
-use crate::protocols::critical_points::verdict::PlanStatus;
-use crate::protocols::critical_points::{PlanStore, StoreSettings, table};
+use prpd_base::exit::ExitCode;
+use prpd_base::repo;
+use prpd_protocols::critical_points::store::{self, CAPACITY, TTL};
+use prpd_protocols::critical_points::verdict::PlanStatus;
+use prpd_protocols::critical_points::{PlanStore, StoreSettings, table};
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]

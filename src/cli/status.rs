@@ -11,13 +11,13 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::base::lock::{self, Holder};
-use crate::base::paths::SessionPaths;
-use crate::qa::runner::MAX_QA_ATTEMPTS;
-use crate::run::driver::Summary;
-use crate::run::machine::{QaVerdict, State};
-use crate::run::record::{RunRecord, ShipProgress, VerdictRecord};
-use crate::watch::control::DaemonView;
+use prpd_base::lock::{self, Holder};
+use prpd_base::paths::SessionPaths;
+use prpd_qa::runner::MAX_QA_ATTEMPTS;
+use prpd_run::driver::Summary;
+use prpd_run::machine::{QaVerdict, State};
+use prpd_run::record::{RunRecord, ShipProgress, VerdictRecord};
+use prpd_watch::control::DaemonView;
 
 /// Whether anything drives the run now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::base::exit::ExitCode;
-use crate::protocols::verify_tasks::{self, TasksFileError, VerifyRequest};
-use crate::run::session;
+use prpd_base::exit::ExitCode;
+use prpd_protocols::verify_tasks::{self, TasksFileError, VerifyRequest};
+use prpd_run::session;
 
 use super::usage::UsageError;
 use super::{RepoArgs, repo_dir};

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::base::exit::ExitCode;
-use crate::base::paths::SessionPaths;
-use crate::run::driver::unix_now;
-use crate::run::{session, worktree};
-pub(super) use crate::watch::control::Request;
-use crate::watch::control::{self, Reply};
-use crate::watch::daemon::{self, Daemon};
-use crate::watch::queue::Queue;
+use prpd_base::exit::ExitCode;
+use prpd_base::paths::SessionPaths;
+use prpd_run::driver::unix_now;
+use prpd_run::{session, worktree};
+pub(super) use prpd_watch::control::Request;
+use prpd_watch::control::{self, Reply};
+use prpd_watch::daemon::{self, Daemon};
+use prpd_watch::queue::Queue;
 
 use super::usage::UsageError;
 

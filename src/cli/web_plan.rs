@@ -12,14 +12,14 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::UsageError;
-use crate::base::config::{Config, PlanSection, TEST_TYPES};
-use crate::base::exit::ExitCode;
-use crate::base::paths::{SessionPaths, new_run_id};
-use crate::base::{repo, shutdown};
-use crate::browser::{BrowserError, CdpError};
-use crate::protocols::test_plan::PlanConfig;
-use crate::protocols::web_plan::{self, ExploreError, PlanRunError, Planned, WalkOutcome};
-use crate::run::planner::{self, PlannerError};
+use prpd_base::config::{Config, PlanSection, TEST_TYPES};
+use prpd_base::exit::ExitCode;
+use prpd_base::paths::{SessionPaths, new_run_id};
+use prpd_base::{repo, shutdown};
+use prpd_protocols::test_plan::PlanConfig;
+use prpd_run::planner::{self, PlannerError};
+use prpd_web::browser::{BrowserError, CdpError};
+use prpd_web::{self as web_plan, ExploreError, PlanRunError, Planned, WalkOutcome};
 
 #[derive(Debug, Args, Default)]
 pub struct WebPlanArgs {

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::config_file::{self, ConfigError};
-use crate::base::phase::Phase;
+use crate::config_file::{self, ConfigError};
+use crate::phase::Phase;
 
 mod agents;
 mod gate;
@@ -36,7 +36,7 @@ pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Locate
 pub const FILE_NAME: &str = "prpd.toml";
 
 /// The commented example configuration shipped in `config/prpd.toml`.
-pub const EXAMPLE: &str = include_str!("../../config/prpd.toml");
+pub const EXAMPLE: &str = include_str!("../../../config/prpd.toml");
 
 /// Validated configuration, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,8 +7,7 @@
 //! the shared config-file reader ([`config`], [`config_file`]), the exit codes ([`exit`]), the stop request of SIGINT and SIGTERM ([`shutdown`]), a credential that never shows ([`secret`]), and the small vocabulary more than one
 //! subsystem speaks: the `PRP_PHASE_STATUS` block ([`status_block`]).
 //!
-//! May import: only the standard library and external crates — never `prp`, `qa`, `run` or
-//! `cli`.
+//! It uses no other prpd crate; every other one uses it.
 
 pub mod config;
 pub mod config_file;

@@ -25,8 +25,8 @@
 mod descendants;
 mod env;
 mod group;
-#[cfg(test)]
-pub(crate) mod group_probe;
+#[cfg(any(test, feature = "test-support"))]
+pub mod group_probe;
 mod output;
 pub mod owner;
 mod program;
@@ -461,7 +461,7 @@ fn write_stdin(input: Option<Vec<u8>>, child: &mut tokio::process::Child) -> Opt
 mod tests {
     use super::output::{LINE_CAP, LINE_CUT_MARK};
     use super::*;
-    use crate::base::process::group_probe::{group_gone_within, is_group_gone};
+    use crate::process::group_probe::{group_gone_within, is_group_gone};
 
     fn temp() -> tempfile::TempDir {
         tempfile::Builder::new()

@@ -5,15 +5,15 @@
 
 use std::path::Path;
 
-use crate::base::config::{MemoryBackend, MemoryConfig};
-use crate::base::paths::SessionPaths;
-use crate::memory::context::MemoryContext;
-use crate::memory::embedded::Embedded;
-use crate::memory::entry::Entry;
-use crate::memory::finding::{Finding, Recall, Unanswered};
-use crate::memory::mcp::{McpError, McpMemory};
-use crate::memory::query::{MemoryQuery, Question};
-use crate::memory::store::StoreError;
+use crate::context::MemoryContext;
+use crate::embedded::Embedded;
+use crate::entry::Entry;
+use crate::finding::{Finding, Recall, Unanswered};
+use crate::mcp::{McpError, McpMemory};
+use crate::query::{MemoryQuery, Question};
+use crate::store::StoreError;
+use prpd_base::config::{MemoryBackend, MemoryConfig};
+use prpd_base::paths::SessionPaths;
 
 /// What a question to memory that is off is told.
 const OFF: &str = "no memory backend is configured ([memory] backend = \"off\")";
@@ -107,7 +107,7 @@ impl Memory {
             Err(error) => {
                 let reason = format!(
                     "memory is unavailable: {}",
-                    crate::memory::finding::with_sources(&error)
+                    crate::finding::with_sources(&error)
                 );
                 Recall::warned(Memory::Unavailable(reason.clone()), reason)
             }
@@ -240,8 +240,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::memory::entry::{EntryKind, RunEntries};
-    use crate::memory::query::Capability;
+    use crate::entry::{EntryKind, RunEntries};
+    use crate::query::Capability;
 
     fn config(backend: MemoryBackend) -> MemoryConfig {
         MemoryConfig {
@@ -306,19 +306,19 @@ mod tests {
     #[tokio::test]
     async fn a_server_that_never_answers_costs_one_timeout_per_context_not_one_per_question() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let script =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/fake_memory_server.py");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/mcp/fake_memory_server.py");
         let memory = Memory::open(
             dir.path(),
             &MemoryConfig {
-                backend: MemoryBackend::Mcp(crate::base::config::McpServer {
+                backend: MemoryBackend::Mcp(prpd_base::config::McpServer {
                     command: vec![
                         "python3".to_owned(),
                         script.display().to_string(),
                         "--mode".to_owned(),
                         "hang".to_owned(),
                     ],
-                    tools: crate::base::config::McpToolNames::default(),
+                    tools: prpd_base::config::McpToolNames::default(),
                 }),
                 timeout: Duration::from_millis(300),
             },

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use crate::memory::finding::Finding;
-use crate::memory::query::{Capability, Question};
+use crate::finding::Finding;
+use crate::query::{Capability, Question};
 
 /// One question and what it found.
 #[derive(Debug, Clone, PartialEq, Serialize)]

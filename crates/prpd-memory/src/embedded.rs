@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use rusqlite::InterruptHandle;
 
-use crate::memory::entry::Entry;
-use crate::memory::finding::{Finding, Unanswered, with_sources};
-use crate::memory::query::{Capability, Question};
-use crate::memory::store::search::Wanted;
-use crate::memory::store::{Store, StoreError, StoreStats};
+use crate::entry::Entry;
+use crate::finding::{Finding, Unanswered, with_sources};
+use crate::query::{Capability, Question};
+use crate::store::search::Wanted;
+use crate::store::{Store, StoreError, StoreStats};
 
 /// The embedded store with its time box.
 pub struct Embedded {
@@ -166,7 +166,7 @@ impl Embedded {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::entry::EntryKind;
+    use crate::entry::EntryKind;
 
     fn lesson(title: &str, files: &[&str]) -> Entry {
         Entry {

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::phase::Phase;
+use prpd_base::phase::Phase;
 
 /// What kind of event an entry remembers. The names are what the store and `--json` say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

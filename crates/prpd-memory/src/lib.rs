@@ -21,7 +21,7 @@
 //! Answers carry warnings instead of failing ([`finding::Recall`]): memory that is off, slow,
 //! missing a tool or gone is a WARNING in the QA report, and QA goes on.
 //!
-//! May import: `base`, `prp` and `qa` — never `ship`, `run` or `cli`.
+//! Uses `prpd-base`, `prpd-prp` and `prpd-qa` (its `Cargo.toml`; the build allows nothing else).
 
 pub mod backend;
 pub mod context;

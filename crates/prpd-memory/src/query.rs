@@ -8,9 +8,9 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::memory::entry::{EntryKind, normalize_files};
-use crate::prp::Prp;
-use crate::qa::stack::Stack;
+use crate::entry::{EntryKind, normalize_files};
+use prpd_prp::Prp;
+use prpd_qa::stack::Stack;
 
 /// Longest goal text a question carries; a PRP's goal is a paragraph, not a chapter.
 const MAX_GOAL_CHARS: usize = 400;
@@ -110,7 +110,7 @@ impl Question {
             Capability::Bugs => Question::Bugs(subject),
             Capability::Patterns => Question::Patterns(subject),
             Capability::Decisions => Question::Decisions(subject),
-            Capability::File => Question::File(crate::memory::entry::normalize_file(&subject)),
+            Capability::File => Question::File(crate::entry::normalize_file(&subject)),
         }
     }
 
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn a_run_asks_the_four_questions_and_one_per_changed_file() {
-        let prp = crate::prp::parse(
+        let prp = prpd_prp::parse(
             Path::new("PRPs/stats.md"),
             "# PRP: Word statistics\n\n## Goal\n\nCount the words\nof a text.\n\n## Success Criteria\n\n- [ ] counts\n",
         )

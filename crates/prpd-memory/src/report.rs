@@ -2,10 +2,10 @@
 //! section (plain data `qa` defines, so QA does not depend on the memory), and the past
 //! failures a GREEN prompt recalls ("a similar REJECT in run X: …").
 
-use crate::memory::context::MemoryContext;
-use crate::memory::finding::Finding;
-use crate::memory::query::Capability;
-use crate::qa::memory_context::{MemoryRow, MemorySection};
+use crate::context::MemoryContext;
+use crate::finding::Finding;
+use crate::query::Capability;
+use prpd_qa::memory_context::{MemoryRow, MemorySection};
 
 /// How many findings a row quotes.
 const KEY_FINDINGS: usize = 3;
@@ -17,7 +17,7 @@ const EXCERPT_IN_LINE: usize = 160;
 /// with `warnings` from opening the memory before the context's own; each key finding names
 /// its run (`this run` for `this_run`'s own).
 ///
-/// [`Memory::describe`]: crate::memory::backend::Memory::describe
+/// [`Memory::describe`]: crate::backend::Memory::describe
 pub fn section(
     context: &MemoryContext,
     backend: String,
@@ -101,7 +101,7 @@ fn line(finding: &Finding) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::memory::query::Question;
+    use crate::query::Question;
 
     fn finding(kind: &str, title: &str, excerpt: &str) -> Finding {
         Finding {

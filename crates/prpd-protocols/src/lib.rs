@@ -3,12 +3,11 @@
 //! against evidence (`qa_plan` / `verify_plan`), `[VERIFY]` tasks prpd runs itself, and the
 //! `TestPlan` a RED agent may answer with.
 //!
-//! `protocols` sits above `ship` (a `[VERIFY] CI pipeline passes` task reads the remote checks)
-//! and below `run` (the loop turns a PRP's success criteria into critical points, runs its
-//! `[VERIFY]` tasks at QA and reads RED's test plan). It knows nothing of the run record.
+//! Uses `prpd-base`, `prpd-prp`, `prpd-qa` and `prpd-ship` (a `[VERIFY] CI pipeline passes` task
+//! reads the remote checks); used by `prpd-web` and `prpd-run` (the loop turns a PRP's success
+//! criteria into critical points, runs its `[VERIFY]` tasks at QA and reads RED's test plan). It
+//! knows nothing of the run record.
 
 pub mod critical_points;
-pub mod mcp_server;
 pub mod test_plan;
 pub mod verify_tasks;
-pub mod web_plan;

@@ -24,9 +24,9 @@ mod sections;
 mod title;
 
 pub use requirement::{Gate, IdOrigin, Requirement, RequirementKind};
-pub(crate) use requirement::{id_tokens, names_id};
+pub use requirement::{id_tokens, names_id};
 
-pub(crate) use markdown::unfenced_lines;
+pub use markdown::unfenced_lines;
 use sections::{Collector, merge_acceptance, section_text};
 
 /// A parsed PRP.
@@ -560,13 +560,13 @@ Gate 1 (Objective): blocking_failed == 0
         let cases: &[(&str, &str, &str, &[&str])] = &[
             (
                 "seed.md",
-                include_str!("../../tests/fixtures/prp/seed.md"),
+                include_str!("../../../tests/fixtures/prp/seed.md"),
                 "PRP: Multiply numbers",
                 &["R1 test?", "R2 F1", "R3 run", "AC-1 test", "AC-2 test"],
             ),
             (
                 "prps-base.md",
-                include_str!("../../tests/fixtures/prp/prps-base.md"),
+                include_str!("../../../tests/fixtures/prp/prps-base.md"),
                 "Multiply numbers in calc",
                 &[
                     "R1 test?",
@@ -581,13 +581,13 @@ Gate 1 (Objective): blocking_failed == 0
             ),
             (
                 "github-issue.md",
-                include_str!("../../tests/fixtures/prp/github-issue.md"),
+                include_str!("../../../tests/fixtures/prp/github-issue.md"),
                 "github-issue",
                 &["AC-1 test", "AC-2 test", "AC-3 test"],
             ),
             (
                 "gherkin.md",
-                include_str!("../../tests/fixtures/prp/gherkin.md"),
+                include_str!("../../../tests/fixtures/prp/gherkin.md"),
                 "Multiply numbers",
                 &[
                     "Multiply two positive numbers test",
@@ -596,7 +596,7 @@ Gate 1 (Objective): blocking_failed == 0
             ),
             (
                 "spec-kit.md",
-                include_str!("../../tests/fixtures/prp/spec-kit.md"),
+                include_str!("../../../tests/fixtures/prp/spec-kit.md"),
                 "Feature Specification: Multiply numbers",
                 &[
                     "AC-1 test",
@@ -608,7 +608,7 @@ Gate 1 (Objective): blocking_failed == 0
             ),
             (
                 "kiro.md",
-                include_str!("../../tests/fixtures/prp/kiro.md"),
+                include_str!("../../../tests/fixtures/prp/kiro.md"),
                 "Requirements Document",
                 &["1.1 test", "1.2 test", "2.1 test"],
             ),
@@ -710,7 +710,7 @@ Gate 1 (Objective): blocking_failed == 0
     fn the_base_templates_validation_loop_commands_are_requirements() {
         let prp = parse(
             Path::new("prps-base.md"),
-            include_str!("../../tests/fixtures/prp/prps-base.md"),
+            include_str!("../../../tests/fixtures/prp/prps-base.md"),
         )
         .expect("parses");
         let commands: Vec<&str> = prp

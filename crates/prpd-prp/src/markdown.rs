@@ -62,7 +62,7 @@ pub(super) fn list_item(line: &str) -> Option<ListItem<'_>> {
 
 /// The lines outside fenced code blocks, with their 1-based numbers: what every reader of a
 /// task list or PRP looks at, so example Markdown inside a fence is never taken as structure.
-pub(crate) fn unfenced_lines(text: &str) -> Vec<(usize, &str)> {
+pub fn unfenced_lines(text: &str) -> Vec<(usize, &str)> {
     let mut lines = Vec::new();
     let mut open_fence: Option<String> = None;
     for (index, line) in text.lines().enumerate() {

@@ -139,7 +139,7 @@ impl Requirement {
 /// numbers compared by value (`FR-001` ~ `fr_1`), and not followed by another number (`AC-1`
 /// is not named by `ac_1_2_…`, `AC-1.2`'s test). A word of the id may be split into humps in
 /// the name (`github` ~ `GitHub`'s `git`, `hub`). `requirement` counts as `req`.
-pub(crate) fn names_id(id: &[String], test_name: &str) -> bool {
+pub fn names_id(id: &[String], test_name: &str) -> bool {
     let name: Vec<String> = tokens(test_name)
         .into_iter()
         .map(|token| {
@@ -183,7 +183,7 @@ fn matched_until(id: &[String], name: &[String], start: usize) -> Option<usize> 
 /// digits but not at humps (an id is written by a person: `GitHub` is one word). An id that
 /// starts with a number (Kiro's `1.2`) gets the prefix `req`, since a name cannot start with
 /// a digit.
-pub(crate) fn id_tokens(id: &str) -> Vec<String> {
+pub fn id_tokens(id: &str) -> Vec<String> {
     let mut found = Vec::new();
     for word in id
         .split(|c: char| !c.is_alphanumeric())

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::config_file::{ConfigError, parse_yaml, read};
-use crate::qa::method::Method;
+use crate::method::Method;
+use prpd_base::config_file::{ConfigError, parse_yaml, read};
 
 mod expression;
 mod merge;
@@ -28,7 +28,7 @@ mod merge;
 pub use expression::{Evaluation, ExpressionError, Validation};
 
 /// The built-in checklist's text, used when a repository has no `qa-checklist.yml`.
-pub const BUILTIN_TEXT: &str = include_str!("../../qa-checklist.yml");
+pub const BUILTIN_TEXT: &str = include_str!("../../../qa-checklist.yml");
 
 /// The file name a repository uses to adjust (or replace) the built-in checklist.
 pub const FILE_NAME: &str = "qa-checklist.yml";

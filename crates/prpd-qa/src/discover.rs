@@ -64,11 +64,11 @@ use directory::{Directory, logical_lines, split_directory};
 use follow::Follower;
 use tool_config::ToolConfig;
 
-use crate::base::config_file::ConfigError;
-use crate::qa::command::CommandKind;
-use crate::qa::safety::{Unsafe, check_mode, formats_in_check_mode, is_safe};
-use crate::qa::stack::{Stack, detect_stacks};
-use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
+use crate::command::CommandKind;
+use crate::safety::{Unsafe, check_mode, formats_in_check_mode, is_safe};
+use crate::stack::{Stack, detect_stacks};
+use crate::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
+use prpd_base::config_file::ConfigError;
 
 /// A discovered command and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

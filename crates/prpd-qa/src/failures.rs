@@ -27,8 +27,8 @@ impl FailingTests {
     }
 
     /// The failing tests among `cases`, in name order.
-    pub fn named(cases: &crate::qa::metrics::TestCases) -> FailingTests {
-        let mut names = cases.named(crate::qa::metrics::Outcome::Failed);
+    pub fn named(cases: &crate::metrics::TestCases) -> FailingTests {
+        let mut names = cases.named(crate::metrics::Outcome::Failed);
         let mut found = FailingTests {
             names: names.by_ref().take(MAX_NAMES).map(str::to_owned).collect(),
             more: 0,
@@ -41,7 +41,7 @@ impl FailingTests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::metrics::{Outcome, TestCases};
+    use crate::metrics::{Outcome, TestCases};
 
     #[test]
     fn the_first_names_are_kept_and_the_rest_counted() {

@@ -23,7 +23,7 @@ use std::time::{Duration, SystemTime};
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use crate::qa::metrics::{JunitError, JunitTests, Metrics};
+use crate::metrics::{JunitError, JunitTests, Metrics};
 
 /// How far before the start a new report's modification time may lie: file systems stamp
 /// files with a coarse clock (a tick behind the one prpd reads, whole seconds on some).
@@ -341,7 +341,7 @@ fn matching(repo: &Path, pattern: &str, matcher: &GlobMatcher) -> BTreeMap<PathB
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::metrics::Outcome;
+    use crate::metrics::Outcome;
 
     const PASSING: &str = r#"<testsuite><testcase classname="t" name="passes"/></testsuite>"#;
     const FAILING: &str =
@@ -352,7 +352,7 @@ mod tests {
         std::fs::write(path, text).expect("test fixture");
     }
 
-    fn passed(reports: &Reports) -> Option<crate::qa::metrics::MetricValue> {
+    fn passed(reports: &Reports) -> Option<crate::metrics::MetricValue> {
         reports.metrics.get("tests_passed")
     }
 
@@ -371,11 +371,11 @@ mod tests {
         let reports = watch.finish(&log).expect("one report was written");
         assert_eq!(
             passed(&reports),
-            Some(crate::qa::metrics::MetricValue::Number(1.0))
+            Some(crate::metrics::MetricValue::Number(1.0))
         );
         assert_eq!(
             reports.metrics.get("tests_failed"),
-            Some(crate::qa::metrics::MetricValue::Number(0.0))
+            Some(crate::metrics::MetricValue::Number(0.0))
         );
         assert_eq!(
             reports.metrics.test_cases().get("t.passes"),
@@ -428,7 +428,7 @@ mod tests {
         let reports = watch.finish(&log).expect("rewritten");
         assert_eq!(
             reports.metrics.get("tests_failed"),
-            Some(crate::qa::metrics::MetricValue::Number(1.0))
+            Some(crate::metrics::MetricValue::Number(1.0))
         );
         let watch = Watch::start(repo.path(), "junit.xml");
         write(&repo.path().join("junit.xml"), "<testsuite><testcase");

@@ -12,7 +12,7 @@
 //! caller takes the checklist and the commands from there.
 //!
 //! Owns: `qa-checklist.yml`, `qa-tools-mapping.yml`, the QA report formats.
-//! May import: `base` and `prp`.
+//! Uses `prpd-base` and `prpd-prp` only: no SQLite, no WebSocket, no GitHub client.
 
 pub mod checklist;
 pub mod command;

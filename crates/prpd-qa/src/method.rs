@@ -18,8 +18,8 @@ use std::str::FromStr;
 
 use regex::Regex;
 
-use crate::prp::Prp;
-use crate::qa::metrics::{Metrics, TestCases};
+use crate::metrics::{Metrics, TestCases};
+use prpd_prp::Prp;
 
 mod added_code;
 mod adr;
@@ -36,7 +36,7 @@ mod test_definitions;
 mod visible;
 mod written;
 
-pub(crate) use files::is_test_path;
+pub use files::is_test_path;
 pub use prp_coverage::{AcceptanceId, test_files_naming};
 pub(crate) use prp_coverage::{Trace, command_checks, requirements_section, trace};
 pub use since_base::{BaseDocs, BaseDocsError};
@@ -242,7 +242,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::qa::metrics::MetricValue;
+    use crate::metrics::MetricValue;
 
     pub(super) struct Repo(tempfile::TempDir);
 
@@ -317,7 +317,7 @@ mod tests {
     }
 
     pub(super) fn prp(text: &str) -> Prp {
-        crate::prp::parse(Path::new("PRPs/feature.md"), text).expect("test fixture")
+        prpd_prp::parse(Path::new("PRPs/feature.md"), text).expect("test fixture")
     }
 
     /// A PRP whose title says "multiplication" and whose goal names `multiply(a, b)`.

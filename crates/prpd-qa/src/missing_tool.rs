@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::qa::discover::PackageManager;
+use crate::discover::PackageManager;
 
 /// Exit codes with which `sh` says the program itself could not be run.
 const COMMAND_NOT_FOUND: i32 = 127;
@@ -28,7 +28,7 @@ const MISSING_TOOL_MESSAGES: &[&str] = &[
 /// run`, `bunx --no-install`: the mapping's defaults for Node tools): the tool, when it is not
 /// installed. Checked before running because npx asks the registry first, and without network
 /// its failure would look like the tool's own.
-pub(crate) fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String> {
+pub fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String> {
     let (directory, tool) = PackageManager::exec_tool(command)?;
     let directory = directory.map_or_else(|| repo.to_path_buf(), |directory| repo.join(directory));
     let installed = directory
@@ -41,7 +41,7 @@ pub(crate) fn uninstalled_npx_tool(command: &str, repo: &Path) -> Option<String>
 }
 
 /// How prpd knows that `tool` ([`uninstalled_npx_tool`]) is missing, for a message.
-pub(crate) fn not_installed(tool: &str) -> String {
+pub fn not_installed(tool: &str) -> String {
     format!(
         "`{tool}` is neither in node_modules/.bin nor on PATH, and the package manager's exec will not download it"
     )
@@ -49,7 +49,7 @@ pub(crate) fn not_installed(tool: &str) -> String {
 
 /// When `command` failed because its program is not installed (rather than because the
 /// program found a problem): how prpd knows, for a message.
-pub(crate) fn could_not_run(command: &str, exit_code: i32, tail: &str) -> Option<String> {
+pub fn could_not_run(command: &str, exit_code: i32, tail: &str) -> Option<String> {
     let evidence = missing_tool(exit_code, tail)?;
     Some(format!(
         "`{command}` could not run its program (exit {exit_code}: {evidence})"
@@ -88,7 +88,7 @@ fn last_line(text: &str) -> Option<&str> {
 
 /// Why a command the project declares (found at `source`) fails when its tool is missing
 /// (`what` says how prpd knows): it applies, so the tool must be installed.
-pub(crate) fn declared_tool_missing(what: &str, source: Option<&str>) -> String {
+pub fn declared_tool_missing(what: &str, source: Option<&str>) -> String {
     format!(
         "the tool is missing: {what}; the project declares this command ({}), so the check applies: install the tool",
         source.unwrap_or("its configuration")
@@ -97,7 +97,7 @@ pub(crate) fn declared_tool_missing(what: &str, source: Option<&str>) -> String 
 
 /// Why prpd's own default (from `source`, the tools mapping) does not apply when its tool is
 /// missing (`what` says how prpd knows): the project does not use that tool.
-pub(crate) fn guessed_tool_missing(what: &str, source: Option<&str>) -> String {
+pub fn guessed_tool_missing(what: &str, source: Option<&str>) -> String {
     format!(
         "the tool is missing: {what}; the project declares no such command and this is prpd's default ({}), so the check does not apply (install the tool, or set the command in prpd.toml [commands])",
         source.unwrap_or("the tools mapping")

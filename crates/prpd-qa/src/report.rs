@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::base::status_block::{StatusBlock, Value, Verdict};
-use crate::qa::memory_context::MemorySection;
-use crate::qa::runner::MAX_QA_ATTEMPTS;
-use crate::qa::runner::{CheckResult, CheckStatus, QaOutcome};
+use crate::memory_context::MemorySection;
+use crate::runner::MAX_QA_ATTEMPTS;
+use crate::runner::{CheckResult, CheckStatus, QaOutcome};
+use prpd_base::status_block::{StatusBlock, Value, Verdict};
 
 mod memory;
 
@@ -187,7 +187,7 @@ fn write_issue_list(out: &mut String, checks: &[&CheckResult]) {
         if let Some(log) = &check.log {
             let _ = writeln!(out, "   - **Log:** `{}`", log.display());
         }
-        let tail = crate::base::files::last_lines(&check.output_tail, QUOTED_LINES);
+        let tail = prpd_base::files::last_lines(&check.output_tail, QUOTED_LINES);
         if !tail.trim().is_empty() {
             let _ = writeln!(out, "   - **Output (last lines):**\n");
             let _ = writeln!(out, "     ```text");
@@ -247,7 +247,7 @@ fn status_icon(check: &CheckResult) -> &'static str {
     }
 }
 
-pub use crate::qa::table_cell::cell;
+pub use crate::table_cell::cell;
 
 /// The status block's `MEMORY_CONTEXT`: the queries answered and what two of them found.
 pub fn memory_context(memory: Option<&MemorySection>) -> Value {
@@ -368,8 +368,8 @@ mod tests {
     use std::path::PathBuf;
     use std::time::{Duration, SystemTime};
 
-    use crate::qa::discover::Detection;
-    use crate::qa::metrics::Metrics;
+    use crate::discover::Detection;
+    use crate::metrics::Metrics;
 
     use super::*;
 

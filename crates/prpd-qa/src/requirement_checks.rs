@@ -10,11 +10,11 @@
 
 use std::path::Path;
 
-use crate::prp::Prp;
-use crate::qa::checklist::{Action, Category, CheckSpec, Severity, Validation};
-use crate::qa::discover::{self, Discovered};
-use crate::qa::method;
-use crate::qa::safety;
+use crate::checklist::{Action, Category, CheckSpec, Severity, Validation};
+use crate::discover::{self, Discovered};
+use crate::method;
+use crate::safety;
+use prpd_prp::Prp;
 
 /// Flags that only make a checker fix what it finds; without them it checks.
 const FIX_FLAGS: &[&str] = &["--fix", "--fix-only", "--unsafe-fixes", "--write", "-w"];
@@ -86,7 +86,7 @@ mod tests {
 
     #[test]
     fn command_criteria_become_checks_in_their_check_form_or_are_refused() {
-        let prp = crate::prp::parse(
+        let prp = prpd_prp::parse(
             Path::new("PRPs/x.md"),
             "# X\n\n## Success Criteria\n\n- [ ] `make test` passes\n\
              - [ ] `ruff check src/ --fix` is clean\n- [ ] `prettier --write .` passes\n\

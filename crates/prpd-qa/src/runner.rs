@@ -3,8 +3,8 @@
 //!
 //! Theory of operation: the checklist names checks; a check is either a shell command (whose
 //! `{detected_<kind>_command}` placeholders are filled from command discovery) or a built-in
-//! method run in-process. Commands go through [`crate::base::process`] in parallel up to `jobs`; their
-//! full output lands in a log under the run directory and [`crate::qa::metrics`] reads figures out
+//! method run in-process. Commands go through [`prpd_base::process`] in parallel up to `jobs`; their
+//! full output lands in a log under the run directory and [`crate::metrics`] reads figures out
 //! of it. Each check's validation expression is then evaluated against those figures.
 //!
 //! No vacuous approval: a placeholder that discovery could not fill, a tool that is not
@@ -25,19 +25,19 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::base::process::{self, Spec, Termination};
-use crate::base::status_block::Verdict;
-use crate::prp::Prp;
-use crate::qa::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
-use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, Detection, Discovered};
-use crate::qa::junit;
-use crate::qa::memory_context::MemorySection;
-use crate::qa::method::{self, BaseDocs, Method, MethodContext, MethodOutcome, Trace};
-use crate::qa::metrics::{self, Metrics};
-use crate::qa::missing_tool;
-use crate::qa::requirement_checks;
-use crate::qa::test_names;
+use crate::checklist::{Action, CheckSpec, Checklist, Evaluation, Severity};
+use crate::command::CommandKind;
+use crate::discover::{self, Detection, Discovered};
+use crate::junit;
+use crate::memory_context::MemorySection;
+use crate::method::{self, BaseDocs, Method, MethodContext, MethodOutcome, Trace};
+use crate::metrics::{self, Metrics};
+use crate::missing_tool;
+use crate::requirement_checks;
+use crate::test_names;
+use prpd_base::process::{self, Spec, Termination};
+use prpd_base::status_block::Verdict;
+use prpd_prp::Prp;
 
 pub use earlier::{EarlierRun, log_fingerprint};
 
@@ -300,7 +300,7 @@ async fn run_batch(
         let detection = Arc::clone(detection);
         let permits = Arc::clone(&permits);
         let trace = Arc::clone(trace);
-        tasks.spawn(crate::base::process::owner::carried(async move {
+        tasks.spawn(prpd_base::process::owner::carried(async move {
             let _permit = permits.acquire_owned().await;
             let id = spec.id.clone();
             (

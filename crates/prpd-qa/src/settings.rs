@@ -14,19 +14,19 @@
 //!
 //! What the user writes in prpd's inputs runs as written: a command of `[commands]`, of
 //! `[checks.<ID>]` or of the repository's checklist and tools mapping is the user's own, and a
-//! run freezes those files, so no agent writes them. [`crate::qa::safety::is_safe`] judges
+//! run freezes those files, so no agent writes them. [`crate::safety::is_safe`] judges
 //! what prpd *finds* in files an agent can write (discovery, and again right before a found
 //! command runs: [`discover::judge_now`]); it is a heuristic made for guessing, which also
 //! refuses harmless lines and the container a project's tests may need.
 
 use std::path::Path;
 
-use crate::base::config::GateSettings;
-use crate::base::config_file::ConfigError;
-use crate::qa::checklist::Checklist;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, DetectError, Detection, Discovered, in_directory};
-use crate::qa::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
+use crate::checklist::Checklist;
+use crate::command::CommandKind;
+use crate::discover::{self, DetectError, Detection, Discovered, in_directory};
+use crate::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
+use prpd_base::config::GateSettings;
+use prpd_base::config_file::ConfigError;
 
 /// The checklist QA runs in `repo`: the built-in one, the repository's `qa-checklist.yml` laid
 /// over it, and `prpd.toml`'s `[checks.<ID>]` over both.
@@ -104,7 +104,7 @@ mod tests {
     }
 
     fn commands(repo: &Path, config: &str) -> Result<Detection, String> {
-        let config = crate::base::config::Config::parse(&repo.join("prpd.toml"), config)
+        let config = prpd_base::config::Config::parse(&repo.join("prpd.toml"), config)
             .expect("valid prpd.toml");
         let mapping = ToolsMapping::load(repo).expect("valid mapping");
         detect(repo, &mapping, &config.gate).map_err(|error| match error {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use ignore::WalkBuilder;
 use serde::{Deserialize, Serialize};
 
-use crate::qa::tools_mapping::{EntryKind, StackTools, ToolsMapping};
+use crate::tools_mapping::{EntryKind, StackTools, ToolsMapping};
 
 /// How many directory levels below the root may hold a stack (`a/b/c/package.json`).
 pub const MAX_DEPTH: usize = 3;

@@ -7,19 +7,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use crate::base::config::{Config, QaOnly};
-use crate::base::config_file;
-use crate::base::config_file::ConfigError;
-use crate::base::files;
-use crate::base::paths::{SessionPaths, new_run_id};
-use crate::prp::{self, Prp};
-use crate::qa::checklist::Checklist;
-use crate::qa::discover;
-use crate::qa::method::BaseDocs;
-use crate::qa::report::{self, Audience};
-use crate::qa::runner::{self, QaOutcome, QaRequest};
-use crate::qa::settings;
-use crate::qa::tools_mapping::ToolsMapping;
+use crate::checklist::Checklist;
+use crate::discover;
+use crate::method::BaseDocs;
+use crate::report::{self, Audience};
+use crate::runner::{self, QaOutcome, QaRequest};
+use crate::settings;
+use crate::tools_mapping::ToolsMapping;
+use prpd_base::config::{Config, QaOnly};
+use prpd_base::config_file;
+use prpd_base::config_file::ConfigError;
+use prpd_base::files;
+use prpd_base::paths::{SessionPaths, new_run_id};
+use prpd_prp::{self as prp, Prp};
 
 /// What `prpd qa` was asked.
 #[derive(Debug, Clone)]

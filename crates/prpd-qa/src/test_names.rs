@@ -10,7 +10,7 @@
 
 /// The variables a test command's run is given on top of the measurement environment: `GOFLAGS`
 /// with `-v` added to what prpd's own environment sets.
-pub(crate) fn naming_env() -> Vec<(String, String)> {
+pub fn naming_env() -> Vec<(String, String)> {
     let inherited = std::env::var("GOFLAGS").unwrap_or_default();
     vec![("GOFLAGS".to_owned(), with_verbose(&inherited))]
 }

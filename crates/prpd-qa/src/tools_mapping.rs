@@ -15,7 +15,7 @@
 //! over discovery for a detected stack ([`StackTools::declared`], applied by `qa/settings.rs`),
 //! while the built-in commands stay the last resort.
 //!
-//! Every built-in default must pass [`crate::qa::safety::is_safe`]: prpd guesses with them, so
+//! Every built-in default must pass [`crate::safety::is_safe`]: prpd guesses with them, so
 //! a guess can never make QA run `eslint --fix`. The commands of the repository's own file are
 //! the user's word and run as written (see `qa/settings.rs`).
 
@@ -28,15 +28,15 @@ use globset::{Glob, GlobMatcher};
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 
-use crate::base::config_file::{ConfigError, parse_yaml, read};
-use crate::qa::command::CommandKind;
-use crate::qa::safety::is_safe;
+use crate::command::CommandKind;
+use crate::safety::is_safe;
+use prpd_base::config_file::{ConfigError, parse_yaml, read};
 
 /// The name of the mapping file, at the root of a target repository.
 pub const FILE_NAME: &str = "qa-tools-mapping.yml";
 
 /// The built-in mapping's text; see the file itself for the schema.
-const BUILTIN_TEXT: &str = include_str!("../../qa-tools-mapping.yml");
+const BUILTIN_TEXT: &str = include_str!("../../../qa-tools-mapping.yml");
 
 /// How the built-in mapping is named in error messages.
 const BUILTIN_NAME: &str = "qa-tools-mapping.yml (built-in)";

@@ -30,11 +30,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::base::config::{AgentConfig, PromptMode};
-use crate::base::phase::Phase;
-use crate::base::process::{self, EnvPolicy, ProcessError, Spec};
-use crate::base::status_block::Found;
-use crate::run::breaker::AgentEnd;
+use crate::breaker::AgentEnd;
+use prpd_base::config::{AgentConfig, PromptMode};
+use prpd_base::phase::Phase;
+use prpd_base::process::{self, EnvPolicy, ProcessError, Spec};
+use prpd_base::status_block::Found;
 
 use classify::read_report;
 use output::read_output;
@@ -73,7 +73,7 @@ pub struct Invocation<'a> {
     /// More variables for the agent, e.g. `PRPD_QA_REPORT`; they override the `PRPD_*` ones.
     pub extra_env: &'a [(String, String)],
     /// Where the agent's process group is recorded while it runs (see
-    /// [`crate::base::process::stop_orphaned_group`]).
+    /// [`prpd_base::process::stop_orphaned_group`]).
     pub group_file: Option<&'a Path>,
     /// The run's discovered commands, for `{test_command}` and `{lint_command}`.
     pub commands: &'a Commands,
@@ -166,7 +166,7 @@ pub struct AgentReport {
     /// The model the CLI says it worked with (Claude Code's `modelUsage`, Aider's banner).
     pub model: Option<String>,
     /// The end of the agent's final message (its last
-    /// [`crate::protocols::test_plan::MAX_PLAN_BYTES`]), with the secrets it was given
+    /// [`prpd_protocols::test_plan::MAX_PLAN_BYTES`]), with the secrets it was given
     /// redacted: where a RED agent's `TestPlan` is looked for.
     pub answer: String,
 }

@@ -29,8 +29,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::config::Thresholds;
-use crate::base::phase::Phase;
+use prpd_base::config::Thresholds;
+use prpd_base::phase::Phase;
 
 mod classification;
 mod error_signature;

@@ -16,9 +16,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::config::Config;
-use crate::base::files;
-use crate::base::process;
+use prpd_base::config::Config;
+use prpd_base::files;
+use prpd_base::process;
 
 /// What a cached result measured: a command on a tree, with the run's measurement settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

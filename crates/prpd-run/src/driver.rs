@@ -37,21 +37,21 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
-use crate::base::config::Config;
-use crate::base::files;
-use crate::base::paths::{RunPaths, SessionPaths};
-use crate::base::phase::Phase;
-use crate::base::process::ProcessError;
-use crate::prp::Prp;
-use crate::qa::checklist::Checklist;
-use crate::qa::discover::DetectError;
-use crate::qa::method::BaseDocsError;
-use crate::qa::runner::QaError;
-use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::machine::{Effect, Event};
-use crate::run::prompt::PromptError;
-use crate::run::record::{RunError, RunRecord};
-use crate::run::snapshot::SnapshotError;
+use crate::machine::{Effect, Event};
+use crate::prompt::PromptError;
+use crate::record::{RunError, RunRecord};
+use crate::snapshot::SnapshotError;
+use prpd_base::config::Config;
+use prpd_base::files;
+use prpd_base::paths::{RunPaths, SessionPaths};
+use prpd_base::phase::Phase;
+use prpd_base::process::ProcessError;
+use prpd_prp::Prp;
+use prpd_qa::checklist::Checklist;
+use prpd_qa::discover::DetectError;
+use prpd_qa::method::BaseDocsError;
+use prpd_qa::runner::QaError;
+use prpd_qa::tools_mapping::ToolsMapping;
 
 pub use handoff::{Summary, write_summary};
 
@@ -120,7 +120,7 @@ pub enum DriveError {
     #[error("a SHIP step stopped unexpectedly")]
     ShipTask(#[source] tokio::task::JoinError),
     #[error(transparent)]
-    Worktree(#[from] crate::run::worktree::WorktreeError),
+    Worktree(#[from] crate::worktree::WorktreeError),
 }
 
 /// Everything a run needs besides its record.
@@ -342,7 +342,7 @@ impl Driver {
 }
 
 /// Seconds since the Unix epoch: the clock breakers and run records use.
-pub(crate) fn unix_now() -> u64 {
+pub fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::run::machine::EscalationReason;
-use crate::run::record::{AgentObstacles, RunRecord};
+use crate::machine::EscalationReason;
+use crate::record::{AgentObstacles, RunRecord};
 
 /// The Markdown escalation report of `record`, stopped for `reason`.
 pub fn render(
@@ -142,7 +142,7 @@ fn obstacles(out: &mut String, obstacles: &AgentObstacles) {
 
 fn stopped_in(record: &RunRecord) -> String {
     match record.state() {
-        crate::run::machine::State::Escalated { from, .. } => from.to_string(),
+        crate::machine::State::Escalated { from, .. } => from.to_string(),
         other => other.to_string(),
     }
 }
@@ -152,8 +152,8 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::base::config::Config;
-    use crate::base::phase::Phase;
+    use prpd_base::config::Config;
+    use prpd_base::phase::Phase;
 
     #[test]
     fn the_report_names_what_the_agents_cli_refused_and_its_blockers() {

@@ -22,14 +22,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::phase::Phase;
+use prpd_base::phase::Phase;
 mod command;
 
 use command::command_files;
 
-use crate::qa::method;
-use crate::run::gate::GateResult;
-use crate::run::snapshot::Snapshot;
+use crate::gate::GateResult;
+use crate::snapshot::Snapshot;
+use prpd_qa::method;
 
 /// What a freeze covers, by family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

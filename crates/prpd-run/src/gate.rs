@@ -11,9 +11,9 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::phase::Phase;
-use crate::protocols::test_plan::PlanCheck;
-use crate::run::proof::Proof;
+use crate::proof::Proof;
+use prpd_base::phase::Phase;
+use prpd_protocols::test_plan::PlanCheck;
 
 mod lint;
 
@@ -726,7 +726,7 @@ mod tests {
 
     #[test]
     fn a_test_plan_holds_red_to_a_failing_test_per_case() {
-        let held: crate::protocols::test_plan::HeldPlan =
+        let held: prpd_protocols::test_plan::HeldPlan =
             serde_json::from_str(r#"{"cases": [{"id": "ac-1", "name": "Multiplies"}]}"#)
                 .expect("a held plan");
         let red = |failing: &str| Measured::Red {

@@ -11,7 +11,7 @@
 //!
 //! Owns: each run's record and artifacts under `.prp-session/runs/<id>/`, and the runs'
 //! worktrees under `.git/prpd/worktrees/`.
-//! May import: `base`, `prp` and `qa`.
+//! Uses every crate but `prpd-watch` and the binary.
 
 pub mod agent;
 pub mod breaker;

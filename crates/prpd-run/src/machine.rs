@@ -34,8 +34,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use statig::prelude::*;
 
-use crate::base::phase::Phase;
-use crate::qa::runner::MAX_QA_ATTEMPTS;
+use prpd_base::phase::Phase;
+use prpd_qa::runner::MAX_QA_ATTEMPTS;
 
 mod vocabulary;
 

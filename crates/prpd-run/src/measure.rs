@@ -3,7 +3,7 @@
 //! (from the iteration's snapshot), `HEAD`, and runs of the project's own test, lint and
 //! complexity commands.
 //!
-//! Commands go through [`crate::base::process`] like every other child; their logs land in the
+//! Commands go through [`prpd_base::process`] like every other child; their logs land in the
 //! iteration's directory. With `[qa] junit`, a test run's figures and names come from the JUnit
 //! report that run wrote (`qa/junit.rs`), and a run that wrote none has no counts, with the
 //! reason in [`TestRun::report_problem`].
@@ -17,19 +17,19 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::base::process::{self, ProcessError, Spec, Termination};
-use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, Detection};
-use crate::qa::failures::FailingTests;
-use crate::qa::junit;
-use crate::qa::metrics::{self, Metrics};
-use crate::qa::missing_tool;
-use crate::qa::runner::EarlierRun;
-use crate::qa::test_names;
-use crate::run::frozen;
-use crate::run::gate::TestCounts;
-use crate::run::gate::{Lint, TestRun};
-use crate::run::proof::CasesRun;
+use crate::frozen;
+use crate::gate::TestCounts;
+use crate::gate::{Lint, TestRun};
+use crate::proof::CasesRun;
+use prpd_base::process::{self, ProcessError, Spec, Termination};
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::{self, Detection};
+use prpd_qa::failures::FailingTests;
+use prpd_qa::junit;
+use prpd_qa::metrics::{self, Metrics};
+use prpd_qa::missing_tool;
+use prpd_qa::runner::EarlierRun;
+use prpd_qa::test_names;
 
 /// The content of the working tree as a snapshot recorded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +102,7 @@ impl TestMeasurement {
             || self.run.counts.is_some_and(|counts| counts.failing > 0);
         failed.then(|| {
             let last_lines: Vec<&str> = self.tail.lines().rev().take(5).collect();
-            crate::run::breaker::normalise_error(&format!(
+            crate::breaker::normalise_error(&format!(
                 "{} | {}",
                 self.failing.summary(),
                 last_lines.join(" ")
@@ -391,7 +391,7 @@ mod tests {
         let repo = dir.path();
         std::fs::write(repo.join("Makefile"), "lint:\n\ttouch linted\n").expect("Makefile");
         let detection =
-            crate::qa::discover::detect(repo, &crate::qa::tools_mapping::ToolsMapping::builtin())
+            prpd_qa::discover::detect(repo, &prpd_qa::tools_mapping::ToolsMapping::builtin())
                 .expect("detects");
         let logs = tempfile::tempdir().expect("log dir");
         let probe = Probe {
@@ -472,11 +472,9 @@ mod tests {
             for (path, text) in files {
                 std::fs::write(repo.join(path), text).expect("fixture file");
             }
-            let detection = crate::qa::discover::detect(
-                repo,
-                &crate::qa::tools_mapping::ToolsMapping::builtin(),
-            )
-            .expect("detects");
+            let detection =
+                prpd_qa::discover::detect(repo, &prpd_qa::tools_mapping::ToolsMapping::builtin())
+                    .expect("detects");
             let logs = tempfile::tempdir().expect("log dir");
             let probe = Probe {
                 repo,

@@ -9,13 +9,13 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use crate::base::config::Config;
-use crate::base::phase::Phase;
-use crate::protocols::test_plan::{self, PLAN_DIR, PLAN_FILE, TestPlan};
-use crate::protocols::web_plan::{
-    self, Exploration, PLAN_RUN_VARIABLE, PlanRunError, Planned, WalkOutcome,
+use crate::agent::{self, AgentError, Commands, Invocation};
+use prpd_base::config::Config;
+use prpd_base::phase::Phase;
+use prpd_protocols::test_plan::{self, PLAN_DIR, PLAN_FILE, TestPlan};
+use prpd_web::{
+    self as web_plan, Exploration, PLAN_RUN_VARIABLE, PlanRunError, Planned, WalkOutcome,
 };
-use crate::run::agent::{self, AgentError, Commands, Invocation};
 
 /// The agent's folder in the run directory.
 pub const AGENT_DIR: &str = "plan-agent";

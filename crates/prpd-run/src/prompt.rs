@@ -16,10 +16,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::base::phase::Phase;
-use crate::base::status_block::{StatusBlock, Value};
-use crate::protocols::test_plan;
-use crate::prp::{Requirement, RequirementKind};
+use prpd_base::phase::Phase;
+use prpd_base::status_block::{StatusBlock, Value};
+use prpd_protocols::test_plan;
+use prpd_prp::{Requirement, RequirementKind};
 
 /// Where a target repository keeps its template overrides, relative to its root.
 pub const OVERRIDE_DIR: &str = ".prpd/prompts";
@@ -155,11 +155,11 @@ fn placeholder_pattern() -> &'static Regex {
 /// The file name (without `.md`) and the built-in text of a phase's template.
 fn template(phase: Phase) -> Result<(&'static str, &'static str), PromptError> {
     match phase {
-        Phase::Red => Ok(("red", include_str!("../../prompts/red.md"))),
-        Phase::Green => Ok(("green", include_str!("../../prompts/green.md"))),
-        Phase::Refactor => Ok(("refactor", include_str!("../../prompts/refactor.md"))),
-        Phase::Document => Ok(("document", include_str!("../../prompts/document.md"))),
-        Phase::Qa => Ok(("qa", include_str!("../../prompts/qa.md"))),
+        Phase::Red => Ok(("red", include_str!("../../../prompts/red.md"))),
+        Phase::Green => Ok(("green", include_str!("../../../prompts/green.md"))),
+        Phase::Refactor => Ok(("refactor", include_str!("../../../prompts/refactor.md"))),
+        Phase::Document => Ok(("document", include_str!("../../../prompts/document.md"))),
+        Phase::Qa => Ok(("qa", include_str!("../../../prompts/qa.md"))),
         Phase::Ship => Err(PromptError::NoAgentPhase { phase }),
     }
 }
@@ -328,7 +328,7 @@ fn status_block_template(context: &PromptContext) -> StatusBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::status_block::{Found, find_last};
+    use prpd_base::status_block::{Found, find_last};
 
     const AGENT_PHASES: [Phase; 5] = [
         Phase::Red,

@@ -28,8 +28,8 @@ pub use unbuilt::build_failure;
 
 use serde::{Deserialize, Serialize};
 
-use crate::qa::metrics::{Metrics, Outcome};
-use crate::run::cache::CacheKey;
+use crate::cache::CacheKey;
+use prpd_qa::metrics::{Metrics, Outcome};
 
 /// One run of the test command as the proof sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

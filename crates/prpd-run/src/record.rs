@@ -12,20 +12,20 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::config::BreakerConfig;
-use crate::base::phase::Phase;
-use crate::protocols::test_plan::HeldPlan;
-use crate::protocols::web_plan::in_run::WebCase;
-use crate::qa::discover::Detection;
-use crate::qa::runner::EarlierRun;
+use prpd_base::config::BreakerConfig;
+use prpd_base::phase::Phase;
+use prpd_protocols::test_plan::HeldPlan;
+use prpd_qa::discover::Detection;
+use prpd_qa::runner::EarlierRun;
+use prpd_web::in_run::WebCase;
 
-use crate::run::breaker::{Breaker, Observation};
-use crate::run::cache::CacheKey;
-use crate::run::frozen::Freeze;
-use crate::run::machine::{Effect, PhaseMachine, QaVerdict, State};
-use crate::run::proof::WithoutFeature;
-use crate::run::snapshot::SnapshotLog;
-use crate::ship::github::{IssueRef, PullRequest, RemoteChecks};
+use crate::breaker::{Breaker, Observation};
+use crate::cache::CacheKey;
+use crate::frozen::Freeze;
+use crate::machine::{Effect, PhaseMachine, QaVerdict, State};
+use crate::proof::WithoutFeature;
+use crate::snapshot::SnapshotLog;
+use prpd_ship::github::{IssueRef, PullRequest, RemoteChecks};
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
 /// From version 3 an unfinished run's record is always sealed (`run/snapshot/seal.rs`), and
@@ -270,7 +270,7 @@ pub struct RunUsage {
     /// escalated does not count).
     pub active_seconds: u64,
     /// Tokens the agents reported that the `max_tokens` guardrail counts: fresh input, cache
-    /// writes and output ([`crate::run::agent::Usage::billed_tokens`]).
+    /// writes and output ([`crate::agent::Usage::billed_tokens`]).
     pub tokens: u64,
     /// The same tokens by kind, cache reads included (absent in older records).
     #[serde(default)]
@@ -488,7 +488,7 @@ impl RunRecord {
 
     /// Writes `json` (from [`RunRecord::to_json`]) to `path` atomically.
     pub fn write(path: &Path, json: &str) -> Result<(), RunError> {
-        crate::base::files::write_atomically(path, json.as_bytes()).map_err(|source| {
+        prpd_base::files::write_atomically(path, json.as_bytes()).map_err(|source| {
             RunError::Write {
                 path: path.to_path_buf(),
                 source,
@@ -500,7 +500,7 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::config::Config;
+    use prpd_base::config::Config;
 
     #[test]
     fn record_round_trips_through_its_file() {
@@ -522,21 +522,21 @@ mod tests {
 
     #[test]
     fn regression_a_record_saved_before_its_escalation_report_is_not_a_humans_turn() {
-        use crate::run::breaker::{Counter, Trip};
-        use crate::run::machine::Event;
+        use crate::breaker::{Counter, Trip};
+        use crate::machine::Event;
         let mut record = RunRecord::new(
             "run-1".to_owned(),
             PathBuf::from("PRPs/x.md"),
             7,
             &Config::default().breaker,
         );
-        let gate = crate::run::gate::evaluate(
-            &crate::run::gate::Measured::Red {
+        let gate = crate::gate::evaluate(
+            &crate::gate::Measured::Red {
                 tests: None,
                 changed_test_files: Vec::new(),
-                test_plan: crate::protocols::test_plan::PlanCheck::default(),
+                test_plan: prpd_protocols::test_plan::PlanCheck::default(),
             },
-            crate::run::gate::Signal::default(),
+            crate::gate::Signal::default(),
         );
         let trip = Trip {
             phase: Phase::Red,
@@ -560,7 +560,7 @@ mod tests {
 
     #[test]
     fn regression_after_a_phase_ends_the_next_phase_has_finished_no_iteration() {
-        use crate::run::machine::Event;
+        use crate::machine::Event;
         let mut record = RunRecord::new(
             "run-1".to_owned(),
             PathBuf::from("PRPs/x.md"),
@@ -569,20 +569,20 @@ mod tests {
         );
         record.pending.clear();
         record.iteration = 2;
-        let gate = crate::run::gate::evaluate(
-            &crate::run::gate::Measured::Red {
-                tests: Some(crate::run::gate::TestRun {
+        let gate = crate::gate::evaluate(
+            &crate::gate::Measured::Red {
+                tests: Some(crate::gate::TestRun {
                     exit_code: Some(1),
-                    counts: Some(crate::run::gate::TestCounts {
+                    counts: Some(crate::gate::TestCounts {
                         passing: 0,
                         failing: 1,
                     }),
                     report_problem: None,
                 }),
                 changed_test_files: vec![PathBuf::from("test/x.test.js")],
-                test_plan: crate::protocols::test_plan::PlanCheck::default(),
+                test_plan: prpd_protocols::test_plan::PlanCheck::default(),
             },
-            crate::run::gate::Signal {
+            crate::gate::Signal {
                 exit_signal: Some(true),
                 agent_approves: None,
             },

@@ -8,28 +8,27 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::config::{Config, SnapshotRetention};
-use crate::base::config_file::{self, ConfigError};
-use crate::base::lock::{LockError, SessionLock};
-use crate::base::paths::{SessionPaths, new_run_id};
-use crate::base::process::owner;
-use crate::prp::{self, PrpError};
-use crate::qa::command::CommandKind;
-use crate::qa::settings;
-use crate::qa::tools_mapping::ToolsMapping;
-use crate::run::agent::{self, AgentsNotInstalled, MissingCommand};
-use crate::run::driver::{Context, DriveError, Driver, InputChanges, Output};
-use crate::run::machine::Event;
-use crate::run::prompt::{self, PromptError};
-use crate::run::record::{Delivery, RunError, RunRecord};
-use crate::run::snapshot::{SnapshotError, Snapshots};
-use crate::run::worktree::{self, WorktreeError};
+use crate::agent::{self, AgentsNotInstalled, MissingCommand};
+use crate::driver::{Context, DriveError, Driver, InputChanges, Output};
+use crate::machine::Event;
+use crate::prompt::{self, PromptError};
+use crate::record::{Delivery, RunError, RunRecord};
+use crate::snapshot::{SnapshotError, Snapshots};
+use crate::worktree::{self, WorktreeError};
+use prpd_base::config::{Config, SnapshotRetention};
+use prpd_base::config_file::{self, ConfigError};
+use prpd_base::lock::{LockError, SessionLock};
+use prpd_base::paths::{SessionPaths, new_run_id};
+use prpd_base::process::owner;
+use prpd_prp::{self as prp, PrpError};
+use prpd_qa::command::CommandKind;
+use prpd_qa::settings;
+use prpd_qa::tools_mapping::ToolsMapping;
 
 mod runs;
 mod worktrees;
 
-use crate::ship;
-use crate::ship::git::ShipError;
+use prpd_ship::git::ShipError;
 use runs::Choice;
 use runs::chosen;
 pub use runs::{Listed, status, unsettled, verified};
@@ -251,7 +250,7 @@ pub async fn run(
     let mut record = RunRecord::new(
         run_id,
         prp_relative,
-        crate::run::driver::unix_now(),
+        crate::driver::unix_now(),
         &context.config.breaker,
     );
     if let Some(path) = &worktree
@@ -465,7 +464,7 @@ fn refuse_a_second_run_in_place(session: &SessionPaths, home: &Path) -> Result<(
 /// named in the log): an in-place run's base is the working tree, and the user's own work must
 /// not land in the pull request.
 fn check_uncommitted(repo: &Path, dirty: DirtyTree) -> Result<(), SessionFailure> {
-    let mut files = ship::git::uncommitted(repo).map_err(|source| SessionError::Status {
+    let mut files = prpd_ship::git::uncommitted(repo).map_err(|source| SessionError::Status {
         repo: repo.to_path_buf(),
         source: Box::new(source),
     })?;
@@ -588,7 +587,7 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
         if let Err(error) = unsealed {
             tracing::warn!(%error, "could not drop the seal of the aborted run's earlier record");
         }
-        crate::run::driver::write_summary(&session, &record)?;
+        crate::driver::write_summary(&session, &record)?;
         release_snapshots(options, &session, &record);
         release_worktree(options, &record);
     }
@@ -655,7 +654,7 @@ fn prepare(session: &SessionPaths) -> Result<(), SessionFailure> {
 fn stop_orphaned_agent(session: &SessionPaths, run_id: &str) {
     let paths = session.run(run_id);
     let _ = std::fs::remove_file(paths.abort_request());
-    if let Some(pgid) = crate::base::process::stop_orphaned_group(&paths.agent_group()) {
+    if let Some(pgid) = prpd_base::process::stop_orphaned_group(&paths.agent_group()) {
         tracing::warn!(
             pgid,
             "stopped an agent left running by a prpd that was killed"
@@ -667,7 +666,7 @@ fn stop_orphaned_agent(session: &SessionPaths, run_id: &str) {
 /// `kill -9` (and so could not stop it): every process that carries the run's `PRPD_RUN_ID`,
 /// `setsid` and double-forked ones included.
 fn stop_escaped_processes(run_id: &str) {
-    let stopped = crate::base::process::stop_marked("PRPD_RUN_ID", run_id);
+    let stopped = prpd_base::process::stop_marked("PRPD_RUN_ID", run_id);
     if !stopped.is_empty() {
         tracing::warn!(
             stopped = %stopped.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{IndexAddOption, Oid, Repository, Signature};
 
-use crate::base::paths::SESSION_DIR;
+use prpd_base::paths::SESSION_DIR;
 use serde::{Deserialize, Serialize};
 
 /// Folders of installed dependencies that git ignores and a checkout or worktree lacks (a run's

@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository, Status, StatusOptions, WorktreeAddOptions, WorktreePruneOptions};
 
-use crate::base::paths::SESSION_DIR;
-use crate::run::frozen::is_prpd_input;
-use crate::run::snapshot::DEPENDENCY_FOLDERS;
+use crate::frozen::is_prpd_input;
+use crate::snapshot::DEPENDENCY_FOLDERS;
+use prpd_base::paths::SESSION_DIR;
 
 /// Where prpd keeps the worktrees of runs, below the common git directory.
 const WORKTREES: &str = "prpd/worktrees";

@@ -22,7 +22,7 @@
 //! scrubbed of it. The driver calls it after the push when SHIP delivers (a token, no
 //! `--dry-run`).
 //!
-//! `ship` imports only `base`, `prp` and `qa`: it knows nothing of the run record.
+//! Uses `prpd-base` and `prpd-prp` only: it knows nothing of the run record.
 
 pub mod git;
 pub mod github;

@@ -12,9 +12,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::base::phase::Phase;
-use crate::base::status_block::Verdict;
-use crate::prp::Prp;
+use prpd_base::phase::Phase;
+use prpd_base::status_block::Verdict;
+use prpd_prp::Prp;
 
 /// The trailer naming the PRP a shipped commit implements.
 pub const PRP_TRAILER: &str = "Prpd-PRP";

@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
-use crate::run::breaker::BreakerState;
-use crate::run::machine::{EscalationReason, State};
-use crate::run::record::RunRecord;
+use prpd_run::breaker::BreakerState;
+use prpd_run::machine::{EscalationReason, State};
+use prpd_run::record::RunRecord;
 
 /// When (seconds since the Unix epoch) the cooldown of `record`'s open breaker ends; `None`
 /// when the run does not wait for one.

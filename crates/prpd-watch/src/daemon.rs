@@ -30,22 +30,22 @@ use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use tokio::sync::mpsc;
 
-use crate::base::config::{Config, WatchConfig};
-use crate::base::config_file::ConfigError;
-use crate::base::lock::{self, Holder, SessionLock};
-use crate::base::paths::{SessionPaths, new_run_id};
-use crate::base::{process, shutdown};
-use crate::qa::standalone::{self, QaInputs, StandaloneRequest};
-use crate::run::driver::{InputChanges, Output, unix_now};
-use crate::run::record::{Delivery, RunRecord};
-use crate::run::session::{self, Listed, Place, Resumption, SessionFailure, Start};
-use crate::run::worktree;
-use crate::watch::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
-use crate::watch::cooldown;
-use crate::watch::files::{FileWatcher, WatchError};
-use crate::watch::notify_command;
-use crate::watch::queue::{Queue, QueueError};
-use crate::watch::trigger::Layout;
+use crate::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
+use crate::cooldown;
+use crate::files::{FileWatcher, WatchError};
+use crate::notify_command;
+use crate::queue::{Queue, QueueError};
+use crate::trigger::Layout;
+use prpd_base::config::{Config, WatchConfig};
+use prpd_base::config_file::ConfigError;
+use prpd_base::lock::{self, Holder, SessionLock};
+use prpd_base::paths::{SessionPaths, new_run_id};
+use prpd_base::{process, shutdown};
+use prpd_qa::standalone::{self, QaInputs, StandaloneRequest};
+use prpd_run::driver::{InputChanges, Output, unix_now};
+use prpd_run::record::{Delivery, RunRecord};
+use prpd_run::session::{self, Listed, Place, Resumption, SessionFailure, Start};
+use prpd_run::worktree;
 
 /// How often the loop looks for `resume` files and elapsed cooldowns while a run waits for a
 /// human.

@@ -25,8 +25,8 @@ use std::time::Duration;
 use notify_debouncer_full::{DebounceEventResult, NoCache, new_debouncer_opt};
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::watch::backend::Backend;
-use crate::watch::watched_tree::{Refused, WatchedTree};
+use crate::backend::Backend;
+use crate::watched_tree::{Refused, WatchedTree};
 
 /// Where the kernel's limit on inotify watches per user is read and set.
 const MAX_USER_WATCHES: &str = "/proc/sys/fs/inotify/max_user_watches";

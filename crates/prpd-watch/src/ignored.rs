@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::base::paths::SESSION_DIR;
+use prpd_base::paths::SESSION_DIR;
 
 /// The name of the per-directory ignore file.
 pub(super) const GITIGNORE: &str = ".gitignore";

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use ignore::WalkBuilder;
 
-use crate::watch::ignored::is_git_or_session_name;
+use crate::ignored::is_git_or_session_name;
 
 /// Whether a walk lists the kept files too, or only the directories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +68,7 @@ pub(super) fn walk(root: &Path, top: &Path, files: Files) -> KeptTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::watch::ignored::{IgnoreRules, Kind};
+    use crate::ignored::{IgnoreRules, Kind};
 
     fn write(root: &Path, file: &str) {
         let path = root.join(file);

@@ -17,7 +17,7 @@
 //! watched directories kept in step with the disk (`watched_tree.rs`), and the kernel watcher
 //! under the debouncer (`backend.rs`).
 //!
-//! `watch` sits above `run` and below `cli`: it may import every subsystem but the command line.
+//! Uses `prpd-run` and the crates below it; only the binary uses it.
 
 mod backend;
 pub mod control;

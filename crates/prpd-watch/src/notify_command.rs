@@ -8,8 +8,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::base::paths::SessionPaths;
-use crate::base::process::{self, Spec};
+use prpd_base::paths::SessionPaths;
+use prpd_base::process::{self, Spec};
 
 /// How long the command may take.
 const TIMEOUT: Duration = Duration::from_secs(30);

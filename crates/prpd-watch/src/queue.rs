@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::files;
-use crate::run::worktree::Base;
+use prpd_base::files;
+use prpd_run::worktree::Base;
 
 /// The queue as saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,7 @@ use notify::EventKind;
 use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind, RemoveKind, RenameMode};
 use notify_debouncer_full::DebouncedEvent;
 
-use crate::watch::ignored::Kind;
+use crate::ignored::Kind;
 
 /// One path a batch named.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,10 +30,10 @@ use std::path::{Path, PathBuf};
 use notify::{ErrorKind, RecursiveMode};
 use notify_debouncer_full::{DebouncedEvent, NoCache};
 
-use crate::watch::backend::Backend;
-use crate::watch::ignored::{GITIGNORE, IgnoreRules, Kind, is_git_or_session};
-use crate::watch::kept_tree::{Files, KeptTree, walk};
-use crate::watch::touched::{Touch, touched};
+use crate::backend::Backend;
+use crate::ignored::{GITIGNORE, IgnoreRules, Kind, is_git_or_session};
+use crate::kept_tree::{Files, KeptTree, walk};
+use crate::touched::{Touch, touched};
 
 /// The debouncer over the forgiving kernel watcher, with no file-id cache (inotify pairs
 /// renames itself; the cache would hold an entry per file of the repository).

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::protocols::test_plan::PlanConfig;
+use prpd_protocols::test_plan::PlanConfig;
 
 use super::graph::ExplorationGraph;
 
@@ -116,10 +116,8 @@ pub fn planner_prompt(graph: &ExplorationGraph, config: &PlanConfig) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::test_plan::{PlanAuth, PlanGuardrails};
-    use crate::protocols::web_plan::graph::{
-        ElementSummary, FieldRules, LocatorCandidate, PageNode,
-    };
+    use crate::graph::{ElementSummary, FieldRules, LocatorCandidate, PageNode};
+    use prpd_protocols::test_plan::{PlanAuth, PlanGuardrails};
 
     #[test]
     fn the_prompt_lists_pages_fields_and_asks_for_placeholders() {

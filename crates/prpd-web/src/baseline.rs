@@ -12,7 +12,7 @@
 
 use std::collections::HashSet;
 
-use crate::protocols::test_plan::{
+use prpd_protocols::test_plan::{
     CaseType, FlowPlan, PlanConfig, Priority, StepPlan, TestCasePlan, TestPlan,
 };
 
@@ -494,7 +494,7 @@ mod tests {
             skipped: Vec::new(),
         };
         let config = super::super::plan_config(
-            &crate::base::config::PlanSection::default(),
+            &prpd_base::config::PlanSection::default(),
             "http://a.test/home",
         );
         let plan = baseline(&graph, &config, "run", "now");

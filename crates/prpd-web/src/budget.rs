@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocols::test_plan::PlanGuardrails;
+use prpd_protocols::test_plan::PlanGuardrails;
 
 /// A guardrail that stopped a phase.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]

@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use url::Url;
 
-use crate::base::files;
-use crate::base::process::is_secret_name;
 use crate::browser::{Browser, BrowserError};
-use crate::protocols::test_plan::PlanConfig;
+use prpd_base::files;
+use prpd_base::process::is_secret_name;
+use prpd_protocols::test_plan::PlanConfig;
 
 use super::budget::{Budget, GuardrailHit};
 use super::graph::{ExplorationGraph, NavigationEdge, page_node};

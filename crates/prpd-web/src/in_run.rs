@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocols::test_plan::{PlannedCase, TestPlan, markdown, matches_test};
+use prpd_protocols::test_plan::{PlannedCase, TestPlan, markdown, matches_test};
 
 use super::graph::{ExplorationGraph, PageNode};
 
@@ -180,7 +180,7 @@ pub fn coverage_markdown(cases: &[WebCase], test_names: &[String]) -> String {
         let _ = writeln!(
             text,
             "| {} | {} | {} | {} | {} | {shown} |",
-            crate::qa::report::cell(&format!("{}: {}", case.id, case.name)),
+            prpd_qa::report::cell(&format!("{}: {}", case.id, case.name)),
             case.case_type,
             case.priority,
             case.pages.join(", "),
@@ -193,7 +193,7 @@ pub fn coverage_markdown(cases: &[WebCase], test_names: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::test_plan::{CaseType, Priority, TestCasePlan};
+    use prpd_protocols::test_plan::{CaseType, Priority, TestCasePlan};
 
     fn page(id: &str, url: &str, title: &str) -> PageNode {
         PageNode {

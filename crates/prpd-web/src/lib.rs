@@ -23,6 +23,7 @@
 
 mod agent_prompt;
 mod baseline;
+pub mod browser;
 mod budget;
 mod exploration;
 mod graph;
@@ -38,9 +39,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::base::config::PlanSection;
-use crate::base::files;
-use crate::protocols::test_plan::{
+use prpd_base::config::PlanSection;
+use prpd_base::files;
+use prpd_protocols::test_plan::{
     self, CaseType, PlanAuth, PlanConfig, PlanError, PlanGuardrails, TestPlan, WriteError,
 };
 

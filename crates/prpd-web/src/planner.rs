@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use url::Url;
 
-use crate::base::config::PlanSection;
-use crate::base::paths::{SessionPaths, new_run_id};
 use crate::browser::MAX_WAIT;
+use prpd_base::config::PlanSection;
+use prpd_base::paths::{SessionPaths, new_run_id};
 
 use super::exploration::{Arrival, Exploration, ExploreError};
 use super::{GuardrailHit, PlanRunError, finish, finish_agent_plan, plan_config};

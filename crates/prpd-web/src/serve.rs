@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use crate::base::process::{EnvPolicy, Service, ServiceSpec};
+use prpd_base::process::{EnvPolicy, Service, ServiceSpec};
 
 /// The app could not be started.
 #[derive(Debug, thiserror::Error)]

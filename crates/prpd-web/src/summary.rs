@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::protocols::test_plan::{CaseType, PlanGuardrails, TestPlan};
+use prpd_protocols::test_plan::{CaseType, PlanGuardrails, TestPlan};
 
 use super::budget::GuardrailHit;
 use super::exploration::Exploration;

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::base::config_file::ConfigError;
-use crate::base::phase::Phase;
+use crate::config_file::ConfigError;
+use crate::phase::Phase;
 
 use super::duration;
 use super::model;
@@ -301,7 +301,7 @@ fn stream_json_without_verbose(command: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::config::Config;
+    use crate::config::Config;
 
     #[test]
     fn phase_agents_inherit_the_default() {

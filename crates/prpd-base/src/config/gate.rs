@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::base::config_file::{ConfigError, line_and_column};
+use crate::config_file::{ConfigError, line_and_column};
 
 /// Where a setting was written: the file, line and column of its value (or its key).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,7 +246,7 @@ fn non_empty(
 
 #[cfg(test)]
 mod tests {
-    use crate::base::config::Config;
+    use crate::config::Config;
     use std::path::Path;
     use std::time::Duration;
 

@@ -8,7 +8,7 @@
 
 use std::path::{Component, Path};
 
-use crate::base::config_file::ConfigError;
+use crate::config_file::ConfigError;
 
 /// The validated pattern of `[qa] junit`, without a leading `./`; `None` when it is not set.
 pub(super) fn pattern(

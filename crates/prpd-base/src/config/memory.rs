@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::base::config_file::ConfigError;
+use crate::config_file::ConfigError;
 
 /// The default of `[memory] timeout`: one question to the memory, embedded or MCP.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -211,7 +211,7 @@ mod tests {
     fn parse(text: &str) -> Result<MemoryConfig, String> {
         let path = Path::new("prpd.toml");
         let file: File =
-            crate::base::config_file::parse_toml(path, text).map_err(|error| error.to_string())?;
+            crate::config_file::parse_toml(path, text).map_err(|error| error.to_string())?;
         memory(path, text, file.memory).map_err(|error| error.to_string())
     }
 

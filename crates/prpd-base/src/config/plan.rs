@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::base::config_file::ConfigError;
+use crate::config_file::ConfigError;
 
 /// The test types the seed names; `test_types` may list only these.
 pub const TEST_TYPES: [&str; 6] = [
@@ -216,7 +216,7 @@ fn auth(
 
 #[cfg(test)]
 mod tests {
-    use crate::base::config::Config;
+    use crate::config::Config;
 
     fn parse(text: &str) -> Result<Config, String> {
         Config::parse(std::path::Path::new("prpd.toml"), text).map_err(|error| error.to_string())
@@ -245,10 +245,10 @@ mod tests {
 
     #[test]
     fn the_examples_commented_section_parses_once_uncommented() {
-        let start = crate::base::config::EXAMPLE
+        let start = crate::config::EXAMPLE
             .find("# [plan]")
             .expect("the example documents [plan]");
-        let section = crate::base::config::EXAMPLE[start..]
+        let section = crate::config::EXAMPLE[start..]
             .lines()
             .filter_map(|line| line.strip_prefix("# "))
             .filter(|line| line.starts_with('[') || line.contains(" = "))

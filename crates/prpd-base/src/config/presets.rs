@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use crate::base::phase::Phase;
+use crate::phase::Phase;
 
 use super::agents::{AgentConfig, PromptMode};
 

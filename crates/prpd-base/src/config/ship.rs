@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::base::config_file::ConfigError;
-use crate::base::process::is_secret_name;
+use crate::config_file::ConfigError;
+use crate::process::is_secret_name;
 
 /// The placeholder of `branch` that the PRP's slug replaces.
 pub const SLUG_PLACEHOLDER: &str = "{slug}";
@@ -269,7 +269,7 @@ mod tests {
         let text = format!("# prpd.toml\n# the ship table\n\n[ship]\n{table}");
         let path = Path::new("prpd.toml");
         let file: File =
-            crate::base::config_file::parse_toml(path, &text).map_err(|error| error.to_string())?;
+            crate::config_file::parse_toml(path, &text).map_err(|error| error.to_string())?;
         ship(path, &text, file.ship).map_err(|error| error.to_string())
     }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::base::config_file::ConfigError;
+use crate::config_file::ConfigError;
 
 /// `[watch]`, validated, with every default filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]

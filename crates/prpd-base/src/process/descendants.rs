@@ -428,7 +428,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::base::process::{Spec, Termination, run};
+    use crate::process::{Spec, Termination, run};
 
     /// Set in the copy of the test binary that [`in_a_process_of_its_own`] starts.
     const OWN_PROCESS: &str = "PRPD_TEST_OWN_PROCESS";

@@ -105,7 +105,7 @@ pub fn stop_orphaned_group(group_file: &Path) -> Option<i32> {
 #[cfg(test)]
 mod group_file_tests {
     use super::*;
-    use crate::base::process::{Spec, Termination, run};
+    use crate::process::{Spec, Termination, run};
     use std::time::Duration;
 
     #[tokio::test]

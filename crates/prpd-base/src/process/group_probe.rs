@@ -1,4 +1,4 @@
-//! For tests only: whether a process group still has a live member, read from `/proc`. Every
+//! For tests only (this crate's and, with the `test-support` feature, other crates'): whether a process group still has a live member, read from `/proc`. Every
 //! test that proves a group was stopped (the process module's, the MCP memory server's) asks
 //! the same way, so it is written once. A signal-0 probe would still see the zombies that
 //! `killpg` leaves until they are reaped; they count as gone here.
@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 /// Whether no live process (zombies do not count) has process group `pgid`.
-pub(crate) fn is_group_gone(pgid: i32) -> bool {
+pub fn is_group_gone(pgid: i32) -> bool {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return true;
     };
@@ -26,7 +26,7 @@ pub(crate) fn is_group_gone(pgid: i32) -> bool {
 }
 
 /// Whether group `pgid` is gone within `limit`, looking every 20 ms.
-pub(crate) fn group_gone_within(pgid: i32, limit: Duration) -> bool {
+pub fn group_gone_within(pgid: i32, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
     loop {
         if is_group_gone(pgid) {

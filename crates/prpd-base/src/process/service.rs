@@ -155,7 +155,7 @@ mod tests {
     use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 
     use super::*;
-    use crate::base::process::group_probe::{group_gone_within, is_group_gone};
+    use crate::process::group_probe::{group_gone_within, is_group_gone};
 
     fn spec(script: &str, dir: &std::path::Path) -> ServiceSpec {
         ServiceSpec {

@@ -197,8 +197,8 @@ fn is_valid_key(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::status_block::tests::{FULL_PHASE_BLOCK, block, scalar};
-    use crate::base::status_block::{PhaseStatus, Verdict};
+    use crate::status_block::tests::{FULL_PHASE_BLOCK, block, scalar};
+    use crate::status_block::{PhaseStatus, Verdict};
 
     /// The seed's QA block, verbatim (placeholders and comments included).
     const SEED_QA_BLOCK: &str = "\

@@ -52,8 +52,8 @@ fn render_entries(
 
 #[cfg(test)]
 mod tests {
-    use crate::base::status_block::tests::{FULL_PHASE_BLOCK, block};
-    use crate::base::status_block::{PhaseStatus, StatusBlock, TestCounts, Value, Verdict};
+    use crate::status_block::tests::{FULL_PHASE_BLOCK, block};
+    use crate::status_block::{PhaseStatus, StatusBlock, TestCounts, Value, Verdict};
 
     #[test]
     fn full_phase_block_round_trips() {

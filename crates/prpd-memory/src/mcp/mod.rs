@@ -23,11 +23,11 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 
-use crate::base::config::McpServer;
-use crate::base::process::{EnvPolicy, ProcessError, Service, ServiceSpec, Termination};
-use crate::memory::entry::Entry;
-use crate::memory::finding::{Finding, Unanswered, with_sources};
-use crate::memory::query::{Capability, Question};
+use crate::entry::Entry;
+use crate::finding::{Finding, Unanswered, with_sources};
+use crate::query::{Capability, Question};
+use prpd_base::config::McpServer;
+use prpd_base::process::{EnvPolicy, ProcessError, Service, ServiceSpec, Termination};
 
 use tools::{ListedTool, Purpose, ToolMap};
 

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::memory::finding::{Finding, excerpt};
+use crate::finding::{Finding, excerpt};
 
 /// A `<result …>…</result>` element of an XML answer.
 static RESULT_ELEMENT: LazyLock<Regex> = LazyLock::new(|| {

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::*;
-use crate::base::config::McpToolNames;
-use crate::base::process::group_probe::{group_gone_within, is_group_gone};
-use crate::memory::entry::EntryKind;
-use crate::memory::query::Capability;
+use crate::entry::EntryKind;
+use crate::query::Capability;
+use prpd_base::config::McpToolNames;
+use prpd_base::process::group_probe::{group_gone_within, is_group_gone};
 
 fn fake_server() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/fake_memory_server.py")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mcp/fake_memory_server.py")
 }
 
 /// The fake server in `mode`, logging what it receives to `dir/received.jsonl`.

@@ -22,8 +22,8 @@ use std::time::Duration;
 use rusqlite::{Connection, ErrorCode, InterruptHandle, TransactionBehavior};
 use serde::Serialize;
 
-use crate::memory::entry::{Entry, EntryKind, normalize_file};
-use crate::memory::finding::{Finding, excerpt};
+use crate::entry::{Entry, EntryKind, normalize_file};
+use crate::finding::{Finding, excerpt};
 
 /// How long a writer waits for another writer's transaction before it gives up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

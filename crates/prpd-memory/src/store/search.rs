@@ -28,8 +28,8 @@ use rusqlite::OptionalExtension as _;
 
 use super::fts_query::{any_of, fts_query};
 use super::{Row, Store, StoreError};
-use crate::memory::entry::EntryKind;
-use crate::memory::finding::Finding;
+use crate::entry::EntryKind;
+use crate::finding::Finding;
 
 /// A phrase held by more entries than this is common: only its recent entries are ranked.
 pub const SELECTIVE_ENTRIES: usize = 300;

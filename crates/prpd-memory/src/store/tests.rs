@@ -227,7 +227,7 @@ fn a_long_body_gives_an_excerpt_around_the_match() {
         "{}",
         found[0].excerpt
     );
-    assert!(found[0].excerpt.chars().count() <= crate::memory::finding::EXCERPT_CHARS + 2);
+    assert!(found[0].excerpt.chars().count() <= crate::finding::EXCERPT_CHARS + 2);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! which must then appear in the evidence. A criterion with neither has no hint: it is shown
 //! as unverified rather than guessed at.
 
-use crate::prp::Prp;
+use prpd_prp::Prp;
 
 use super::plan::CriticalPoint;
 
@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn criteria_become_points_in_order() {
-        let prp = crate::prp::parse(
+        let prp = prpd_prp::parse(
             std::path::Path::new("PRPs/x.md"),
             "# X\n\n## Success Criteria\n\n- [ ] `a` works\n- [ ] b is nice\n",
         )

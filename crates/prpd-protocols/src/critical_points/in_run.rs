@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::qa::metrics::Outcome;
-use crate::qa::runner::{CheckResult, CheckStatus};
+use prpd_qa::metrics::Outcome;
+use prpd_qa::runner::{CheckResult, CheckStatus};
 
 use super::evidence::Evidence;
 use super::table;
@@ -149,7 +149,7 @@ pub fn check_result(verdict: &PlanVerdict) -> CheckResult {
         source: None,
         exit_code: None,
         duration_ms: 0,
-        metrics: crate::qa::metrics::Metrics::default(),
+        metrics: prpd_qa::metrics::Metrics::default(),
         detail,
         failing_tests: Vec::new(),
         output_tail: if status == CheckStatus::Fail {
@@ -165,9 +165,9 @@ pub fn check_result(verdict: &PlanVerdict) -> CheckResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::critical_points::from_prp;
-    use crate::protocols::critical_points::plan::Plan;
-    use crate::protocols::critical_points::verdict;
+    use crate::critical_points::from_prp;
+    use crate::critical_points::plan::Plan;
+    use crate::critical_points::verdict;
 
     const PATCH: &str = "\
 diff --git a/src/textkit.js b/src/textkit.js
@@ -201,7 +201,7 @@ diff --git a/PRPs/word-stats.md b/PRPs/word-stats.md
             text.push_str(criterion);
             text.push('\n');
         }
-        let prp = crate::prp::parse(Path::new("PRPs/word-stats.md"), &text);
+        let prp = prpd_prp::parse(Path::new("PRPs/word-stats.md"), &text);
         let points = prp.map(|prp| from_prp::points(&prp)).unwrap_or_default();
         let plan = Plan {
             plan_id: "run".to_owned(),
@@ -285,7 +285,7 @@ diff --git a/PRPs/word-stats.md b/PRPs/word-stats.md
     fn tests_named_by_a_run_are_rows_with_their_outcome() {
         let mut test = check("test", "npm test", CheckStatus::Pass);
         // Real runner output (cargo's), read as QA reads it.
-        test.metrics = crate::qa::metrics::parse_output(
+        test.metrics = prpd_qa::metrics::parse_output(
             "test ac_1_word_stats_counts_words ... ok\ntest ac_2_word_stats_averages ... FAILED\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored\n".as_bytes(),
         );
         let rows = evidence_from_checks(&[test]);
@@ -297,7 +297,7 @@ diff --git a/PRPs/word-stats.md b/PRPs/word-stats.md
     #[test]
     fn a_test_the_run_skipped_fails_the_point_that_names_it() {
         let mut test = check("test", "cargo test", CheckStatus::Pass);
-        test.metrics = crate::qa::metrics::parse_output(
+        test.metrics = prpd_qa::metrics::parse_output(
             "test word_stats_counts ... ok\ntest word_stats_averages ... ignored\n\ntest result: ok. 1 passed; 0 failed; 1 ignored\n".as_bytes(),
         );
         let rows = evidence_from_checks(&[test]);

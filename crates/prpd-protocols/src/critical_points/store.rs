@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::evidence::{self, BadEvidence};
 use super::plan::{self, Plan, PlanError};
 use super::verdict::{self, PlanVerdict};
-use crate::base::files::write_atomically;
+use prpd_base::files::write_atomically;
 
 /// How long a plan lives.
 pub const TTL: Duration = Duration::from_secs(30 * 60);

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::verdict::{PlanVerdict, PointStatus};
-use crate::qa::report;
+use prpd_qa::report;
 
 /// A cell shows at most this many characters of an evidence row.
 const CELL_CHARS: usize = 120;
@@ -61,8 +61,8 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::critical_points::evidence::Evidence;
-    use crate::protocols::critical_points::{plan, verdict};
+    use crate::critical_points::evidence::Evidence;
+    use crate::critical_points::{plan, verdict};
     use serde_json::json;
     use std::time::{Duration, SystemTime};
 

@@ -199,7 +199,7 @@ fn push_quoted(quoted: &mut Vec<String>, row: &Evidence) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::critical_points::plan;
+    use crate::critical_points::plan;
     use serde_json::json;
     use std::time::{Duration, SystemTime};
 

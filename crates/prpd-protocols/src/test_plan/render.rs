@@ -76,8 +76,8 @@ pub fn markdown(case: &TestCasePlan) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::test_plan::extract::find_plan;
-    use crate::protocols::test_plan::model::{CaseType, Priority, StepPlan};
+    use crate::test_plan::extract::find_plan;
+    use crate::test_plan::model::{CaseType, Priority, StepPlan};
 
     fn login() -> TestCasePlan {
         TestCasePlan {

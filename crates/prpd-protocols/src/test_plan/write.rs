@@ -11,7 +11,7 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::base::files;
+use prpd_base::files;
 
 use super::model::TestPlan;
 use super::render::markdown;
@@ -110,7 +110,7 @@ fn real_directories(root: &Path, dir: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::test_plan::model::{CaseType, Priority, StepPlan, TestCasePlan};
+    use crate::test_plan::model::{CaseType, Priority, StepPlan, TestCasePlan};
 
     fn plan(paths: &[&str]) -> TestPlan {
         TestPlan {

@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::result::{AcceptanceRow, RowStatus};
-use crate::prp::Acceptance;
-use crate::qa::method::{AcceptanceId, test_files_naming};
-use crate::qa::metrics::{Outcome, TestCases};
+use prpd_prp::Acceptance;
+use prpd_qa::method::{AcceptanceId, test_files_naming};
+use prpd_qa::metrics::{Outcome, TestCases};
 
 /// What the test command's run can say about the criteria.
 #[derive(Debug, Clone, Copy)]

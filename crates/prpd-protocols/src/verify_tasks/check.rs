@@ -9,8 +9,8 @@ use std::path::Path;
 
 use super::render::{TERMINAL_TAIL_LINES, render};
 use super::result::{CommandOutcome, Finding, TaskResult, Verdict};
-use crate::qa::metrics::Metrics;
-use crate::qa::runner::{CheckResult, CheckStatus};
+use prpd_qa::metrics::Metrics;
+use prpd_qa::runner::{CheckResult, CheckStatus};
 
 /// The category of these checks in QA's report.
 const CATEGORY: &str = "[VERIFY] tasks";
@@ -106,8 +106,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::protocols::verify_tasks::result::CommandRun;
-    use crate::protocols::verify_tasks::task::parse;
+    use crate::verify_tasks::result::CommandRun;
+    use crate::verify_tasks::task::parse;
 
     fn result(outcomes: Vec<CommandOutcome>) -> TaskResult {
         TaskResult {

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::task::{Checkbox, VerifyTask};
-use crate::base::files;
+use prpd_base::files;
 
 /// What marking a task did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +60,7 @@ pub fn mark_done(path: &Path, task: &VerifyTask) -> std::io::Result<Marked> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::verify_tasks::task::parse;
+    use crate::verify_tasks::task::parse;
 
     #[test]
     fn only_the_tasks_own_line_is_ticked() {

@@ -20,8 +20,8 @@ use regex::Regex;
 
 use super::result::{CommandOutcome, CommandRun, TestCounts};
 use super::task::is_placeholder;
-use crate::base::process::{self, Missing, ProcessError, Spec, Termination, find_program};
-use crate::qa::metrics::{self, Metrics};
+use prpd_base::process::{self, Missing, ProcessError, Spec, Termination, find_program};
+use prpd_qa::metrics::{self, Metrics};
 
 /// A command prpd already ran on this tree, kept so that the same command is not run twice.
 #[derive(Debug, Clone)]

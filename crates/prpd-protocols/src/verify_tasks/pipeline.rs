@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use super::result::PipelineFinding;
-use crate::base::config::ShipConfig;
-use crate::base::secret::Secret;
-use crate::ship::github::{self, PollPolicy, RemoteCheck, RemoteChecks};
+use prpd_base::config::ShipConfig;
+use prpd_base::secret::Secret;
+use prpd_ship::github::{self, PollPolicy, RemoteCheck, RemoteChecks};
 
 /// The remote CI's word on `HEAD` of the repository at `repo`.
 pub async fn remote_checks(repo: &Path, ship: &ShipConfig) -> PipelineFinding {

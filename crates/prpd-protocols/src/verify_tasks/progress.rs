@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::base::files;
-use crate::prp::unfenced_lines;
+use prpd_base::files;
+use prpd_prp::unfenced_lines;
 
 /// The file name the seed keeps progress in, beside the task list.
 pub const FILE_NAME: &str = ".progress.md";

@@ -22,9 +22,9 @@ use super::result::{
     AcceptanceRow, CommandOutcome, CommandRun, Finding, PipelineFinding, RowStatus, TaskResult,
     short_sha,
 };
-use crate::base::files;
-use crate::qa::report::cell;
-use crate::ship::github::{ChecksOutcome, Conclusion, RemoteChecks};
+use prpd_base::files;
+use prpd_qa::report::cell;
+use prpd_ship::github::{ChecksOutcome, Conclusion, RemoteChecks};
 
 /// How many output lines of a failed command stdout shows.
 pub const TERMINAL_TAIL_LINES: usize = 20;
@@ -199,9 +199,9 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     use super::*;
-    use crate::protocols::verify_tasks::result::TestCounts;
-    use crate::protocols::verify_tasks::task::parse;
-    use crate::ship::github::{CheckSource, RemoteCheck};
+    use crate::verify_tasks::result::TestCounts;
+    use crate::verify_tasks::task::parse;
+    use prpd_ship::github::{CheckSource, RemoteCheck};
 
     fn result(line: &str, finding: Finding) -> TaskResult {
         TaskResult {

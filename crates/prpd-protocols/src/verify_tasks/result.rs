@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::task::VerifyTask;
-use crate::ship::github::RemoteChecks;
+use prpd_ship::github::RemoteChecks;
 
 /// One task and what verifying it found.
 #[derive(Debug, Clone)]
@@ -199,7 +199,7 @@ pub fn short_sha(sha: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocols::verify_tasks::task::parse;
+    use crate::verify_tasks::task::parse;
 
     fn task() -> VerifyTask {
         parse("- [ ] V1 [VERIFY] Quality check: a && b")

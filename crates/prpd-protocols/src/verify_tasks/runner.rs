@@ -16,11 +16,11 @@ use super::command_run::{Ran, Settings, run_command};
 use super::pipeline;
 use super::result::{CommandOutcome, CommandRun, Finding, TaskResult};
 use super::task::{TaskKind, VerifyTask};
-use crate::base::config::ShipConfig;
-use crate::base::process::{ProcessError, Termination};
-use crate::prp::Acceptance;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::{self, Detection};
+use prpd_base::config::ShipConfig;
+use prpd_base::process::{ProcessError, Termination};
+use prpd_prp::Acceptance;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::{self, Detection};
 
 /// The local CI's kinds of command, in the seed's order.
 const LOCAL_CI: [CommandKind; 4] = [

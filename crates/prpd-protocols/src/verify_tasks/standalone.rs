@@ -15,15 +15,15 @@ use super::render::{TERMINAL_TAIL_LINES, progress_entry, render};
 use super::result::Verdict;
 use super::runner::{Context, Criteria, PipelineMode, Runner};
 use super::task::{VerifyTask, parse};
-use crate::base::config::Config;
-use crate::base::config_file::ConfigError;
-use crate::base::paths::{SessionPaths, new_run_id};
-use crate::base::process::ProcessError;
-use crate::prp::acceptance_criteria;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::DetectError;
-use crate::qa::settings;
-use crate::qa::tools_mapping::ToolsMapping;
+use prpd_base::config::Config;
+use prpd_base::config_file::ConfigError;
+use prpd_base::paths::{SessionPaths, new_run_id};
+use prpd_base::process::ProcessError;
+use prpd_prp::acceptance_criteria;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::DetectError;
+use prpd_qa::settings;
+use prpd_qa::tools_mapping::ToolsMapping;
 
 /// The file ralph-specum keeps acceptance criteria in, beside `tasks.md`.
 const REQUIREMENTS: &str = "requirements.md";

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::commands::split_commands;
-use crate::prp::unfenced_lines;
+use prpd_prp::unfenced_lines;
 
 /// One `[VERIFY]` task.
 #[derive(Debug, Clone, PartialEq, Eq)]

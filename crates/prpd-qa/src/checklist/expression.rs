@@ -22,7 +22,7 @@
 
 use std::fmt;
 
-use crate::qa::metrics::{MetricValue, Metrics};
+use crate::metrics::{MetricValue, Metrics};
 
 mod parser;
 

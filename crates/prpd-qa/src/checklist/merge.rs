@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use crate::base::config::CheckSetting;
-use crate::base::config_file::ConfigError;
+use prpd_base::config::CheckSetting;
+use prpd_base::config_file::ConfigError;
 
 use super::{
     Action, Checklist, RawFile, Validation, action_of, disabled_of, new_check, severity,
@@ -114,9 +114,9 @@ mod tests {
     use std::path::Path;
     use std::time::Duration;
 
-    use crate::base::config::Config;
-    use crate::qa::checklist::{Action, Category, Checklist, Severity};
-    use crate::qa::method::Method;
+    use crate::checklist::{Action, Category, Checklist, Severity};
+    use crate::method::Method;
+    use prpd_base::config::Config;
 
     fn over(text: &str) -> Result<Checklist, String> {
         Checklist::over_builtin(Path::new("qa-checklist.yml"), text)

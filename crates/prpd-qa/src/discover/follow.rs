@@ -7,7 +7,7 @@
 //! script, a script `"test": "make check"` hides the recipe, and so on down a chain. So every
 //! command discovery would pick, and the text judged behind it, is searched here for calls of
 //! `make`, `npm`, `pnpm`, `yarn`, `bun` and `just` (`follow/call.rs`), segment by segment as
-//! [`crate::qa::safety`] splits commands, with the folder each call runs in (`make -C sub`,
+//! [`crate::safety`] splits commands, with the folder each call runs in (`make -C sub`,
 //! `npm --prefix sub`, `yarn --cwd sub`, `just -d sub`, `cd sub && …`, `(cd sub; …)`). Each
 //! call is read through the readers of the sources themselves ([`make::load`],
 //! [`package_json::read`], [`just::load`]), the text it runs is judged by the same rule
@@ -42,7 +42,7 @@ use super::make::{self, Makefile, Override};
 use super::package_json::{self, Package};
 use super::tool_config::ToolConfig;
 use super::{Directory, Origin};
-use crate::qa::safety::{Unsafe, is_safe};
+use crate::safety::{Unsafe, is_safe};
 
 /// How many task-runner calls deep a chain may go below the command (`make test` → `npm
 /// test` → `make check` is two).

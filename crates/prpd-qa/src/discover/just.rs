@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::{Candidate, CommandKind, DetectError, Directory};
-use crate::qa::safety::Unsafe;
+use crate::safety::Unsafe;
 
 /// The names just looks for, in its own order.
 pub(super) const FILE_NAMES: &[&str] = &["justfile", "Justfile", ".justfile"];

@@ -33,7 +33,7 @@ use expand::Expander;
 pub(super) use expand::Unexpandable;
 
 use super::{Candidate, CommandKind, DetectError, Directory, logical_lines};
-use crate::qa::safety::Unsafe;
+use crate::safety::Unsafe;
 
 /// GNU make's file names, in the order make itself looks for them.
 const FILE_NAMES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];

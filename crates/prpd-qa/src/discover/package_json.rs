@@ -22,8 +22,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{Candidate, CommandKind, DetectError, Directory};
-use crate::base::config_file::ConfigError;
-use crate::qa::safety::segments;
+use crate::safety::segments;
+use prpd_base::config_file::ConfigError;
 
 /// A JavaScript package manager.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

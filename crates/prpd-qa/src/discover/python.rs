@@ -14,7 +14,7 @@
 use toml::{Table, Value};
 
 use super::{Candidate, CommandKind, DetectError, Directory};
-use crate::base::config_file::parse_toml;
+use prpd_base::config_file::parse_toml;
 
 /// `pyproject.toml` tables and the command each implies.
 const PYPROJECT_TABLES: &[(&[&str], CommandKind, &str)] = &[

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{Detection, Discovered, PackageManager};
-use crate::qa::command::CommandKind;
+use crate::command::CommandKind;
 
 impl Detection {
     /// The human report: stacks, package manager, then the seed's "Quality Commands" table

@@ -13,8 +13,8 @@ use std::path::Path;
 use toml::{Table, Value};
 
 use super::{DetectError, Directory};
-use crate::base::config_file::parse_toml;
-use crate::qa::safety::{Unsafe, segments};
+use crate::safety::{Unsafe, segments};
+use prpd_base::config_file::parse_toml;
 
 /// ruff's configuration files, in the order ruff prefers them within one directory.
 const RUFF_FILES: &[&str] = &[".ruff.toml", "ruff.toml", "pyproject.toml"];

@@ -87,9 +87,9 @@ pub(super) fn check_docs_adr(repo: &Path) -> MethodOutcome {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::method::tests::{Repo, figure};
-    use crate::qa::method::{Method, MethodOutcome};
-    use crate::qa::metrics::MetricValue;
+    use crate::method::tests::{Repo, figure};
+    use crate::method::{Method, MethodOutcome};
+    use crate::metrics::MetricValue;
 
     #[test]
     fn check_docs_adr_needs_a_record_not_a_template() {

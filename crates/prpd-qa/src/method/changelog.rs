@@ -84,9 +84,9 @@ pub(super) fn grep_changelog(context: &MethodContext<'_>) -> MethodOutcome {
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::qa::method::tests::{MULTIPLICATION, Repo, figure, prp, rate_limiter};
-    use crate::qa::method::{BaseDocs, Method, MethodOutcome};
-    use crate::qa::metrics::MetricValue;
+    use crate::method::tests::{MULTIPLICATION, Repo, figure, prp, rate_limiter};
+    use crate::method::{BaseDocs, Method, MethodOutcome};
+    use crate::metrics::MetricValue;
 
     #[test]
     fn grep_changelog_looks_for_the_feature() {

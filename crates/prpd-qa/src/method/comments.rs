@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::files::{Budget, Reader, extension, is_test_path};
 use super::{MethodOutcome, measured, regex};
-use crate::qa::metrics::Metrics;
+use crate::metrics::Metrics;
 
 /// Functions longer than this many lines need a comment or doc saying what they do.
 const LONG_FUNCTION_LINES: usize = 40;
@@ -412,9 +412,9 @@ fn lua_body_end(lines: &[&str], start: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::method::tests::{Repo, figure};
-    use crate::qa::method::{Method, MethodOutcome};
-    use crate::qa::metrics::MetricValue;
+    use crate::method::tests::{Repo, figure};
+    use crate::method::{Method, MethodOutcome};
+    use crate::metrics::MetricValue;
 
     fn long_body(prefix: &str, count: usize) -> String {
         (0..count)

@@ -31,7 +31,7 @@ use regex::Regex;
 
 use super::added_code::CodeName;
 use super::regex;
-use crate::prp::Prp;
+use prpd_prp::Prp;
 
 /// Words too common to identify a feature.
 const STOP_WORDS: &[&str] = &[
@@ -592,7 +592,7 @@ fn paragraphs(text: &str) -> Vec<Vec<(usize, &str)>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::method::tests::prp;
+    use crate::method::tests::prp;
 
     fn feature(prp_text: &str, code: &[(&str, &str)]) -> Feature {
         let code: Vec<CodeName> = code

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use git2::{Repository, Status, StatusOptions};
 
-use crate::qa::stack::SKIPPED_DIRS;
+use crate::stack::SKIPPED_DIRS;
 
 /// Files bigger than this are not read: no README, test or source file a person maintains is
 /// this large, and reading generated blobs would make QA slow.
@@ -220,7 +220,7 @@ const TEST_DIRECTORIES: &[&str] = &["test", "tests", "spec", "specs", "__tests__
 /// A file that holds tests judged by its path alone: under a test folder, or named like a test
 /// (`test_x.py`, `x_test.go`, `x.test.ts`, `x.spec.js`, `x_spec.lua`, `XTest.java`), but not
 /// merely containing the letters (`latest.rs`, `contest.go`).
-pub(crate) fn is_test_path(relative: &Path) -> bool {
+pub fn is_test_path(relative: &Path) -> bool {
     let in_test_directory = relative.parent().is_some_and(|parent| {
         parent.components().any(|component| {
             TEST_DIRECTORIES.contains(&component.as_os_str().to_string_lossy().as_ref())

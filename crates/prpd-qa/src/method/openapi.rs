@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::files::{display, extension, read_text};
 use super::{MethodOutcome, measured};
-use crate::qa::metrics::Metrics;
+use crate::metrics::Metrics;
 
 /// Where `OpenAPI` documents usually live, and their usual names.
 const OPENAPI_DIRECTORIES: &[&str] = &["", "docs", "api"];
@@ -114,9 +114,9 @@ fn describe_openapi(
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::method::Method;
-    use crate::qa::method::tests::{Repo, figure};
-    use crate::qa::metrics::MetricValue;
+    use crate::method::Method;
+    use crate::method::tests::{Repo, figure};
+    use crate::metrics::MetricValue;
 
     #[test]
     fn validate_openapi_checks_version_and_paths() {

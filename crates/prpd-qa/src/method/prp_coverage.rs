@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use super::files::{extension, is_test_path, read_text, walk};
 use super::{EarlierCheck, Ended};
 use super::{MethodContext, MethodOutcome, measured, test_definitions};
-use crate::prp::{Prp, Requirement, RequirementKind, id_tokens, names_id};
-use crate::qa::metrics::{Metrics, Outcome};
-use crate::qa::table_cell::cell;
+use crate::metrics::{Metrics, Outcome};
+use crate::table_cell::cell;
+use prpd_prp::{Prp, Requirement, RequirementKind, id_tokens, names_id};
 
 /// Prose files never count as tests: the PRP itself would otherwise "cover" every criterion.
 const PROSE_EXTENSIONS: &[&str] = &["md", "markdown", "rst", "txt", "adoc"];
@@ -30,7 +30,7 @@ pub struct AcceptanceId {
 
 impl AcceptanceId {
     /// The matcher of `id`: the same rule as a requirement's test names
-    /// ([`crate::prp::Requirement::is_named_by`]).
+    /// ([`prpd_prp::Requirement::is_named_by`]).
     pub fn new(id: &str) -> AcceptanceId {
         AcceptanceId {
             id: id.to_owned(),
@@ -393,12 +393,12 @@ pub(crate) fn requirements_section(trace: &Trace) -> String {
 #[cfg(test)]
 mod tests {
     use super::{AcceptanceId, test_files_naming};
-    use crate::prp::Prp;
-    use crate::qa::method::tests::{Repo, figure, prp, rate_limiter};
-    use crate::qa::method::{EarlierCheck, Ended};
-    use crate::qa::method::{Method, MethodOutcome};
-    use crate::qa::metrics::Metrics;
-    use crate::qa::metrics::{MetricValue, parse_output};
+    use crate::method::tests::{Repo, figure, prp, rate_limiter};
+    use crate::method::{EarlierCheck, Ended};
+    use crate::method::{Method, MethodOutcome};
+    use crate::metrics::Metrics;
+    use crate::metrics::{MetricValue, parse_output};
+    use prpd_prp::Prp;
 
     /// A check that ran and printed `output` (real runner output), ending `ended`.
     struct Ran {

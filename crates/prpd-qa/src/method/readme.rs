@@ -94,9 +94,9 @@ fn describe(readmes: usize, docs: usize, first: &str) -> String {
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::qa::method::tests::{MULTIPLICATION, Repo, figure, prp, rate_limiter};
-    use crate::qa::method::{BaseDocs, Method};
-    use crate::qa::metrics::MetricValue;
+    use crate::method::tests::{MULTIPLICATION, Repo, figure, prp, rate_limiter};
+    use crate::method::{BaseDocs, Method};
+    use crate::metrics::MetricValue;
 
     #[test]
     fn grep_readme_finds_the_title_or_its_key_words() {

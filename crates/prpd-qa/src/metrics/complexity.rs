@@ -73,7 +73,7 @@ pub(super) fn generic_complexity(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::tests::{number_of, parse};
+    use crate::metrics::tests::{number_of, parse};
 
     #[test]
     fn complexity_parsers() {

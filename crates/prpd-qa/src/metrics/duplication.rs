@@ -46,7 +46,7 @@ pub(super) fn dupl(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::tests::{number_of, parse};
+    use crate::metrics::tests::{number_of, parse};
 
     #[test]
     fn jscpd_total_row_and_sentences() {

@@ -16,7 +16,7 @@
 
 use roxmltree::{Document, Node};
 
-use crate::qa::metrics::{Metrics, Outcome, TestCases, TestSummary, add_counts};
+use crate::metrics::{Metrics, Outcome, TestCases, TestSummary, add_counts};
 
 /// The figures a test run's report replaces.
 const TEST_FIGURES: [&str; 4] = [
@@ -198,7 +198,7 @@ fn case_name(case: Node<'_, '_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::metrics::MetricValue;
+    use crate::metrics::MetricValue;
 
     fn read(reports: &[&str]) -> Result<Metrics, JunitError> {
         let mut tests = JunitTests::default();
@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn a_report_replaces_the_console_test_figures_only() {
-        let mut console = crate::qa::metrics::parse_output(
+        let mut console = crate::metrics::parse_output(
             "test result: ok. 9 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n".as_bytes(),
         );
         console.set_number("exit_code", 0.0);

@@ -95,7 +95,7 @@ pub(super) fn flake8_item(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::tests::{number_of, parse};
+    use crate::metrics::tests::{number_of, parse};
 
     fn lint(text: &str) -> Option<(f64, f64)> {
         let metrics = parse(text);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::qa::metrics::{JunitTests, Metrics, Outcome, parse_log};
+use crate::metrics::{JunitTests, Metrics, Outcome, parse_log};
 
 /// What a person concluded from one captured output.
 #[derive(Debug, Deserialize)]
@@ -40,7 +40,7 @@ struct Truth {
 
 fn fixtures(folder: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("../../tests/fixtures")
         .join(folder)
 }
 

@@ -22,7 +22,7 @@ mod ruby;
 mod rust;
 mod tap;
 
-use crate::qa::metrics::{Finding, TestSummary};
+use crate::metrics::{Finding, TestSummary};
 
 /// A parser of one kind of line.
 pub(super) type Parser = fn(&str) -> Option<Finding>;

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::qa::memory_context::MemorySection;
+use crate::memory_context::MemorySection;
 
 /// How many key findings a row of the table quotes.
 const QUOTED_FINDINGS: usize = 3;

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::files;
-use crate::base::process::{self, Termination};
-use crate::qa::junit;
+use crate::junit;
+use prpd_base::files;
+use prpd_base::process::{self, Termination};
 
 /// How many lines of an earlier log stand for the tail a fresh run would have kept.
 const TAIL_LINES: usize = 40;

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::{CheckResult, CheckStatus};
-use crate::qa::method::{EarlierCheck, Ended};
+use crate::method::{EarlierCheck, Ended};
 
 /// The checks that ran before the methods, as F2's evidence: `test_checks` are the ids of the
 /// checks that run the tests.

@@ -4,9 +4,9 @@
 //! wrote (`qa/junit.rs`); a report that was not written, or cannot be read, fails the check and
 //! says so, whatever the console printed.
 
-use crate::qa::checklist::CheckSpec;
-use crate::qa::failures::FailingTests;
-use crate::qa::junit::{ReportProblem, Reports};
+use crate::checklist::CheckSpec;
+use crate::failures::FailingTests;
+use crate::junit::{ReportProblem, Reports};
 
 use super::{CheckResult, Finding, Resolved, evaluation_finding, one_line_tail};
 

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::config::AgentConfig;
+use prpd_base::config::AgentConfig;
 
 /// The `.git/info/exclude` line that keeps Aider's files out of the snapshots.
 pub const EXCLUDE_PATTERN: &str = "/.aider*";
@@ -47,7 +47,7 @@ impl SavedIndex {
         }
         tracing::info!(path = %self.path.display(), "putting back the index the agent staged files in");
         let restored = match &self.bytes {
-            Some(bytes) => crate::base::files::write_atomically(&self.path, bytes),
+            Some(bytes) => prpd_base::files::write_atomically(&self.path, bytes),
             None => std::fs::remove_file(&self.path),
         };
         if let Err(error) = restored {

@@ -9,10 +9,10 @@
 
 use std::path::Path;
 
-use crate::base::config::Agents;
-use crate::base::phase::Phase;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
+use prpd_base::config::Agents;
+use prpd_base::phase::Phase;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::Detection;
 
 /// The file a CLI may write its last message to, inside the iteration's directory.
 pub const LAST_MESSAGE_FILE: &str = "last-message.md";
@@ -117,7 +117,7 @@ pub(super) fn expand(command: &[String], values: &Values<'_>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::config::Config;
+    use prpd_base::config::Config;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|item| (*item).to_owned()).collect()

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use crate::base::process::{Outcome, Termination};
-use crate::base::status_block::Found;
-use crate::protocols::test_plan;
-use crate::run::breaker::{AgentEnd, normalise_error};
+use crate::breaker::{AgentEnd, normalise_error};
+use prpd_base::process::{Outcome, Termination};
+use prpd_base::status_block::Found;
+use prpd_protocols::test_plan;
 
 use super::formats::{aider_model, aider_usage, find_codex_run};
 use super::output::{ClaudeResult, find_answer_block, find_claude_result};
@@ -91,7 +91,7 @@ pub(super) fn read_report(
         .unwrap_or(printed);
     let status = find_answer_block(answer);
     let output_tail = if claude.is_some() || !std::ptr::eq(answer, printed) {
-        crate::base::files::last_lines(answer, TAIL_LINES)
+        prpd_base::files::last_lines(answer, TAIL_LINES)
     } else {
         outcome.tail.clone()
     };
@@ -271,7 +271,7 @@ fn failure_end(
 
 /// The last lines of a failed run's answer, with Claude's error list when there is one.
 fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
-    let mut text = crate::base::files::last_lines(answer, FAILURE_LINES);
+    let mut text = prpd_base::files::last_lines(answer, FAILURE_LINES);
     for error in claude.iter().flat_map(|result| &result.errors) {
         text.push('\n');
         text.push_str(error);

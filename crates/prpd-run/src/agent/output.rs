@@ -9,8 +9,8 @@ use std::path::Path;
 use serde_json::{Map, Value as Json};
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use crate::base::process::Outcome;
-use crate::base::status_block::{Found, START_DELIMITER, StatusBlock, Value, find_last};
+use prpd_base::process::Outcome;
+use prpd_base::status_block::{Found, START_DELIMITER, StatusBlock, Value, find_last};
 
 use super::Usage;
 

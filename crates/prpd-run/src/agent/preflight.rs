@@ -6,9 +6,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::base::config::Agents;
-use crate::base::phase::Phase;
-use crate::base::process::{self, Missing};
+use prpd_base::config::Agents;
+use prpd_base::phase::Phase;
+use prpd_base::process::{self, Missing};
 
 /// Agents of the configuration that cannot be started.
 #[derive(Debug, thiserror::Error)]
@@ -125,7 +125,7 @@ pub fn check_installed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::config::Config;
+    use prpd_base::config::Config;
 
     #[test]
     fn each_agent_table_that_cannot_start_is_named_once() {

@@ -4,7 +4,7 @@
 use serde_json::Value as Json;
 
 use super::*;
-use crate::base::status_block::StatusBlock;
+use prpd_base::status_block::StatusBlock;
 
 const BLOCK: &str = "---PRP_PHASE_STATUS---\nPHASE: GREEN\nSTATUS: COMPLETE\nEXIT_SIGNAL: true\n---END_PRP_PHASE_STATUS---\n";
 const PROMPT: &str = "# GREEN\nMake the tests pass.\n";
@@ -685,7 +685,7 @@ async fn claude_reports_the_model_it_worked_with() {
     let config = fixture.printing(&format!("{json}\n"), 0);
     let report = fixture.invoke(&config).await;
     assert_eq!(report.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
-    assert!(crate::base::config::model::same(
+    assert!(prpd_base::config::model::same(
         report.model.as_deref().unwrap_or_default(),
         "sonnet"
     ));

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::phase::Phase;
-use crate::run::gate::TestCounts;
+use crate::gate::TestCounts;
+use prpd_base::phase::Phase;
 
 /// How the agent invocation of an iteration ended, as the agent module read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

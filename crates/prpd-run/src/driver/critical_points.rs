@@ -6,12 +6,12 @@
 
 use std::path::PathBuf;
 
-use crate::protocols::critical_points::from_prp::{self, RunPoint};
-use crate::protocols::critical_points::in_run::{self, FileChange};
-use crate::protocols::critical_points::plan::Plan;
-use crate::protocols::critical_points::{table, verdict};
-use crate::qa::runner::{QaOutcome, ReportSection};
-use crate::run::snapshot::Change;
+use crate::snapshot::Change;
+use prpd_protocols::critical_points::from_prp::{self, RunPoint};
+use prpd_protocols::critical_points::in_run::{self, FileChange};
+use prpd_protocols::critical_points::plan::Plan;
+use prpd_protocols::critical_points::{table, verdict};
+use prpd_qa::runner::{QaOutcome, ReportSection};
 
 use super::{DriveError, Driver, write_json};
 
@@ -73,7 +73,7 @@ impl Driver {
     /// The files the run changed since its base and the lines it added, as evidence rows.
     fn change_evidence(
         &self,
-    ) -> Result<Vec<crate::protocols::critical_points::Evidence>, DriveError> {
+    ) -> Result<Vec<prpd_protocols::critical_points::Evidence>, DriveError> {
         let (Some(base), Some(last)) = (&self.record.snapshots.base, &self.record.snapshots.last)
         else {
             return Ok(Vec::new());

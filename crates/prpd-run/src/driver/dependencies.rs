@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::run::snapshot::DEPENDENCY_FOLDERS;
+use crate::snapshot::DEPENDENCY_FOLDERS;
 
 /// What the checkout borrowed, and the environment its test run needs because of it.
 #[derive(Debug, Default)]

@@ -4,10 +4,10 @@
 //! never in a dry run or without a token; a failure to open it is said in the log and at the end
 //! of the report, and never changes the escalation itself.
 
-use crate::base::files;
-use crate::base::secret::Secret;
-use crate::run::machine::EscalationReason;
-use crate::run::record::Delivery;
+use crate::machine::EscalationReason;
+use crate::record::Delivery;
+use prpd_base::files;
+use prpd_base::secret::Secret;
 
 use super::{DriveError, Driver};
 

@@ -3,8 +3,8 @@
 //! apart because SHIP's pull request and remote checks and the escalation issue all need it,
 //! and each must refuse the same way when prpd cannot tell where to go.
 
-use crate::base::secret::Secret;
-use crate::ship::github::{self, GitHub};
+use prpd_base::secret::Secret;
+use prpd_ship::github::{self, GitHub};
 
 use super::Driver;
 

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::base::paths::SessionPaths;
-use crate::base::phase::Phase;
-use crate::run::escalation;
-use crate::run::machine::{EscalationReason, State};
-use crate::run::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
-use crate::ship::github::IssueRef;
+use crate::escalation;
+use crate::machine::{EscalationReason, State};
+use crate::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
+use prpd_base::paths::SessionPaths;
+use prpd_base::phase::Phase;
+use prpd_ship::github::IssueRef;
 
 use super::{DriveError, Driver, write_json, write_text};
 
@@ -45,7 +45,7 @@ fn last_blocks(log: &Path, count: usize) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(log) else {
         return Vec::new();
     };
-    let end = crate::base::status_block::END_DELIMITER;
+    let end = prpd_base::status_block::END_DELIMITER;
     let mut blocks: Vec<String> = text
         .split_inclusive(&format!("{end}\n"))
         .filter(|block| block.contains(end))
@@ -144,7 +144,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::base::config::Config;
+    use prpd_base::config::Config;
 
     #[test]
     fn the_summed_cost_is_given_to_a_millionth_of_a_dollar() {

@@ -5,20 +5,20 @@
 
 use std::path::Path;
 
-use crate::base::files;
-use crate::base::phase::Phase;
-use crate::qa::checklist::Category;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
-use crate::qa::metrics::Outcome;
-use crate::qa::runner::{CheckStatus, QaOutcome};
-use crate::qa::runner::{EarlierRun, log_fingerprint};
-use crate::run::breaker::{self, Observation};
-use crate::run::cache::{self, CacheKey};
-use crate::run::frozen::Violation;
-use crate::run::gate::{self, Measured};
-use crate::run::measure::{self, Probe};
-use crate::run::record::CachedTestRun;
+use crate::breaker::{self, Observation};
+use crate::cache::{self, CacheKey};
+use crate::frozen::Violation;
+use crate::gate::{self, Measured};
+use crate::measure::{self, Probe};
+use crate::record::CachedTestRun;
+use prpd_base::files;
+use prpd_base::phase::Phase;
+use prpd_qa::checklist::Category;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::Detection;
+use prpd_qa::metrics::Outcome;
+use prpd_qa::runner::{CheckStatus, QaOutcome};
+use prpd_qa::runner::{EarlierRun, log_fingerprint};
 
 use super::{DriveError, Driver};
 

@@ -10,15 +10,15 @@
 
 use std::path::PathBuf;
 
-use crate::base::phase::Phase;
-use crate::memory::backend::Memory;
-use crate::memory::entry::{Entry, RunEntries};
-use crate::memory::query::{MemoryQuery, Question};
-use crate::memory::report;
-use crate::qa::discover::Detection;
-use crate::qa::memory_context::MemorySection;
-use crate::run::machine::{EscalationReason, QaVerdict};
-use crate::run::snapshot::Change;
+use crate::machine::{EscalationReason, QaVerdict};
+use crate::snapshot::Change;
+use prpd_base::phase::Phase;
+use prpd_memory::backend::Memory;
+use prpd_memory::entry::{Entry, RunEntries};
+use prpd_memory::query::{MemoryQuery, Question};
+use prpd_memory::report;
+use prpd_qa::discover::Detection;
+use prpd_qa::memory_context::MemorySection;
 
 use super::{Driver, unix_now};
 

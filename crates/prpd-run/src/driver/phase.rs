@@ -3,9 +3,9 @@
 //! RED, the complexity at the end of GREEN). It stands apart from the iterations because these
 //! facts are fixed once per phase and every later gate is measured against them.
 
-use crate::base::phase::Phase;
-use crate::run::breaker::{AgentEnd, Observation};
-use crate::run::measure;
+use crate::breaker::{AgentEnd, Observation};
+use crate::measure;
+use prpd_base::phase::Phase;
 
 use super::{DriveError, Driver, unix_now};
 

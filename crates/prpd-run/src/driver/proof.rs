@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::qa::checklist::Category;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
-use crate::qa::runner::{CheckResult, CheckStatus};
-use crate::run::frozen::{self, Family, Freeze, Frozen};
-use crate::run::measure::Probe;
-use crate::run::proof::{self, CasesRun, Proof, TestFiles, WithoutFeature};
+use crate::frozen::{self, Family, Freeze, Frozen};
+use crate::measure::Probe;
+use crate::proof::{self, CasesRun, Proof, TestFiles, WithoutFeature};
+use prpd_qa::checklist::Category;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::Detection;
+use prpd_qa::runner::{CheckResult, CheckStatus};
 
 use super::{DriveError, Driver, dependencies};
 
@@ -173,7 +173,7 @@ fn proof_result(proof: Option<(Proof, PathBuf)>) -> CheckResult {
         source: Some("prpd: the run's base with the frozen tests, then the final tree".to_owned()),
         exit_code: None,
         duration_ms: 0,
-        metrics: crate::qa::metrics::Metrics::default(),
+        metrics: prpd_qa::metrics::Metrics::default(),
         detail,
         failing_tests: Vec::new(),
         output_tail: String::new(),
@@ -220,7 +220,7 @@ fn harness_layout(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::snapshot::Snapshot;
+    use crate::snapshot::Snapshot;
 
     #[test]
     fn the_tree_without_the_feature_loses_the_test_files_red_deleted() {

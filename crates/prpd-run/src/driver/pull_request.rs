@@ -3,9 +3,9 @@
 //! branch already, updated with a comment that says what changed. Each step is saved in the run
 //! record, so a resumed SHIP neither opens a second pull request nor comments twice.
 
-use crate::base::secret::Secret;
-use crate::ship::github::{GitHub, Opened, PullRequestDraft};
-use crate::ship::message::{self, PullRequestText};
+use prpd_base::secret::Secret;
+use prpd_ship::github::{GitHub, Opened, PullRequestDraft};
+use prpd_ship::message::{self, PullRequestText};
 
 use super::ship::Stop;
 use super::{Driver, write_text};

@@ -4,14 +4,14 @@
 
 use std::path::Path;
 
-use crate::base::phase::Phase;
-use crate::qa::checklist::Checklist;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
-use crate::qa::report::{self, Audience};
-use crate::qa::runner::{self, EarlierRun, QaOutcome, QaRequest};
-use crate::run::machine::QaVerdict;
-use crate::run::record::VerdictRecord;
+use crate::machine::QaVerdict;
+use crate::record::VerdictRecord;
+use prpd_base::phase::Phase;
+use prpd_qa::checklist::Checklist;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::Detection;
+use prpd_qa::report::{self, Audience};
+use prpd_qa::runner::{self, EarlierRun, QaOutcome, QaRequest};
 
 use super::{DriveError, Driver, write_json, write_text};
 

@@ -13,12 +13,12 @@
 
 use std::path::PathBuf;
 
-use crate::base::secret::Secret;
-use crate::qa::discover::Detection;
-use crate::qa::runner::{self, CheckStatus, QaRequest};
-use crate::run::record::Delivery;
-use crate::run::worktree;
-use crate::ship::git::{self, PushRequest, Rebase};
+use crate::record::Delivery;
+use crate::worktree;
+use prpd_base::secret::Secret;
+use prpd_qa::discover::Detection;
+use prpd_qa::runner::{self, CheckStatus, QaRequest};
+use prpd_ship::git::{self, PushRequest, Rebase};
 
 use super::ship::{Stop, blocking, push_token};
 use super::{DriveError, Driver};

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use crate::base::secret::Secret;
-use crate::ship::github::{ChecksOutcome, GitHub, PollPolicy, RemoteCheck};
+use prpd_base::secret::Secret;
+use prpd_ship::github::{ChecksOutcome, GitHub, PollPolicy, RemoteCheck};
 
 use super::ship::{Delivered, Stop};
 use super::{Driver, write_text};

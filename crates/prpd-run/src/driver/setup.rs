@@ -6,8 +6,8 @@
 //! escalates the run naming it; `prpd resume` runs the setup again. What the commands change in
 //! the tree is recorded as prpd's own step, so it never ships as the agents' work.
 
-use crate::base::process::{self, Spec, Termination};
-use crate::run::machine::Event;
+use crate::machine::Event;
+use prpd_base::process::{self, Spec, Termination};
 
 use super::{DriveError, Driver};
 

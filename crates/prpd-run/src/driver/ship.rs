@@ -28,14 +28,14 @@
 //! writes the pull request to `runs/<id>/pr.md`; nothing goes over the network and no token is
 //! used.
 
-use crate::base::phase::Phase;
-use crate::base::secret::Secret;
-use crate::base::status_block::Verdict;
-use crate::run::machine::{Event, QaVerdict};
-use crate::run::record::Delivery;
-use crate::ship::git::{self, CommitPlan, PushRequest, PushToken, Pushed, ShipError};
-use crate::ship::github::{self, GitHubError};
-use crate::ship::message::{self, RunFacts, Tokens};
+use crate::machine::{Event, QaVerdict};
+use crate::record::Delivery;
+use prpd_base::phase::Phase;
+use prpd_base::secret::Secret;
+use prpd_base::status_block::Verdict;
+use prpd_ship::git::{self, CommitPlan, PushRequest, PushToken, Pushed, ShipError};
+use prpd_ship::github::{self, GitHubError};
+use prpd_ship::message::{self, RunFacts, Tokens};
 
 use super::{DriveError, Driver};
 

@@ -6,20 +6,19 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::base::config::SnapshotRetention;
-use crate::base::phase::Phase;
-use crate::protocols::verify_tasks;
-use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
-use crate::qa::method::BaseDocs;
-use crate::qa::settings;
-use crate::run::agent;
-use crate::run::frozen::{self, Family, Violation};
-use crate::run::machine::Event;
-use crate::run::measure::Tree;
-use crate::run::prompt;
-use crate::run::snapshot::{Snapshot, SnapshotLog, Snapshots};
-use crate::ship;
+use crate::agent;
+use crate::frozen::{self, Family, Violation};
+use crate::machine::Event;
+use crate::measure::Tree;
+use crate::prompt;
+use crate::snapshot::{Snapshot, SnapshotLog, Snapshots};
+use prpd_base::config::SnapshotRetention;
+use prpd_base::phase::Phase;
+use prpd_protocols::verify_tasks;
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::Detection;
+use prpd_qa::method::BaseDocs;
+use prpd_qa::settings;
 
 use super::{DriveError, Driver, InputChanges};
 
@@ -65,7 +64,7 @@ impl Driver {
         // the pull request's base unless `[ship] base` says otherwise. A run in a worktree
         // (detached at its base) was told its base branch when it started.
         if self.record.worktree.is_none() {
-            self.record.ship.base_branch = ship::git::checked_out_branch(&self.context.repo);
+            self.record.ship.base_branch = prpd_ship::git::checked_out_branch(&self.context.repo);
         }
         self.record.detection = Some(settings::detect(
             &self.context.repo,

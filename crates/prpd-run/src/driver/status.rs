@@ -7,15 +7,15 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal as _, Write as _};
 use std::time::SystemTime;
 
-use crate::base::files;
-use crate::base::phase::Phase;
-use crate::base::status_block::{StatusBlock, Value, Verdict};
-use crate::qa::report;
-use crate::qa::runner::MAX_QA_ATTEMPTS;
-use crate::qa::runner::QaOutcome;
-use crate::run::breaker::{self, Observation};
-use crate::run::gate;
-use crate::run::machine::{Effect, QaVerdict, State};
+use crate::breaker::{self, Observation};
+use crate::gate;
+use crate::machine::{Effect, QaVerdict, State};
+use prpd_base::files;
+use prpd_base::phase::Phase;
+use prpd_base::status_block::{StatusBlock, Value, Verdict};
+use prpd_qa::report;
+use prpd_qa::runner::MAX_QA_ATTEMPTS;
+use prpd_qa::runner::QaOutcome;
 
 use super::{DriveError, Driver, Output};
 

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::protocols::test_plan::{self, HeldPlan, PLAN_DIR, PlannedCase, SPECS_DIR, WriteError};
+use prpd_protocols::test_plan::{self, HeldPlan, PLAN_DIR, PlannedCase, SPECS_DIR, WriteError};
 
 use super::{DriveError, Driver, unix_now};
 

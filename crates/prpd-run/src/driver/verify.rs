@@ -12,13 +12,13 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::base::process::Termination;
-use crate::protocols::verify_tasks::{
+use prpd_base::process::Termination;
+use prpd_protocols::verify_tasks::{
     self, Context, Criteria, PipelineMode, Ran, Runner, Settings, append_learning, progress_entry,
 };
-use crate::qa::command::CommandKind;
-use crate::qa::discover::Detection;
-use crate::qa::runner::{CheckResult, QaOutcome};
+use prpd_qa::command::CommandKind;
+use prpd_qa::discover::Detection;
+use prpd_qa::runner::{CheckResult, QaOutcome};
 
 use super::{DriveError, Driver};
 

@@ -5,9 +5,9 @@
 //! The plan advises; it never blocks: an app that cannot be explored is said in RED's prompt
 //! and in the report, and the run goes on.
 
-use crate::protocols::web_plan::{self, in_run};
-use crate::qa::runner::{QaOutcome, ReportSection};
-use crate::run::record::WebPlanState;
+use crate::record::WebPlanState;
+use prpd_qa::runner::{QaOutcome, ReportSection};
+use prpd_web::{self as web_plan, in_run};
 
 use super::{DriveError, Driver};
 

@@ -4,8 +4,8 @@
 //! machine it checks.
 
 use super::*;
-use crate::run::breaker::{Counter, Trip};
-use crate::run::gate::GateResult;
+use crate::breaker::{Counter, Trip};
+use crate::gate::GateResult;
 
 const BLOCKER: &str = "blocking check failed: tests pass";
 const NO_SIGNAL: &str = "the agent's status block gave no EXIT_SIGNAL";

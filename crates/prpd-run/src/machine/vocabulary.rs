@@ -8,10 +8,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::base::phase::Phase;
-use crate::qa::runner::MAX_QA_ATTEMPTS;
-use crate::run::breaker::{Counter, Trip};
-use crate::run::gate::GateResult;
+use crate::breaker::{Counter, Trip};
+use crate::gate::GateResult;
+use prpd_base::phase::Phase;
+use prpd_qa::runner::MAX_QA_ATTEMPTS;
 
 /// Why a run stopped and waits for a human. Display says what happened and what to do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -228,7 +228,7 @@ pub enum Effect {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::breaker::Counter;
+    use crate::breaker::Counter;
 
     const BLOCKER: &str = "blocking check failed: tests pass";
     const GUARDRAIL: &str = "max_agent_invocations = 40";

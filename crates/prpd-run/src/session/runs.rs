@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::base::paths::SessionPaths;
-use crate::run::record::RunRecord;
-use crate::run::snapshot::Snapshots;
+use crate::record::RunRecord;
+use crate::snapshot::Snapshots;
+use prpd_base::paths::SessionPaths;
 
 use super::{SessionError, SessionFailure};
 

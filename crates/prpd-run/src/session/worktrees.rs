@@ -4,12 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::base::config::Config;
-use crate::base::lock::{self, Holder};
-use crate::base::paths::SessionPaths;
-use crate::base::process::owner;
-use crate::run::record::RunRecord;
-use crate::run::worktree;
+use crate::record::RunRecord;
+use crate::worktree;
+use prpd_base::config::Config;
+use prpd_base::lock::{self, Holder};
+use prpd_base::paths::SessionPaths;
+use prpd_base::process::owner;
 
 use super::{Options, SessionError, SessionFailure};
 

@@ -96,7 +96,7 @@ impl Snapshots {
 mod tests {
     use std::path::PathBuf;
 
-    use crate::run::snapshot::tests::{repo_with, snapshots};
+    use crate::snapshot::tests::{repo_with, snapshots};
 
     #[test]
     fn the_base_with_later_test_files_is_checked_out_apart() {

@@ -75,7 +75,7 @@ impl Snapshots {
 
 #[cfg(test)]
 mod tests {
-    use crate::run::snapshot::tests::{repo_with, snapshots};
+    use crate::snapshot::tests::{repo_with, snapshots};
 
     #[test]
     fn only_the_last_two_records_prpd_wrote_are_sealed() {

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use git2::{BranchType, Oid, Repository};
 
-use crate::ship::message;
+use crate::message;
 
 use super::commit::open;
 use super::{ShipError, git, short};
@@ -123,7 +123,7 @@ mod tests {
     use git2::Signature;
 
     use super::*;
-    use crate::ship::git::commit::tests::{repo_with, tree_of};
+    use crate::git::commit::tests::{repo_with, tree_of};
 
     fn commit_with(repo: &Repository, parent: Oid, message: &str) -> Oid {
         let parent = repo.find_commit(parent).expect("parent");

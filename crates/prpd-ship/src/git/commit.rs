@@ -77,7 +77,7 @@ pub(super) mod tests {
     use super::*;
 
     /// A repository with `files` committed on `main`, and the commit's id.
-    pub(in crate::ship::git) fn repo_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Oid) {
+    pub(in crate::git) fn repo_with(files: &[(&str, &str)]) -> (tempfile::TempDir, Oid) {
         let dir = tempfile::tempdir().expect("tempdir");
         let repo = Repository::init(dir.path()).expect("init");
         let tree = tree_of(&repo, None, files);
@@ -90,7 +90,7 @@ pub(super) mod tests {
     }
 
     /// A tree: `base`'s with `files` written over it (an empty text deletes the file).
-    pub(in crate::ship::git) fn tree_of(
+    pub(in crate::git) fn tree_of(
         repo: &Repository,
         base: Option<Oid>,
         files: &[(&str, &str)],
@@ -128,11 +128,7 @@ pub(super) mod tests {
     }
 
     /// A snapshot-like commit: `parent`'s tree with `files` written over it.
-    pub(in crate::ship::git) fn snapshot(
-        repo: &Repository,
-        parent: Oid,
-        files: &[(&str, &str)],
-    ) -> Oid {
+    pub(in crate::git) fn snapshot(repo: &Repository, parent: Oid, files: &[(&str, &str)]) -> Oid {
         let parent = repo.find_commit(parent).expect("parent");
         let tree = tree_of(repo, Some(parent.tree_id()), files);
         let tree = repo.find_tree(tree).expect("tree");

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use git2::{CredentialType, Direction, ErrorClass, ErrorCode, Oid, PushOptions, RemoteCallbacks};
 
-use crate::base::secret::Secret;
+use prpd_base::secret::Secret;
 
 use super::branch::is_prpds_commit_for;
 use super::commit::open;

@@ -103,7 +103,7 @@ mod tests {
     use git2::Repository;
 
     use super::*;
-    use crate::ship::git::commit::tests::{repo_with, snapshot, tree_of};
+    use crate::git::commit::tests::{repo_with, snapshot, tree_of};
 
     /// Moves branch `main` of `repo` to a commit of `files` on its tip.
     fn advance_main(repo: &Repository, files: &[(&str, &str)]) -> Oid {

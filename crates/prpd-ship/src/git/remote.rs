@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn names_urls_and_paths_are_told_apart() {
-        let (dir, _) = crate::ship::git::commit::tests::repo_with(&[("a.txt", "a\n")]);
+        let (dir, _) = crate::git::commit::tests::repo_with(&[("a.txt", "a\n")]);
         let repo = Repository::open(dir.path()).expect("open");
         repo.remote("origin", "https://github.com/acme/widgets.git")
             .expect("remote");
@@ -173,7 +173,7 @@ mod tests {
             without_credentials("https://github.com/a/b@c.git"),
             "https://github.com/a/b@c.git"
         );
-        let (dir, _) = crate::ship::git::commit::tests::repo_with(&[("a.txt", "a\n")]);
+        let (dir, _) = crate::git::commit::tests::repo_with(&[("a.txt", "a\n")]);
         let shown = destination(dir.path(), "https://me:ghp_secret@example.com/a/b.git")
             .expect("ok")
             .expect("a URL")

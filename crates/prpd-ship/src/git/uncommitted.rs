@@ -8,7 +8,7 @@ use std::path::Path;
 
 use git2::{Repository, Status, StatusOptions};
 
-use crate::base::paths::SESSION_DIR;
+use prpd_base::paths::SESSION_DIR;
 
 use super::{ShipError, git};
 
@@ -42,7 +42,7 @@ pub fn uncommitted(root: &Path) -> Result<Vec<String>, ShipError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ship::git::commit::tests::repo_with;
+    use crate::git::commit::tests::repo_with;
 
     #[test]
     fn modified_staged_and_untracked_files_count_and_ignored_ones_and_prpds_state_do_not() {

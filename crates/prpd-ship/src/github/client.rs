@@ -15,7 +15,7 @@ use super::error::{self, GitHubError, Where};
 use super::rate_limit::{self, Next, RateLimitPolicy};
 use super::remote_url::is_name;
 use super::reply::{Reply, ReplyHeaders};
-use crate::base::secret::Secret;
+use prpd_base::secret::Secret;
 
 /// Where prpd ships to and with what.
 #[derive(Debug, Clone)]

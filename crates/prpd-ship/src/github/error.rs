@@ -1,7 +1,7 @@
 //! Why a GitHub request failed, in words that say what to do: a refused token, a missing
 //! permission (with the permission GitHub says it needs), a rate limit (with when to try
 //! again), the network, a repository the token cannot see, or anything else GitHub answered.
-//! Every text in here went through [`Secret::redact`](crate::base::secret::Secret::redact)
+//! Every text in here went through [`Secret::redact`](prpd_base::secret::Secret::redact)
 //! and none holds a header: the token cannot reach a log or a report through an error.
 
 use std::time::Duration;
@@ -158,7 +158,7 @@ pub(super) fn refused(
 #[cfg(test)]
 mod tests {
     use super::{GitHubError, Where, refused};
-    use crate::ship::github::reply::{Reply, ReplyHeaders};
+    use crate::github::reply::{Reply, ReplyHeaders};
 
     fn place() -> Where<'static> {
         Where {

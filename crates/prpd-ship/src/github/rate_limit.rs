@@ -87,7 +87,7 @@ mod tests {
     use std::time::Duration;
 
     use super::{Next, RateLimitPolicy, next};
-    use crate::ship::github::reply::{Reply, ReplyHeaders};
+    use crate::github::reply::{Reply, ReplyHeaders};
 
     const NOW: u64 = 1_700_000_000;
 

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use super::remote_url::github_repository_from_remote_url;
 use super::{GitHub, GitHubTarget};
-use crate::base::config::ShipConfig;
-use crate::base::secret::Secret;
-use crate::ship::git;
+use crate::git;
+use prpd_base::config::ShipConfig;
+use prpd_base::secret::Secret;
 
 /// `(owner, name)` for `[ship]` in the repository at `repo`, or a message that says what to
 /// set. Reads the remote with git2: call it off the async threads.

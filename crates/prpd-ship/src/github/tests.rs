@@ -14,7 +14,7 @@ use wiremock::MockServer;
 use wiremock::matchers::{HeaderExactMatcher, header};
 
 use super::{GitHub, GitHubTarget};
-use crate::base::secret::Secret;
+use prpd_base::secret::Secret;
 
 /// The token every test client sends; long and unusual enough that finding it anywhere is
 /// a leak, not a coincidence.
@@ -26,7 +26,7 @@ pub(super) const TOKEN_SOURCE: &str = "$GITHUB_TOKEN";
 /// The body of a GitHub example answer, from `tests/fixtures/github/`.
 pub(super) fn fixture(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/github")
+        .join("../../tests/fixtures/github")
         .join(name);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|error| panic!("read {}: {error}", path.display()));

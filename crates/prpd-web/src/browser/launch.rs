@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::base::process::{EnvPolicy, Missing, Service, ServiceSpec, find_program};
+use prpd_base::process::{EnvPolicy, Missing, Service, ServiceSpec, find_program};
 
 /// The names tried on `PATH`, in order, when `PRPD_CHROMIUM` is not set.
 const CANDIDATES: [&str; 4] = [

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::{Expr, ExpressionError, Operator, Validation};
-use crate::qa::metrics::MetricValue;
+use crate::metrics::MetricValue;
 
 impl Validation {
     /// Parses an expression such as `max_complexity < 10` or `openapi_valid OR not_applicable`.

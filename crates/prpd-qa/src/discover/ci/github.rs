@@ -11,7 +11,7 @@ use super::{
     Candidate, DetectError, Directory, command_lines, condition_is_for_other_system,
     line_candidates, names_other_system, yaml_files,
 };
-use crate::qa::tools_mapping::Ordered;
+use crate::tools_mapping::Ordered;
 
 /// Where GitHub keeps workflows.
 const WORKFLOW_DIR: &str = ".github/workflows";
@@ -161,7 +161,7 @@ fn github_candidates(file: &str, text: &str) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::command::CommandKind;
+    use crate::command::CommandKind;
 
     const WORKFLOW: &str = r"
 name: CI

@@ -79,7 +79,7 @@ fn gitlab_candidates(text: &str) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::command::CommandKind;
+    use crate::command::CommandKind;
 
     #[test]
     fn gitlab_jobs_give_their_script_lines() {

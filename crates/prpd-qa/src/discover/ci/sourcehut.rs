@@ -113,7 +113,7 @@ fn manifest_candidates(file: &str, text: &str) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::command::CommandKind;
+    use crate::command::CommandKind;
 
     #[test]
     fn tasks_give_their_lines_without_the_clone_cd() {

@@ -85,7 +85,7 @@ fn travis_candidates(text: &str) -> Vec<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::qa::command::CommandKind;
+    use crate::command::CommandKind;
 
     #[test]
     fn top_level_and_included_scripts_give_lines_other_systems_skipped() {

@@ -1,7 +1,7 @@
 //! Finding task-runner calls in a command's text: `make`, `npm`, `pnpm`, `yarn`, `bun` and
 //! `just`, each with the folder it runs in and what it names (a goal, a script, a recipe).
 //!
-//! The text is split into segments as [`crate::qa::safety`] splits it. A runner counts where
+//! The text is split into segments as [`crate::safety`] splits it. A runner counts where
 //! a program runs: first in its segment (after `NAME=value` assignments and wrappers such as
 //! `env` or `time`), or quoted inside a program that runs commands (`sh -c "make lint"`,
 //! `concurrently "npm run a" "npm run b"`, concurrently's `npm:lint`); `echo make` calls
@@ -18,8 +18,8 @@ mod arguments;
 
 use arguments::{parse_just, parse_make, parse_script};
 
-use crate::qa::discover::make::Override;
-use crate::qa::safety::{Segment, segments};
+use crate::discover::make::Override;
+use crate::safety::{Segment, segments};
 
 /// Programs that are task runners: their calls are followed.
 const RUNNERS: &[&str] = &["make", "gmake", "npm", "pnpm", "yarn", "bun", "just"];

@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use super::{Follower, MAX_CALLS, MAX_DEPTH};
-use crate::qa::command::CommandKind;
-use crate::qa::discover::{Discovered, Origin, detect, judge_now};
-use crate::qa::safety::Unsafe;
-use crate::qa::tools_mapping::ToolsMapping;
+use crate::command::CommandKind;
+use crate::discover::{Discovered, Origin, detect, judge_now};
+use crate::safety::Unsafe;
+use crate::tools_mapping::ToolsMapping;
 
 /// A temporary repository holding `files`.
 fn repository(files: &[(&str, &str)]) -> tempfile::TempDir {

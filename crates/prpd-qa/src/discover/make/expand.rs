@@ -19,14 +19,14 @@ use super::Makefile;
 
 /// The most bytes one expanded text (a variable's value, a recipe line, a target's whole
 /// recipe) may have: far above any real recipe, far below what would slow discovery.
-pub(in crate::qa::discover) const MAX_EXPANDED: usize = 64 * 1024;
+pub(in crate::discover) const MAX_EXPANDED: usize = 64 * 1024;
 
 /// How deep variable references may nest inside one another (real Makefiles nest a few).
 const MAX_DEPTH: usize = 32;
 
 /// Why a text could not be expanded in full; reads after "its variables".
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(in crate::qa::discover) enum Unexpandable {
+pub(in crate::discover) enum Unexpandable {
     /// The expansion passed [`MAX_EXPANDED`] bytes.
     Size,
     /// References nested past [`MAX_DEPTH`] levels.
@@ -55,7 +55,7 @@ impl fmt::Display for Unexpandable {
 }
 
 /// Expands texts of one [`Makefile`], each variable once.
-pub(in crate::qa::discover) struct Expander<'a> {
+pub(in crate::discover) struct Expander<'a> {
     makefile: &'a Makefile,
     /// Each variable expanded so far: every value's expansion, one per line.
     known: HashMap<&'a str, Result<String, Unexpandable>>,
@@ -64,7 +64,7 @@ pub(in crate::qa::discover) struct Expander<'a> {
 }
 
 impl<'a> Expander<'a> {
-    pub(in crate::qa::discover) fn new(makefile: &'a Makefile) -> Expander<'a> {
+    pub(in crate::discover) fn new(makefile: &'a Makefile) -> Expander<'a> {
         Expander {
             makefile,
             known: HashMap::new(),
@@ -76,7 +76,7 @@ impl<'a> Expander<'a> {
     /// one per line), `$(MAKE)` by `make`, and `$$` by `$`. Unknown variables (the
     /// environment's) and functions stay as written, the references in a function's
     /// arguments expanded.
-    pub(in crate::qa::discover) fn expand(&mut self, text: &str) -> Result<String, Unexpandable> {
+    pub(in crate::discover) fn expand(&mut self, text: &str) -> Result<String, Unexpandable> {
         self.expand_at(text, 0)
     }
 
@@ -215,7 +215,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::qa::discover::make::parse;
+    use crate::discover::make::parse;
 
     fn expand(makefile: &str, text: &str) -> Result<String, Unexpandable> {
         Expander::new(&parse(makefile)).expand(text)

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Parser;
-use crate::qa::metrics::{Finding, Outcome, TestSummary, regex};
+use crate::metrics::{Finding, Outcome, TestSummary, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] =
@@ -43,8 +43,8 @@ fn ctest_none(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn ctest_lines_are_counted_one_by_one() {

@@ -12,7 +12,7 @@ use regex::Regex;
 
 use super::Parser;
 use super::count_items;
-use crate::qa::metrics::{Finding, GoPackage, Outcome, TestSummary, number, regex};
+use crate::metrics::{Finding, GoPackage, Outcome, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[
@@ -146,8 +146,8 @@ fn gotestsum_done(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn go_test_verbose_names_tests_and_subtests() {

@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::Parser;
 use super::count_items;
-use crate::qa::metrics::{Finding, Outcome, TestSummary, Voucher, number, regex};
+use crate::metrics::{Finding, Outcome, TestSummary, Voucher, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[
@@ -315,8 +315,8 @@ fn items(text: &str) -> TestSummary {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn jest_tests_line() {

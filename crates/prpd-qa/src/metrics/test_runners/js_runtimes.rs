@@ -7,7 +7,7 @@ use regex::Regex;
 
 use super::Parser;
 use super::count_items;
-use crate::qa::metrics::{Finding, Outcome, Voucher, number, regex};
+use crate::metrics::{Finding, Outcome, Voucher, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[

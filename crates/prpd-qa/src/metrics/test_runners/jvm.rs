@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Parser;
-use crate::qa::metrics::{Finding, Outcome, TestSummary, number, regex};
+use crate::metrics::{Finding, Outcome, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[
@@ -96,8 +96,8 @@ fn gradle_case(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn surefire_counts_the_results_line_only() {

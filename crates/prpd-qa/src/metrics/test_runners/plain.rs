@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Parser;
-use crate::qa::metrics::{Finding, TestSummary, number, regex};
+use crate::metrics::{Finding, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[(" passed, ", plain_counts)];
@@ -29,7 +29,7 @@ fn plain_counts(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::tests::tests;
+    use crate::metrics::tests::tests;
 
     #[test]
     fn regression_a_plain_line_that_repeats_unittests_summary_is_not_counted_twice() {

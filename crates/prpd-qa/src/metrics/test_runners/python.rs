@@ -9,7 +9,7 @@ use regex::Regex;
 
 use super::Parser;
 use super::count_items;
-use crate::qa::metrics::{Finding, Outcome, TestSummary, number, regex};
+use crate::metrics::{Finding, Outcome, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[
@@ -179,8 +179,8 @@ fn pytest(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn unittest_verbose_names_each_test() {

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Parser;
-use crate::qa::metrics::{Finding, Outcome, TestSummary, number, regex};
+use crate::metrics::{Finding, Outcome, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried: minitest's numbered headings before
 /// RSpec's numbered list items, which they resemble.
@@ -102,8 +102,8 @@ fn minitest_heading(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn rspec_lists_name_failed_and_pending_examples() {

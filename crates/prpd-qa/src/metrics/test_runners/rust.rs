@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::Parser;
 use super::count_items;
-use crate::qa::metrics::{Finding, Outcome, TestSummary, number, regex};
+use crate::metrics::{Finding, Outcome, TestSummary, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[
@@ -86,8 +86,8 @@ fn nextest(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn cargo_test_names_each_test() {

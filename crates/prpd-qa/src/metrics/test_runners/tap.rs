@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Parser;
-use crate::qa::metrics::{Finding, Outcome, number, regex};
+use crate::metrics::{Finding, Outcome, number, regex};
 
 /// This family's parsers, in the order they are tried.
 pub(super) const PARSERS: &[(&str, Parser)] = &[
@@ -83,8 +83,8 @@ fn prove_failed_file(line: &str) -> Option<Finding> {
 
 #[cfg(test)]
 mod tests {
-    use crate::qa::metrics::Outcome;
-    use crate::qa::metrics::tests::{parse, tests};
+    use crate::metrics::Outcome;
+    use crate::metrics::tests::{parse, tests};
 
     #[test]
     fn tap_lines_with_a_plan_are_counted_and_named() {

@@ -9,8 +9,8 @@ use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use super::{authorized, client, fixture, requests_to, route, token_only_in_authorization};
-use crate::ship::github::checks::{Look, look};
-use crate::ship::github::{
+use crate::github::checks::{Look, look};
+use crate::github::{
     CheckSource, ChecksOutcome, Conclusion, GitHubError, PollPolicy, RemoteCheck, RemoteChecks,
 };
 
@@ -472,7 +472,7 @@ fn only_success_neutral_and_skipped_pass() {
         ("waiting", None, Conclusion::Pending("waiting".to_owned())),
     ];
     for (status, conclusion, expected) in table {
-        let run: crate::ship::github::checks::CheckRunJson =
+        let run: crate::github::checks::CheckRunJson =
             serde_json::from_value(check_run("c", status, conclusion)).expect("a check run");
         assert_eq!(
             run.into_check().conclusion,
@@ -486,7 +486,7 @@ fn only_success_neutral_and_skipped_pass() {
         ("failure", Conclusion::Failed("failure".to_owned())),
         ("error", Conclusion::Failed("error".to_owned())),
     ] {
-        let status: crate::ship::github::checks::StatusJson =
+        let status: crate::github::checks::StatusJson =
             serde_json::from_value(combined_status(&[("c", state)])["statuses"][0].clone())
                 .expect("a status");
         assert_eq!(status.into_check().conclusion, expected, "{state}");

@@ -15,8 +15,8 @@ use super::{
     TOKEN, TOKEN_SOURCE, authorized, client, client_at, fixture, requests_to, route,
     token_only_in_authorization,
 };
-use crate::base::secret::Secret;
-use crate::ship::github::{GitHub, GitHubError, GitHubTarget, RateLimitPolicy};
+use crate::github::{GitHub, GitHubError, GitHubTarget, RateLimitPolicy};
+use prpd_base::secret::Secret;
 
 /// Mounts `GET …/pulls` answering `template`.
 async fn pulls_answer(server: &MockServer, template: ResponseTemplate) {
@@ -113,7 +113,7 @@ async fn a_repository_the_token_cannot_see_is_named() {
     .await;
 
     let error = client(&server)
-        .open_or_update_pull_request(&crate::ship::github::PullRequestDraft {
+        .open_or_update_pull_request(&crate::github::PullRequestDraft {
             head: "prp/x".to_owned(),
             base: "main".to_owned(),
             title: "t".to_owned(),
@@ -386,7 +386,7 @@ async fn the_token_never_shows_in_errors_debug_output_or_logs() {
         github
             .wait_for_checks(
                 "abc",
-                &crate::ship::github::PollPolicy::with_timeout(Duration::ZERO),
+                &crate::github::PollPolicy::with_timeout(Duration::ZERO),
             )
             .await
             .expect_err("unreadable"),

@@ -8,7 +8,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 use super::{
     TOKEN, authorized, client, client_at, fixture, requests_to, route, token_only_in_authorization,
 };
-use crate::ship::github::{GitHubError, IssueRef, Opened, PullRequestDraft};
+use crate::github::{GitHubError, IssueRef, Opened, PullRequestDraft};
 
 fn draft(labels: &[&str]) -> PullRequestDraft {
     PullRequestDraft {

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use super::{Missing, Runs, join};
-use crate::qa::discover::make::Override;
+use crate::discover::make::Override;
 
 /// pnpm's own commands, which `pnpm <name>` runs instead of a script of that name.
 const PNPM_COMMANDS: &[&str] = &[
