@@ -11,8 +11,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use prpd_base::config::{MemoryBackend, MemoryConfig};
 use prpd_memory::backend::Memory;
+use prpd_memory::config::{MemoryBackend, MemoryConfig};
 use prpd_memory::entry::{Entry, EntryKind};
 use prpd_memory::query::{MemoryQuery, Question};
 use prpd_memory::store::Store;

@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use prpd_base::config::{self, Config};
+use prpd_base::config_file;
 use prpd_base::phase::Phase;
 use prpd_base::process;
 use prpd_qa::command::CommandKind;
 use prpd_qa::settings;
 use prpd_qa::tools_mapping::ToolsMapping;
+use prpd_run::config;
+use prpd_run::config::Config;
 
 use super::usage::UsageError;
 
@@ -125,7 +127,7 @@ pub struct InitRequest {
 /// Writes `prpd.toml` (and, for the demo agents, their script), loads it back, and returns
 /// what to tell the user.
 pub fn init(request: &InitRequest) -> anyhow::Result<String> {
-    let target = request.repo.join(config::FILE_NAME);
+    let target = request.repo.join(config_file::FILE_NAME);
     if target.exists() && !request.force {
         return Err(UsageError(format!(
             "{} already exists; prpd init leaves it as it is (pass --force to overwrite it)",

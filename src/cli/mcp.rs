@@ -1,4 +1,4 @@
-//! `prpd mcp`: serves prpd's protocols to an agent over stdio (`protocols/mcp_server`). The
+//! `prpd mcp`: serves prpd's protocols to an agent over stdio (`src/mcp_server`). The
 //! client starts it (Claude Code: `claude mcp add prpd -- prpd mcp`); stdout belongs to the
 //! protocol, so this command prints nothing else.
 
@@ -9,9 +9,9 @@ use clap::Args;
 
 use super::UsageError;
 use crate::mcp_server::{self, PrpdServer};
-use prpd_base::config::Config;
 use prpd_base::exit::ExitCode;
 use prpd_protocols::critical_points::StoreSettings;
+use prpd_web::config::PlanSection;
 use prpd_web::{PLAN_RUN_VARIABLE, PlannerSession};
 
 #[derive(Debug, Args)]
@@ -28,7 +28,7 @@ pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
         Some(root) => root.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
-    let section = Config::load_plan(&root, None)?.unwrap_or_default();
+    let section = PlanSection::load(&root, None)?.unwrap_or_default();
     let planner = match std::env::var_os(PLAN_RUN_VARIABLE).filter(|dir| !dir.is_empty()) {
         Some(run_dir) => PlannerSession::attach(&root, section, Path::new(&run_dir))
             .map_err(|error| UsageError(format!("{PLAN_RUN_VARIABLE}: {error}")))?,

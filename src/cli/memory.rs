@@ -13,10 +13,10 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::json;
 
 use super::{RepoArgs, UsageError, repo_dir};
-use prpd_base::config::Config;
 use prpd_base::exit::ExitCode;
 use prpd_base::paths::new_run_id;
 use prpd_memory::backend::{Memory, Recorded};
+use prpd_memory::config::MemoryConfig;
 use prpd_memory::entry::{EntryKind, HumanNote};
 use prpd_memory::finding::{Finding, Unanswered};
 use prpd_memory::mcp::tools::Purpose;
@@ -150,7 +150,7 @@ pub fn run(args: MemoryArgs) -> anyhow::Result<ExitCode> {
 /// server the user must fix, is a usage error (exit 2).
 async fn open(location: &Location) -> anyhow::Result<(PathBuf, Memory)> {
     let repo = repo_dir(&location.repo)?;
-    let config = Config::load_memory(&repo, location.config.as_deref())?;
+    let config = MemoryConfig::load(&repo, location.config.as_deref())?;
     let memory = match Memory::open(&repo, &config).await {
         Ok(Memory::Off) => {
             return Err(UsageError(

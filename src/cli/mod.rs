@@ -21,7 +21,6 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
-use prpd_base::config::Config;
 use prpd_base::config_file::ConfigError;
 use prpd_base::exit::ExitCode;
 use prpd_base::process;
@@ -29,6 +28,7 @@ use prpd_base::repo::{self, NotInRepository};
 use prpd_base::status_block::Verdict;
 use prpd_protocols::verify_tasks::{TasksFileError, VerifyError};
 use prpd_prp::PrpError;
+use prpd_qa::config::QaSettings;
 use prpd_qa::discover::DetectError;
 use prpd_qa::method::BaseDocsError;
 use prpd_qa::settings;
@@ -610,7 +610,7 @@ fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
-    let config = Config::load_qa(&repo, args.config.as_deref())?;
+    let config = QaSettings::load(&repo, args.config.as_deref())?;
     let mapping = ToolsMapping::load(&repo)?;
     let detection = settings::detect(&repo, &mapping, &config.gate)?;
     let mut stdout = std::io::stdout().lock();

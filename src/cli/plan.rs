@@ -1,5 +1,5 @@
 //! `prpd plan`: with `-u URL` or `explore`, a test plan from a running web app
-//! (`cli/web_plan.rs`); `create` / `verify`, the critical-points protocol of `prpd mcp` for
+//! (`src/cli/web_plan.rs`); `create` / `verify`, the critical-points protocol of `prpd mcp` for
 //! scripts. Each command is its own process, so plans always go to disk, under
 //! `<root>/test-results/plans/` (the root: `--root`, else `QA_PROJECT_ROOT`, else the
 //! repository around the current directory, else the current directory); results are JSON on

@@ -1,5 +1,5 @@
 //! `prpd plan -u URL` and `prpd plan explore -u URL`: explore a running web app with a headless
-//! Chromium and (for `plan`) write the baseline test plan and its specs (`protocols/web_plan`).
+//! Chromium and (for `plan`) write the baseline test plan and its specs (`prpd-web`).
 //! Settings come from `[plan]` of `prpd.toml`, overridden by the flags; files go under the
 //! repository's `.prp-session/runs/<plan-…>/` (or the current directory's, outside a
 //! repository). Exit 0 when done, 1 when a guardrail cut the run short (named), 2 for a wrong
@@ -12,13 +12,14 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::UsageError;
-use prpd_base::config::{Config, PlanSection, TEST_TYPES};
 use prpd_base::exit::ExitCode;
 use prpd_base::paths::{SessionPaths, new_run_id};
 use prpd_base::{repo, shutdown};
 use prpd_protocols::test_plan::PlanConfig;
+use prpd_run::config::Config;
 use prpd_run::planner::{self, PlannerError};
 use prpd_web::browser::{BrowserError, CdpError};
+use prpd_web::config::{PlanSection, TEST_TYPES};
 use prpd_web::{self as web_plan, ExploreError, PlanRunError, Planned, WalkOutcome};
 
 #[derive(Debug, Args, Default)]
@@ -184,7 +185,7 @@ async fn plan_with_agent(
 
 /// `[plan]` of the configuration, with the flags applied.
 fn section(dir: &Path, args: &WebPlanArgs) -> anyhow::Result<PlanSection> {
-    let mut section = Config::load_plan(dir, args.config.as_deref())?.unwrap_or_default();
+    let mut section = PlanSection::load(dir, args.config.as_deref())?.unwrap_or_default();
     if let Some(depth) = args.depth {
         section.max_depth = depth;
     }

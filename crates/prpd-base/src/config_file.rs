@@ -7,9 +7,113 @@
 //! check with neither command nor method) are reported through [`ConfigError::at`], which looks
 //! up the line of the offending text.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
+use toml::Spanned;
+
+/// The file name prpd looks for at the root of the target repository.
+pub const FILE_NAME: &str = "prpd.toml";
+
+/// The commented example of `prpd.toml` shipped in `config/prpd.toml`, every key at its default.
+pub const EXAMPLE: &str = include_str!("../../../config/prpd.toml");
+
+/// The tables `prpd.toml` may hold, and the crate that reads each: prpd-qa `qa`, `commands`,
+/// `checks`; prpd-run `agents`, `guardrails`, `breaker`, `run`; prpd-ship `ship`; prpd-memory
+/// `memory`; prpd-watch `watch`, `notify`; prpd-web `plan`. Each crate parses only its own
+/// tables and ignores the others, so the file's outline is checked here, once, when it is read.
+pub const TABLES: [&str; 12] = [
+    "qa",
+    "commands",
+    "checks",
+    "agents",
+    "guardrails",
+    "breaker",
+    "run",
+    "ship",
+    "memory",
+    "watch",
+    "notify",
+    "plan",
+];
+
+/// `prpd.toml` as read once: where it came from and its text. Every crate turns the tables it
+/// owns into its typed settings from this, so one command (the daemon too) reads the file once
+/// and every part of prpd sees the same version of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+impl ConfigFile {
+    /// `explicit` when given (it must exist), else `<repo>/prpd.toml` when present; `None`
+    /// means the built-in defaults. A table prpd does not know is refused here.
+    pub fn find(repo: &Path, explicit: Option<&Path>) -> Result<Option<ConfigFile>, ConfigError> {
+        let path = if let Some(path) = explicit {
+            path.to_path_buf()
+        } else {
+            let path = repo.join(FILE_NAME);
+            if !path.exists() {
+                return Ok(None);
+            }
+            path
+        };
+        let text = read(&path)?;
+        ConfigFile::from_text(path, text).map(Some)
+    }
+
+    /// The file at `path` with `text`, its tables checked against [`TABLES`].
+    pub fn from_text(path: PathBuf, text: String) -> Result<ConfigFile, ConfigError> {
+        let outline: BTreeMap<Spanned<String>, toml::Value> = parse_toml(&path, &text)?;
+        if let Some(unknown) = outline
+            .keys()
+            .find(|name| !TABLES.contains(&name.get_ref().as_str()))
+        {
+            let (line, column) = line_and_column(&text, unknown.span().start);
+            return Err(ConfigError::Invalid {
+                path,
+                line,
+                column,
+                message: format!(
+                    "unknown table `{}`, expected one of {}",
+                    unknown.get_ref(),
+                    TABLES.map(|table| format!("`{table}`")).join(", ")
+                ),
+            });
+        }
+        Ok(ConfigFile { path, text })
+    }
+
+    /// The tables `T` reads (a raw serde struct with one optional field per table it owns;
+    /// the others are ignored), errors located in the file.
+    pub fn tables<T: DeserializeOwned>(&self) -> Result<T, ConfigError> {
+        parse_toml(&self.path, &self.text)
+    }
+}
+
+/// A duration string such as `"90s"` or `"10m"`, naming `key` on error.
+pub fn duration(
+    path: &Path,
+    text: &str,
+    key: &str,
+    value: Option<String>,
+) -> Result<Option<Duration>, ConfigError> {
+    value
+        .map(|value| {
+            humantime::parse_duration(&value).map_err(|error| {
+                ConfigError::at(
+                    path,
+                    text,
+                    key,
+                    format!("`{key}` = {value:?} is not a duration ({error}); expected e.g. \"90s\" or \"10m\""),
+                )
+            })
+        })
+        .transpose()
+}
 
 /// A configuration file could not be read or does not say what prpd expects.
 #[derive(Debug, thiserror::Error)]
@@ -145,7 +249,7 @@ pub fn parse_toml<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Con
 }
 
 /// The 1-based line and column of byte `offset` in `text`.
-pub(crate) fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
+pub fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
     let column = before

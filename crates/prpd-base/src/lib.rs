@@ -3,13 +3,15 @@
 //!
 //! It owns process supervision ([`process`], the only place that starts processes), writing
 //! prpd's files ([`files`]), the `.prp-session/` layout ([`paths`]), finding the repository a
-//! command works on ([`repo`]), the one-prpd-per-repository lock ([`lock`]), `prpd.toml` and
-//! the shared config-file reader ([`config`], [`config_file`]), the exit codes ([`exit`]), the stop request of SIGINT and SIGTERM ([`shutdown`]), a credential that never shows ([`secret`]), and the small vocabulary more than one
-//! subsystem speaks: the `PRP_PHASE_STATUS` block ([`status_block`]).
+//! command works on ([`repo`]), the one-prpd-per-repository lock ([`lock`]), the reader of
+//! `prpd.toml` and the other configuration files ([`config_file`]; each crate turns the tables
+//! it owns into its settings), the exit codes ([`exit`]), the stop request of SIGINT and SIGTERM
+//! ([`shutdown`]), a credential that never shows ([`secret`]), and the small vocabulary more
+//! than one subsystem speaks: phases ([`phase`]) and the `PRP_PHASE_STATUS` block
+//! ([`status_block`]).
 //!
 //! It uses no other prpd crate; every other one uses it.
 
-pub mod config;
 pub mod config_file;
 pub mod exit;
 pub mod files;

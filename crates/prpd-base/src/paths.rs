@@ -156,7 +156,7 @@ impl RunPaths {
         &self.dir
     }
 
-    /// The run's record (`run/record.rs`).
+    /// The run's record (`prpd-run/src/record.rs`).
     pub fn record(&self) -> PathBuf {
         self.dir.join(RECORD_FILE)
     }

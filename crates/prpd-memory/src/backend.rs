@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use crate::config::{MemoryBackend, MemoryConfig};
 use crate::context::MemoryContext;
 use crate::embedded::Embedded;
 use crate::entry::Entry;
@@ -12,7 +13,6 @@ use crate::finding::{Finding, Recall, Unanswered};
 use crate::mcp::{McpError, McpMemory};
 use crate::query::{MemoryQuery, Question};
 use crate::store::StoreError;
-use prpd_base::config::{MemoryBackend, MemoryConfig};
 use prpd_base::paths::SessionPaths;
 
 /// What a question to memory that is off is told.
@@ -311,14 +311,14 @@ mod tests {
         let memory = Memory::open(
             dir.path(),
             &MemoryConfig {
-                backend: MemoryBackend::Mcp(prpd_base::config::McpServer {
+                backend: MemoryBackend::Mcp(crate::config::McpServer {
                     command: vec![
                         "python3".to_owned(),
                         script.display().to_string(),
                         "--mode".to_owned(),
                         "hang".to_owned(),
                     ],
-                    tools: prpd_base::config::McpToolNames::default(),
+                    tools: crate::config::McpToolNames::default(),
                 }),
                 timeout: Duration::from_millis(300),
             },

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config_file::ConfigError;
+use prpd_base::config_file::{self, ConfigError, ConfigFile};
 
 /// The default of `[memory] timeout`: one question to the memory, embedded or MCP.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -86,7 +86,7 @@ pub struct McpToolNames {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawMemory {
+struct RawMemory {
     backend: Option<String>,
     timeout: Option<String>,
     mcp: Option<RawMcp>,
@@ -110,8 +110,8 @@ struct RawTools {
 }
 
 /// Validates `[memory]` of the file at `path` (whose text is `text`).
-pub(super) fn memory(path: &Path, text: &str, raw: RawMemory) -> Result<MemoryConfig, ConfigError> {
-    let timeout = match super::duration(path, text, "timeout", raw.timeout)? {
+fn memory(path: &Path, text: &str, raw: RawMemory) -> Result<MemoryConfig, ConfigError> {
+    let timeout = match config_file::duration(path, text, "timeout", raw.timeout)? {
         Some(timeout) if timeout.is_zero() => {
             return Err(ConfigError::at_key(
                 path,
@@ -198,6 +198,29 @@ fn mcp_server(path: &Path, text: &str, raw: RawMcp) -> Result<McpServer, ConfigE
     })
 }
 
+/// The tables of `prpd.toml` this crate reads; the others are their crates' to read.
+#[derive(Debug, Default, Deserialize)]
+struct Tables {
+    memory: Option<RawMemory>,
+}
+
+impl MemoryConfig {
+    /// `[memory]` of `file`, validated, with every default filled in.
+    pub fn from_file(file: &ConfigFile) -> Result<MemoryConfig, ConfigError> {
+        let tables: Tables = file.tables()?;
+        memory(&file.path, &file.text, tables.memory.unwrap_or_default())
+    }
+
+    /// `[memory]` of the repository's `prpd.toml` (or of `explicit`); the defaults when there
+    /// is no file. `prpd memory` reads nothing else.
+    pub fn load(repo: &Path, explicit: Option<&Path>) -> Result<MemoryConfig, ConfigError> {
+        match ConfigFile::find(repo, explicit)? {
+            Some(file) => MemoryConfig::from_file(&file),
+            None => Ok(MemoryConfig::default()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,8 +233,7 @@ mod tests {
     /// `text` as a whole prpd.toml that holds a `[memory]` table.
     fn parse(text: &str) -> Result<MemoryConfig, String> {
         let path = Path::new("prpd.toml");
-        let file: File =
-            crate::config_file::parse_toml(path, text).map_err(|error| error.to_string())?;
+        let file: File = config_file::parse_toml(path, text).map_err(|error| error.to_string())?;
         memory(path, text, file.memory).map_err(|error| error.to_string())
     }
 

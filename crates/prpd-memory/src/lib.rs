@@ -24,6 +24,7 @@
 //! Uses `prpd-base`, `prpd-prp` and `prpd-qa` (its `Cargo.toml`; the build allows nothing else).
 
 pub mod backend;
+pub mod config;
 pub mod context;
 pub mod embedded;
 pub mod entry;

@@ -5,7 +5,7 @@
 //! Theory of operation. [`parse`] (`task.rs`, pure) finds the tasks and what each asks:
 //! commands after its colon (`commands.rs` splits them on top-level `&&`), a `Full local CI`
 //! (those commands, or the repository's discovered lint, typecheck, test and build), a
-//! `CI pipeline passes` (the remote checks of `HEAD` through `ship/github`, `pipeline.rs`), or an
+//! `CI pipeline passes` (the remote checks of `HEAD` through `prpd-ship/src/github`, `pipeline.rs`), or an
 //! `AC checklist` (each `AC-*` traced to the tests named after it and their results,
 //! `acceptance.rs`). A [`Runner`] (`runner.rs`) verifies tasks in order; each command goes
 //! through the one spawner as a measurement (`command_run.rs`), and a command already run on

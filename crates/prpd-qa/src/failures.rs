@@ -1,7 +1,7 @@
 //! The names of the tests that failed, so that a REJECT and the GREEN agent's feedback can say
 //! *which* tests fail rather than only how many — the lines that name them are often far above
 //! the last lines of the output. The names are the ones the runner's output (or the JUnit
-//! report) gave `qa/metrics/cases.rs`; this module only bounds and phrases them.
+//! report) gave `metrics/cases.rs`; this module only bounds and phrases them.
 
 /// At most this many names are kept; a run with more failures says "and N more".
 pub const MAX_NAMES: usize = 20;

@@ -16,6 +16,7 @@
 
 pub mod checklist;
 pub mod command;
+pub mod config;
 pub mod discover;
 pub mod failures;
 pub mod junit;

@@ -2,8 +2,8 @@
 //! its absence means depends on who chose the command. A command the project declares (its
 //! scripts, targets, CI, configuration, `prpd.toml`) must run, so its missing tool is a
 //! failure; a default prpd guessed from the tools mapping names a tool the project may not use
-//! at all, so its absence means the check does not apply. QA's checks (`qa/runner.rs`) and the
-//! phases' own measurements (`run/measure.rs`, REFACTOR's lint) judge it here, so that a
+//! at all, so its absence means the check does not apply. QA's checks (`runner.rs`) and the
+//! phases' own measurements (`prpd-run/src/measure.rs`, REFACTOR's lint) judge it here, so that a
 //! guessed default is never a blocker in one phase and skipped in another.
 
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! 1. `prpd.toml`: `[commands]` (a command of any kind) and `[checks.<ID>]` (one check);
 //! 2. the repository's `qa-checklist.yml` and `qa-tools-mapping.yml` (the commands its file
 //!    names for a detected stack);
-//! 3. discovery (`qa/discover.rs`): package.json scripts, Makefile and justfile targets, CI,
+//! 3. discovery (`discover.rs`): package.json scripts, Makefile and justfile targets, CI,
 //!    Python configuration;
 //! 4. the built-in checklist and the built-in mapping's defaults.
 //!
@@ -23,9 +23,9 @@ use std::path::Path;
 
 use crate::checklist::Checklist;
 use crate::command::CommandKind;
+use crate::config::GateSettings;
 use crate::discover::{self, DetectError, Detection, Discovered, in_directory};
 use crate::tools_mapping::{FILE_NAME as MAPPING_FILE_NAME, ToolsMapping};
-use prpd_base::config::GateSettings;
 use prpd_base::config_file::ConfigError;
 
 /// The checklist QA runs in `repo`: the built-in one, the repository's `qa-checklist.yml` laid
@@ -104,7 +104,7 @@ mod tests {
     }
 
     fn commands(repo: &Path, config: &str) -> Result<Detection, String> {
-        let config = prpd_base::config::Config::parse(&repo.join("prpd.toml"), config)
+        let config = crate::config::QaSettings::parse(&repo.join("prpd.toml"), config)
             .expect("valid prpd.toml");
         let mapping = ToolsMapping::load(repo).expect("valid mapping");
         detect(repo, &mapping, &config.gate).map_err(|error| match error {

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::checklist::Checklist;
+use crate::config::QaSettings;
 use crate::discover;
 use crate::method::BaseDocs;
 use crate::report::{self, Audience};
 use crate::runner::{self, QaOutcome, QaRequest};
 use crate::settings;
 use crate::tools_mapping::ToolsMapping;
-use prpd_base::config::{Config, QaOnly};
 use prpd_base::config_file;
 use prpd_base::config_file::ConfigError;
 use prpd_base::files;
@@ -75,7 +75,7 @@ pub fn check(request: &StandaloneRequest) -> anyhow::Result<StandaloneResult> {
 /// The files QA is configured by: prpd.toml's QA part, the checklist, the tools mapping.
 #[derive(Debug, Clone)]
 pub struct QaInputs {
-    pub config: QaOnly,
+    pub config: QaSettings,
     pub checklist: Checklist,
     pub mapping: ToolsMapping,
 }
@@ -83,7 +83,12 @@ pub struct QaInputs {
 impl QaInputs {
     /// Loads them from `repo` (`config`: a prpd.toml other than the repository's).
     pub fn load(repo: &Path, config: Option<&Path>) -> Result<QaInputs, ConfigError> {
-        let config = Config::load_qa(repo, config)?;
+        QaInputs::with_settings(repo, QaSettings::load(repo, config)?)
+    }
+
+    /// The checklist and tools mapping of `repo`, with prpd.toml's QA part already read (the
+    /// daemon reads prpd.toml once, for the loop and for QA on change).
+    pub fn with_settings(repo: &Path, config: QaSettings) -> Result<QaInputs, ConfigError> {
         Ok(QaInputs {
             checklist: settings::checklist(repo, &config.gate)?,
             mapping: ToolsMapping::load(repo)?,

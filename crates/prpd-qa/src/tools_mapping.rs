@@ -12,12 +12,12 @@
 //! `markers: []`.
 //!
 //! A command the repository's file names is the project's own word, not a fallback: it wins
-//! over discovery for a detected stack ([`StackTools::declared`], applied by `qa/settings.rs`),
+//! over discovery for a detected stack ([`StackTools::declared`], applied by `settings.rs`),
 //! while the built-in commands stay the last resort.
 //!
 //! Every built-in default must pass [`crate::safety::is_safe`]: prpd guesses with them, so
 //! a guess can never make QA run `eslint --fix`. The commands of the repository's own file are
-//! the user's word and run as written (see `qa/settings.rs`).
+//! the user's word and run as written (see `settings.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::breaker::AgentEnd;
-use prpd_base::config::{AgentConfig, PromptMode};
+use crate::config::{AgentConfig, PromptMode};
 use prpd_base::phase::Phase;
 use prpd_base::process::{self, EnvPolicy, ProcessError, Spec};
 use prpd_base::status_block::Found;

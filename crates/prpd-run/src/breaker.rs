@@ -29,7 +29,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use prpd_base::config::Thresholds;
+use crate::config::Thresholds;
 use prpd_base::phase::Phase;
 
 mod classification;

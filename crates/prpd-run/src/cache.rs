@@ -16,7 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use prpd_base::config::Config;
+use crate::config::Config;
 use prpd_base::files;
 use prpd_base::process;
 

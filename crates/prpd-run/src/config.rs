@@ -1,5 +1,8 @@
-//! `prpd.toml`, the optional per-repository configuration: raw serde structs (every field
-//! optional, unknown keys rejected) turned once into a validated [`Config`] with defaults.
+//! A run's configuration: the tables of `prpd.toml` this crate owns — `[agents]`,
+//! `[guardrails]`, `[breaker]`, `[run]` — read from raw serde structs (every field optional,
+//! unknown keys rejected) into validated values with defaults, and put together with the tables
+//! the run needs from the crates below (`[qa]`/`[commands]`/`[checks]` of prpd-qa, `[ship]`,
+//! `[memory]`, `[plan]`) into one [`Config`], all from one reading of the file.
 //!
 //! The commented example in `config/prpd.toml` is compiled in and tested to parse, so the
 //! documentation of every key cannot drift from what the parser accepts.
@@ -10,33 +13,19 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config_file::{self, ConfigError};
-use crate::phase::Phase;
+use prpd_base::config_file::{self, ConfigError, ConfigFile};
+use prpd_base::phase::Phase;
+use prpd_memory::config::MemoryConfig;
+use prpd_qa::config::{GateSettings, QaConfig, QaSettings};
+use prpd_ship::config::ShipConfig;
+use prpd_web::config::PlanSection;
 
 mod agents;
-mod gate;
-mod junit;
-mod memory;
 pub mod model;
-mod plan;
 mod presets;
-mod ship;
-mod watch;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
-pub use memory::{McpServer, McpToolNames, MemoryBackend, MemoryConfig};
-pub use plan::{PlanAuthSection, PlanSection, TEST_TYPES};
 pub use presets::Preset;
-pub use ship::{SLUG_PLACEHOLDER, ShipConfig};
-pub use watch::{NotifyConfig, WatchConfig};
-
-pub use gate::{COMMAND_KINDS, CheckSetting, CommandSetting, GateSettings, Located, Place};
-
-/// The file name prpd looks for at the root of the target repository.
-pub const FILE_NAME: &str = "prpd.toml";
-
-/// The commented example configuration shipped in `config/prpd.toml`.
-pub const EXAMPLE: &str = include_str!("../../../config/prpd.toml");
 
 /// Validated configuration, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,21 +53,8 @@ pub struct Config {
     pub ship: ShipConfig,
     /// `[memory]`: where prpd remembers earlier runs, and how long a question may take.
     pub memory: MemoryConfig,
-    /// `[watch]`: what the daemon reacts to.
-    pub watch: WatchConfig,
-    /// `[notify]`: the command that tells a human about an escalation.
-    pub notify: NotifyConfig,
     /// `[plan]`: the running web app `prpd plan` explores; `None` when the project has none.
     pub plan: Option<PlanSection>,
-}
-
-/// What `prpd qa` reads of prpd.toml ([`Config::load_qa`]): the QA gate's settings, nothing
-/// about agents.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QaOnly {
-    pub qa: QaConfig,
-    /// `[commands]` and `[checks.<ID>]`.
-    pub gate: GateSettings,
 }
 
 /// What happens to a run's snapshot refs (`refs/prpd/<run>/…`) when the run ends.
@@ -145,46 +121,13 @@ impl BreakerConfig {
     }
 }
 
-/// Settings of the QA gate.
-#[derive(Debug, Clone, PartialEq)]
-pub struct QaConfig {
-    /// How many independent checks run at once.
-    pub jobs: usize,
-    /// How long one check may run before its process group is stopped.
-    pub check_timeout: Duration,
-    /// How long a stopped check gets between SIGTERM and SIGKILL.
-    pub grace: Duration,
-    /// `junit = "<glob>"`: the JUnit XML report the test command writes, relative to the
-    /// repository root; its figures replace the console's (see `qa/junit.rs`).
-    pub junit: Option<String>,
-}
-
-impl Default for QaConfig {
-    fn default() -> Self {
-        QaConfig {
-            jobs: 4,
-            check_timeout: Duration::from_secs(600),
-            grace: Duration::from_secs(5),
-            junit: None,
-        }
-    }
-}
-
+/// The tables of `prpd.toml` this crate reads; the others are their crates' to read.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfig {
-    qa: Option<RawQa>,
+struct Tables {
     agents: Option<agents::RawAgents>,
     guardrails: Option<RawGuardrails>,
     breaker: Option<RawBreaker>,
     run: Option<RawRun>,
-    commands: Option<gate::RawCommands>,
-    checks: Option<gate::RawChecks>,
-    ship: Option<ship::RawShip>,
-    memory: Option<memory::RawMemory>,
-    watch: Option<watch::RawWatch>,
-    notify: Option<watch::RawNotify>,
-    plan: Option<plan::RawPlan>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -230,75 +173,30 @@ struct RawThresholds {
     permission_denied: Option<u32>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawQa {
-    jobs: Option<usize>,
-    check_timeout: Option<String>,
-    grace: Option<String>,
-    junit: Option<String>,
-}
-
 impl Config {
     /// Loads `explicit` when given (it must exist), else `<repo>/prpd.toml` when present, else
     /// the defaults.
     pub fn load(repo: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
-        match read(repo, explicit)? {
-            Some((path, text)) => Config::parse(&path, &text),
+        match ConfigFile::find(repo, explicit)? {
+            Some(file) => Config::from_file(&file),
             None => Ok(Config::default()),
         }
     }
 
-    /// Loads only what the QA gate reads from the same file: `[qa]`, `[commands]` and
-    /// `[checks]`. `prpd qa` runs no agent, so the agents, guardrails and breakers are not
-    /// validated here (the file must still parse and hold no unknown key): a QA run never
-    /// fails on an agent's configuration.
-    pub fn load_qa(repo: &Path, explicit: Option<&Path>) -> Result<QaOnly, ConfigError> {
-        let Some((path, text)) = read(repo, explicit)? else {
-            let defaults = Config::default();
-            return Ok(QaOnly {
-                qa: defaults.qa,
-                gate: defaults.gate,
-            });
-        };
-        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
-        Ok(QaOnly {
-            qa: qa(&path, &text, raw.qa.unwrap_or_default())?,
-            gate: gate::settings(&path, &text, raw.commands, raw.checks)?,
-        })
-    }
-
-    /// Loads only `[memory]` of the same file (`prpd memory` runs no agent and no check, so
-    /// nothing else is validated; the file must still parse and hold no unknown key).
-    pub fn load_memory(repo: &Path, explicit: Option<&Path>) -> Result<MemoryConfig, ConfigError> {
-        let Some((path, text)) = read(repo, explicit)? else {
-            return Ok(MemoryConfig::default());
-        };
-        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
-        memory::memory(&path, &text, raw.memory.unwrap_or_default())
-    }
-
-    /// Loads only `[plan]` of the same file (`prpd plan` runs no agent and no check; the file
-    /// must still parse and hold no unknown key); `None` when the section is absent.
-    pub fn load_plan(
-        repo: &Path,
-        explicit: Option<&Path>,
-    ) -> Result<Option<PlanSection>, ConfigError> {
-        let Some((path, text)) = read(repo, explicit)? else {
-            return Ok(None);
-        };
-        let raw: RawConfig = config_file::parse_toml(&path, &text)?;
-        raw.plan
-            .map(|raw| plan::plan(&path, &text, raw))
-            .transpose()
-    }
-
     /// Parses and validates `text`; `path` names the file in errors.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let raw: RawConfig = config_file::parse_toml(path, text)?;
+        Config::from_file(&ConfigFile::from_text(path.to_path_buf(), text.to_owned())?)
+    }
+
+    /// A run's configuration from `file`, read once: this crate's tables and those of the
+    /// crates below that a run needs.
+    pub fn from_file(file: &ConfigFile) -> Result<Config, ConfigError> {
+        let (path, text) = (file.path.as_path(), file.text.as_str());
+        let raw: Tables = file.tables()?;
+        let QaSettings { qa, gate } = QaSettings::from_file(file)?;
         Ok(Config {
             source: Some(path.to_path_buf()),
-            qa: qa(path, text, raw.qa.unwrap_or_default())?,
+            qa,
             agents: agents::agents(path, text, raw.agents.unwrap_or_default())?,
             guardrails: guardrails(path, text, raw.guardrails.unwrap_or_default())?,
             breaker: breaker(path, text, raw.breaker.unwrap_or_default())?,
@@ -322,53 +220,12 @@ impl Config {
                 text,
                 raw.run.as_ref().and_then(|run| run.setup.clone()),
             )?,
-            gate: gate::settings(path, text, raw.commands, raw.checks)?,
-            ship: ship::ship(path, text, raw.ship.unwrap_or_default())?,
-            memory: memory::memory(path, text, raw.memory.unwrap_or_default())?,
-            watch: watch::watch(path, text, raw.watch.unwrap_or_default())?,
-            notify: watch::notify(path, text, raw.notify.unwrap_or_default())?,
-            plan: raw
-                .plan
-                .map(|raw| plan::plan(path, text, raw))
-                .transpose()?,
+            gate,
+            ship: ShipConfig::from_file(file)?,
+            memory: MemoryConfig::from_file(file)?,
+            plan: PlanSection::from_file(file)?,
         })
     }
-}
-
-/// The path and text of the configuration file: `explicit` (it must exist), else
-/// `<repo>/prpd.toml` when present; `None` means the built-in defaults.
-fn read(repo: &Path, explicit: Option<&Path>) -> Result<Option<(PathBuf, String)>, ConfigError> {
-    let path = if let Some(path) = explicit {
-        path.to_path_buf()
-    } else {
-        let path = repo.join(FILE_NAME);
-        if !path.exists() {
-            return Ok(None);
-        }
-        path
-    };
-    let text = config_file::read(&path)?;
-    Ok(Some((path, text)))
-}
-
-fn qa(path: &Path, text: &str, raw: RawQa) -> Result<QaConfig, ConfigError> {
-    let defaults = QaConfig::default();
-    let jobs = raw.jobs.unwrap_or(defaults.jobs);
-    if jobs == 0 {
-        return Err(ConfigError::at(
-            path,
-            text,
-            "jobs",
-            "`qa.jobs` must be at least 1",
-        ));
-    }
-    Ok(QaConfig {
-        jobs,
-        check_timeout: duration(path, text, "check_timeout", raw.check_timeout)?
-            .unwrap_or(defaults.check_timeout),
-        grace: duration(path, text, "grace", raw.grace)?.unwrap_or(defaults.grace),
-        junit: junit::pattern(path, text, raw.junit)?,
-    })
 }
 
 /// `[run] setup`: each command a non-empty line of shell.
@@ -389,7 +246,7 @@ fn setup(path: &Path, text: &str, raw: Option<Vec<String>>) -> Result<Vec<String
 fn guardrails(path: &Path, text: &str, raw: RawGuardrails) -> Result<Guardrails, ConfigError> {
     Ok(Guardrails {
         max_agent_invocations: raw.max_agent_invocations.unwrap_or(40),
-        max_wall_time: duration(path, text, "max_wall_time", raw.max_wall_time)?
+        max_wall_time: config_file::duration(path, text, "max_wall_time", raw.max_wall_time)?
             .unwrap_or(Duration::from_secs(4 * 3600)),
         max_tokens: raw.max_tokens,
         max_cost_usd: raw.max_cost_usd,
@@ -430,32 +287,11 @@ fn breaker(path: &Path, text: &str, raw: RawBreaker) -> Result<BreakerConfig, Co
     }
     Ok(BreakerConfig {
         thresholds,
-        cooldown: duration(path, text, "cooldown", raw.cooldown)?
+        cooldown: config_file::duration(path, text, "cooldown", raw.cooldown)?
             .unwrap_or(Duration::from_secs(30 * 60)),
-        quota_wait: duration(path, text, "quota_wait", raw.quota_wait)?
+        quota_wait: config_file::duration(path, text, "quota_wait", raw.quota_wait)?
             .unwrap_or(Duration::from_secs(5 * 60)),
     })
-}
-
-/// Parses a duration string such as `"90s"` or `"10m"`, naming the key on error.
-pub(crate) fn duration(
-    path: &Path,
-    text: &str,
-    key: &str,
-    value: Option<String>,
-) -> Result<Option<Duration>, ConfigError> {
-    value
-        .map(|value| {
-            humantime::parse_duration(&value).map_err(|error| {
-                ConfigError::at(
-                    path,
-                    text,
-                    key,
-                    format!("`{key}` = {value:?} is not a duration ({error}); expected e.g. \"90s\" or \"10m\""),
-                )
-            })
-        })
-        .transpose()
 }
 
 /// When a breaker moves. All values count iterations; all are configurable (prpd.toml).
@@ -497,7 +333,8 @@ mod tests {
 
     #[test]
     fn example_config_parses_and_states_the_defaults() {
-        let example = Config::parse(Path::new("config/prpd.toml"), EXAMPLE).expect("parses");
+        let example =
+            Config::parse(Path::new("config/prpd.toml"), config_file::EXAMPLE).expect("parses");
         let defaults = Config::default();
         assert_eq!(example.qa, defaults.qa);
         assert_eq!(example.agents, defaults.agents);
@@ -505,8 +342,6 @@ mod tests {
         assert_eq!(example.breaker, defaults.breaker.with_all_phases());
         assert_eq!(example.ship, defaults.ship);
         assert_eq!(example.memory, defaults.memory);
-        assert_eq!(example.watch, defaults.watch);
-        assert_eq!(example.notify, defaults.notify);
     }
 
     #[test]
@@ -517,41 +352,25 @@ mod tests {
     }
 
     #[test]
-    fn durations_and_jobs_are_read() {
-        let text = "[qa]\njobs = 2\ncheck_timeout = \"90s\"\ngrace = \"1s\"\n";
+    fn every_table_is_read_from_one_file() {
+        let text = "[qa]\njobs = 2\n\n[guardrails]\nmax_agent_invocations = 7\n\n[ship]\ndraft = true\n\n[memory]\nbackend = \"off\"\n\n[plan]\nmax_pages = 3\n";
         let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
         assert_eq!(config.qa.jobs, 2);
-        assert_eq!(config.qa.check_timeout, Duration::from_secs(90));
-        assert_eq!(config.qa.grace, Duration::from_secs(1));
+        assert_eq!(config.guardrails.max_agent_invocations, 7);
+        assert!(config.ship.draft);
+        assert_eq!(config.memory.backend.name(), "off");
+        assert_eq!(config.plan.map(|plan| plan.max_pages), Some(3));
     }
 
     #[test]
-    fn bad_duration_names_the_line_and_the_key() {
-        let text = "[qa]\njobs = 2\ncheck_timeout = \"soon\"\n";
-        let error = Config::parse(Path::new("prpd.toml"), text).expect_err("bad duration");
-        let message = error.to_string();
-        assert!(message.starts_with("prpd.toml:3:"), "{message}");
-        assert!(message.contains("`check_timeout`"), "{message}");
+    fn an_agents_error_fails_the_run_but_not_the_qa_part() {
+        let text = "[qa]\njobs = 3\n\n[agents.default]\ncommand = []\nmodel = \"same\"\n";
+        assert!(Config::parse(Path::new("prpd.toml"), text).is_err());
+        assert!(QaSettings::parse(Path::new("prpd.toml"), text).is_ok());
     }
 
     #[test]
-    fn the_qa_settings_load_whatever_the_agents_say() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(
-            dir.path().join(FILE_NAME),
-            "[qa]\njobs = 3\n\n[agents.default]\ncommand = []\nmodel = \"same\"\n",
-        )
-        .expect("write");
-        assert!(Config::load(dir.path(), None).is_err());
-        let qa = Config::load_qa(dir.path(), None).expect("the QA part is valid");
-        assert_eq!(qa.qa.jobs, 3);
-        let typo = dir.path().join("typo.toml");
-        std::fs::write(&typo, "[qa]\njbos = 3\n").expect("write");
-        assert!(Config::load_qa(dir.path(), Some(&typo)).is_err());
-    }
-
-    #[test]
-    fn breaker_thresholds_override_the_seed() {
+    fn breaker_thresholds_override_the_defaults() {
         let text = "[breaker.green]\nno_progress = 4\n";
         let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
         assert_eq!(config.breaker.thresholds(Phase::Green).no_progress, 4);
@@ -561,9 +380,13 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let error = Config::parse(Path::new("prpd.toml"), "[qa]\njbos = 2\n").expect_err("typo");
+        let error = Config::parse(
+            Path::new("prpd.toml"),
+            "[guardrails]\nmax_wal_time = \"1h\"\n",
+        )
+        .expect_err("typo");
         assert!(
-            error.to_string().contains("unknown field `jbos`"),
+            error.to_string().contains("unknown field `max_wal_time`"),
             "{error}"
         );
     }

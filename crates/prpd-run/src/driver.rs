@@ -37,11 +37,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use crate::config::Config;
 use crate::machine::{Effect, Event};
 use crate::prompt::PromptError;
 use crate::record::{RunError, RunRecord};
 use crate::snapshot::SnapshotError;
-use prpd_base::config::Config;
 use prpd_base::files;
 use prpd_base::paths::{RunPaths, SessionPaths};
 use prpd_base::phase::Phase;
@@ -230,7 +230,7 @@ impl Driver {
         self.record.usage.active_seconds = self.active_base + elapsed;
         let path = self.paths().record();
         let json = self.record.to_json(&path)?;
-        // Sealed before it is written (see run/snapshot/seal.rs); a finished run's last record
+        // Sealed before it is written (see snapshot/seal.rs); a finished run's last record
         // is left sealed alone once it is written.
         let snapshots = self.snapshots()?;
         snapshots.seal_record(json.as_bytes())?;

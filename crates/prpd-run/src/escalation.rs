@@ -152,7 +152,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use prpd_base::config::Config;
+    use crate::config::Config;
     use prpd_base::phase::Phase;
 
     #[test]

@@ -272,7 +272,7 @@ pub fn is_harness_file(path: &Path) -> bool {
 
 impl Freeze {
     /// prpd's frozen inputs as one text, a line per file (its path and what froze): what a
-    /// cached measurement's settings hold of them (`run/cache.rs`).
+    /// cached measurement's settings hold of them (`cache.rs`).
     pub fn prpd_inputs_text(&self) -> String {
         let mut text = String::new();
         for (path, (family, frozen)) in &self.entries {

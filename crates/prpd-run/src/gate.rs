@@ -77,7 +77,7 @@ impl TestRun {
 pub enum Measured {
     /// RED: the test command must run and fail with at least one counted failing test, and
     /// test files must have been added or changed; with a `TestPlan`, each of its cases must
-    /// have a failing test (`protocols/test_plan/coverage.rs`).
+    /// have a failing test (`prpd-protocols/src/test_plan/coverage.rs`).
     Red {
         /// The test run after the iteration; `None` when no test command could be run.
         tests: Option<TestRun>,
@@ -88,7 +88,7 @@ pub enum Measured {
     },
     /// GREEN: the last two test runs pass, at least as many tests as RED counted. (That RED's
     /// tests are unchanged is the frozen measurement's job: they are restored before GREEN is
-    /// measured, see `run/frozen.rs`.)
+    /// measured, see `frozen.rs`.)
     Green {
         /// The test runs of this iteration, in order; the last two must pass.
         runs: Vec<TestRun>,

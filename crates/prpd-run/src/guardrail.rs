@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use crate::config::Guardrails;
 use crate::record::RunUsage;
-use prpd_base::config::Guardrails;
 
 /// One hour, the window of the rate limit.
 const HOUR: u64 = 3600;
@@ -90,7 +90,7 @@ pub fn record_call(usage: &mut RunUsage, now: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prpd_base::config::Config;
+    use crate::config::Config;
 
     fn limits() -> Guardrails {
         Guardrails {

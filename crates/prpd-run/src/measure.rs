@@ -5,7 +5,7 @@
 //!
 //! Commands go through [`prpd_base::process`] like every other child; their logs land in the
 //! iteration's directory. With `[qa] junit`, a test run's figures and names come from the JUnit
-//! report that run wrote (`qa/junit.rs`), and a run that wrote none has no counts, with the
+//! report that run wrote (`prpd-qa/src/junit.rs`), and a run that wrote none has no counts, with the
 //! reason in [`TestRun::report_problem`].
 //!
 //! A discovered command is judged again right before it runs ([`discover::judge_now`]): the

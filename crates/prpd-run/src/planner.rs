@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use crate::agent::{self, AgentError, Commands, Invocation};
-use prpd_base::config::Config;
+use crate::config::Config;
 use prpd_base::phase::Phase;
 use prpd_protocols::test_plan::{self, PLAN_DIR, PLAN_FILE, TestPlan};
 use prpd_web::{

@@ -9,7 +9,7 @@
 //! names the file and the line, because a silently empty section is worse than a refused run.
 //! The `{{status_block}}` text is rendered by [`StatusBlock`] itself, so the format agents are
 //! told to print cannot drift from the one prpd parses; `{{test_plan}}` (RED's optional
-//! `TestPlan`) by `protocols/test_plan`, whose reader knows the example it shows.
+//! `TestPlan`) by `prpd-protocols/src/test_plan`, whose reader knows the example it shows.
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;

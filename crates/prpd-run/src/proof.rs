@@ -14,7 +14,7 @@
 //! runs. Where the names do not say their files, every test that fails without the feature is
 //! held to the rule; where the run without the feature names no failing test or the final run
 //! names no test at all, the rules are judged by counts. The verdict says which. This module
-//! only judges; the driver builds the tree and runs the command (`run/driver/proof.rs`).
+//! only judges; the driver builds the tree and runs the command (`driver/proof.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

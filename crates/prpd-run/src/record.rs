@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use prpd_base::config::BreakerConfig;
+use crate::config::BreakerConfig;
 use prpd_base::phase::Phase;
 use prpd_protocols::test_plan::HeldPlan;
 use prpd_qa::discover::Detection;
@@ -28,7 +28,7 @@ use crate::snapshot::SnapshotLog;
 use prpd_ship::github::{IssueRef, PullRequest, RemoteChecks};
 
 /// The version of the record's layout; a record of another version is refused, not guessed at.
-/// From version 3 an unfinished run's record is always sealed (`run/snapshot/seal.rs`), and
+/// From version 3 an unfinished run's record is always sealed (`snapshot/seal.rs`), and
 /// `prpd resume` refuses one without its seal; from version 4 every record is, finished ones
 /// too, each run has its own record file, and a run works in a worktree of its own.
 pub const RECORD_VERSION: u32 = 4;
@@ -42,7 +42,7 @@ pub struct RunRecord {
     pub prp: PathBuf,
     /// When the run started (seconds since the Unix epoch).
     pub started_at: u64,
-    /// The run's own worktree (`run/worktree.rs`); `None`: the run works in the user's working
+    /// The run's own worktree (`worktree.rs`); `None`: the run works in the user's working
     /// tree (`prpd run --in-place`).
     pub worktree: Option<PathBuf>,
     /// Whether `[run] setup` ran in the worktree (or had nothing to run).
@@ -500,7 +500,7 @@ impl RunRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prpd_base::config::Config;
+    use crate::config::Config;
 
     #[test]
     fn record_round_trips_through_its_file() {

@@ -1,5 +1,5 @@
 //! A repository's session: what `prpd run`, `prpd resume`, `prpd abort` and `prpd status` do
-//! with the state in `.prp-session/`. A run gets its own worktree (`run/worktree.rs`) unless it
+//! with the state in `.prp-session/`. A run gets its own worktree (`worktree.rs`) unless it
 //! works in place; the session takes the run's lock, loads and validates everything the run
 //! needs *before* anything starts (a bad config or PRP is refused up front), then hands the run
 //! to the [`Driver`]. Several runs of one repository may be unfinished at once: each has its
@@ -9,13 +9,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::agent::{self, AgentsNotInstalled, MissingCommand};
+use crate::config::{Config, SnapshotRetention};
 use crate::driver::{Context, DriveError, Driver, InputChanges, Output};
 use crate::machine::Event;
 use crate::prompt::{self, PromptError};
 use crate::record::{Delivery, RunError, RunRecord};
 use crate::snapshot::{SnapshotError, Snapshots};
 use crate::worktree::{self, WorktreeError};
-use prpd_base::config::{Config, SnapshotRetention};
 use prpd_base::config_file::{self, ConfigError};
 use prpd_base::lock::{LockError, SessionLock};
 use prpd_base::paths::{SessionPaths, new_run_id};
@@ -602,7 +602,7 @@ pub fn request_abort(session: &SessionPaths, run_id: &str) -> Result<(), Session
 }
 
 /// Seals the aborted run's record before it is written, like every record prpd writes (see
-/// `run/snapshot/seal.rs`), so that the unfinished record before it cannot be put back and
+/// `snapshot/seal.rs`), so that the unfinished record before it cannot be put back and
 /// resumed. An abort must work with a broken repository, so a seal that cannot be written is
 /// only logged: the record is finished either way.
 fn seal(home: &Path, session: &SessionPaths, record: &RunRecord) -> Result<(), SessionFailure> {

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config_file::ConfigError;
-use crate::process::is_secret_name;
+use prpd_base::config_file::{self, ConfigError, ConfigFile};
+use prpd_base::process::is_secret_name;
 
 /// The placeholder of `branch` that the PRP's slug replaces.
 pub const SLUG_PLACEHOLDER: &str = "{slug}";
@@ -76,7 +76,7 @@ impl ShipConfig {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawShip {
+struct RawShip {
     remote: Option<String>,
     branch: Option<String>,
     base: Option<String>,
@@ -92,7 +92,7 @@ pub(super) struct RawShip {
 }
 
 /// Validates `[ship]` of the file at `path` (whose text is `text`).
-pub(super) fn ship(path: &Path, text: &str, raw: RawShip) -> Result<ShipConfig, ConfigError> {
+fn ship(path: &Path, text: &str, raw: RawShip) -> Result<ShipConfig, ConfigError> {
     let defaults = ShipConfig::default();
     let refuse =
         |key: &str, message: String| ConfigError::at_key(path, text, "[ship]", key, message);
@@ -158,7 +158,7 @@ pub(super) fn ship(path: &Path, text: &str, raw: RawShip) -> Result<ShipConfig, 
         draft: raw.draft.unwrap_or(defaults.draft),
         comment_on_update: raw.comment_on_update.unwrap_or(defaults.comment_on_update),
         wait_for_checks: raw.wait_for_checks.unwrap_or(defaults.wait_for_checks),
-        checks_timeout: super::duration(path, text, "checks_timeout", raw.checks_timeout)?
+        checks_timeout: config_file::duration(path, text, "checks_timeout", raw.checks_timeout)?
             .unwrap_or(defaults.checks_timeout),
         issue_on_escalation: raw
             .issue_on_escalation
@@ -255,6 +255,20 @@ fn repository(value: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The tables of `prpd.toml` this crate reads; the others are their crates' to read.
+#[derive(Debug, Default, Deserialize)]
+struct Tables {
+    ship: Option<RawShip>,
+}
+
+impl ShipConfig {
+    /// `[ship]` of `file`, validated, with every default filled in.
+    pub fn from_file(file: &ConfigFile) -> Result<ShipConfig, ConfigError> {
+        let tables: Tables = file.tables()?;
+        ship(&file.path, &file.text, tables.ship.unwrap_or_default())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,8 +282,7 @@ mod tests {
     fn parse(table: &str) -> Result<ShipConfig, String> {
         let text = format!("# prpd.toml\n# the ship table\n\n[ship]\n{table}");
         let path = Path::new("prpd.toml");
-        let file: File =
-            crate::config_file::parse_toml(path, &text).map_err(|error| error.to_string())?;
+        let file: File = config_file::parse_toml(path, &text).map_err(|error| error.to_string())?;
         ship(path, &text, file.ship).map_err(|error| error.to_string())
     }
 

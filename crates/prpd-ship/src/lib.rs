@@ -1,7 +1,7 @@
 //! SHIP: what an approved run becomes — a commit on a branch of its own, pushed to the
 //! configured remote, and a pull request whose body is prpd's own QA report and run summary.
 //!
-//! Theory of operation. The run loop (`run/driver/ship.rs`) carries SHIP out as separate steps,
+//! Theory of operation. The run loop (`prpd-run/src/driver/ship.rs`) carries SHIP out as separate steps,
 //! saving the run record after each so that a crash or a failure resumes at the step it stopped
 //! in and never makes a second commit or branch:
 //!
@@ -24,6 +24,7 @@
 //!
 //! Uses `prpd-base` and `prpd-prp` only: it knows nothing of the run record.
 
+pub mod config;
 pub mod git;
 pub mod github;
 pub mod message;

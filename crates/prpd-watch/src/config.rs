@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config_file::ConfigError;
+use prpd_base::config_file::{self, ConfigError, ConfigFile};
+use prpd_qa::config::QaSettings;
+use prpd_qa::standalone::QaInputs;
+use prpd_run::config::Config;
 
 /// `[watch]`, validated, with every default filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,7 +54,7 @@ pub struct NotifyConfig {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawWatch {
+struct RawWatch {
     debounce: Option<String>,
     qa_on_change: Option<bool>,
     prp_dir: Option<String>,
@@ -62,7 +65,7 @@ pub(super) struct RawWatch {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawNotify {
+struct RawNotify {
     command: Option<Vec<String>>,
 }
 
@@ -71,9 +74,9 @@ pub(super) struct RawNotify {
 const DEBOUNCE_RANGE: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(60));
 
 /// Validates `[watch]` of the file at `path` (whose text is `text`).
-pub(super) fn watch(path: &Path, text: &str, raw: RawWatch) -> Result<WatchConfig, ConfigError> {
+fn watch(path: &Path, text: &str, raw: RawWatch) -> Result<WatchConfig, ConfigError> {
     let defaults = WatchConfig::default();
-    let debounce = match super::duration(path, text, "debounce", raw.debounce)? {
+    let debounce = match config_file::duration(path, text, "debounce", raw.debounce)? {
         Some(debounce) if debounce < DEBOUNCE_RANGE.0 || debounce > DEBOUNCE_RANGE.1 => {
             return Err(ConfigError::at_key(
                 path,
@@ -133,7 +136,7 @@ pub(super) fn watch(path: &Path, text: &str, raw: RawWatch) -> Result<WatchConfi
 }
 
 /// Validates `[notify]`.
-pub(super) fn notify(path: &Path, text: &str, raw: RawNotify) -> Result<NotifyConfig, ConfigError> {
+fn notify(path: &Path, text: &str, raw: RawNotify) -> Result<NotifyConfig, ConfigError> {
     match raw.command {
         None => Ok(NotifyConfig::default()),
         Some(command)
@@ -155,15 +158,72 @@ pub(super) fn notify(path: &Path, text: &str, raw: RawNotify) -> Result<NotifyCo
     }
 }
 
+/// What the daemon reads of `prpd.toml` beyond a run's configuration.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DaemonSettings {
+    /// `[watch]`.
+    pub watch: WatchConfig,
+    /// `[notify]`.
+    pub notify: NotifyConfig,
+}
+
+/// The tables of `prpd.toml` this crate reads; the others are their crates' to read.
+#[derive(Debug, Default, Deserialize)]
+struct Tables {
+    watch: Option<RawWatch>,
+    notify: Option<RawNotify>,
+}
+
+impl DaemonSettings {
+    /// `[watch]` and `[notify]` of `file`, validated, with every default filled in.
+    pub fn from_file(file: &ConfigFile) -> Result<DaemonSettings, ConfigError> {
+        let tables: Tables = file.tables()?;
+        Ok(DaemonSettings {
+            watch: watch(&file.path, &file.text, tables.watch.unwrap_or_default())?,
+            notify: notify(&file.path, &file.text, tables.notify.unwrap_or_default())?,
+        })
+    }
+}
+
+/// Everything the daemon reads, from one reading of prpd.toml: a run's configuration, the
+/// daemon's own tables, and QA's inputs (the checklist and the tools mapping must load too; QA
+/// on change uses them as loaded).
+pub(crate) fn load(
+    repo: &Path,
+    explicit: Option<&Path>,
+) -> Result<(Config, DaemonSettings, QaInputs), ConfigError> {
+    let (config, daemon) = match ConfigFile::find(repo, explicit)? {
+        Some(file) => (Config::from_file(&file)?, DaemonSettings::from_file(&file)?),
+        None => (Config::default(), DaemonSettings::default()),
+    };
+    let qa = QaSettings {
+        qa: config.qa.clone(),
+        gate: config.gate.clone(),
+    };
+    let qa = QaInputs::with_settings(repo, qa)?;
+    Ok((config, daemon, qa))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::Config;
     use super::*;
+
+    fn parse(text: &str) -> Result<DaemonSettings, ConfigError> {
+        DaemonSettings::from_file(&ConfigFile::from_text("prpd.toml".into(), text.to_owned())?)
+    }
+
+    #[test]
+    fn the_example_states_the_defaults() {
+        assert_eq!(
+            parse(config_file::EXAMPLE).expect("the example parses"),
+            DaemonSettings::default()
+        );
+    }
 
     #[test]
     fn watch_and_notify_are_read() {
         let text = "[watch]\ndebounce = \"200ms\"\nqa_on_change = true\nprp_dir = \"docs/prps\"\n\n[notify]\ncommand = [\"notify-send\", \"prpd\"]\n";
-        let config = Config::parse(Path::new("prpd.toml"), text).expect("valid");
+        let config = parse(text).expect("valid");
         assert_eq!(config.watch.debounce, Duration::from_millis(200));
         assert!(config.watch.qa_on_change);
         assert_eq!(config.watch.prp_dir, PathBuf::from("docs/prps"));
@@ -187,7 +247,7 @@ mod tests {
             ("\n[notify]\ncommand = []\n", 3, "expected an argv"),
             ("[watch]\nqa_on_chnage = true\n", 2, "unknown field"),
         ] {
-            let error = Config::parse(Path::new("prpd.toml"), text).expect_err(text);
+            let error = parse(text).expect_err(text);
             let message = error.to_string();
             assert!(
                 message.starts_with(&format!("prpd.toml:{line}:")),

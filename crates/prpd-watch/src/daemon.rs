@@ -13,7 +13,7 @@
 //! stopped; each run record on disk is the last step prpd saved, which the next start resumes.
 //!
 //! Sharing the machine. Across runs, at most `[watch] max_agents` agent processes and
-//! `[watch] max_checks` check processes run at once (`base/process/slots.rs`); a run waits
+//! `[watch] max_checks` check processes run at once (`prpd-base/src/process/slots.rs`); a run waits
 //! for a slot rather than oversubscribe a small machine.
 //!
 //! Persistence. Each run's record is saved by its driver before each effect; the queue is
@@ -30,13 +30,13 @@ use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use tokio::sync::mpsc;
 
+use crate::config::{self, WatchConfig};
 use crate::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
 use crate::cooldown;
 use crate::files::{FileWatcher, WatchError};
 use crate::notify_command;
 use crate::queue::{Queue, QueueError};
 use crate::trigger::Layout;
-use prpd_base::config::{Config, WatchConfig};
 use prpd_base::config_file::ConfigError;
 use prpd_base::lock::{self, Holder, SessionLock};
 use prpd_base::paths::{SessionPaths, new_run_id};
@@ -163,36 +163,36 @@ impl Daemon {
     /// load, the control socket opens, the watcher starts, the queue is read.
     pub fn start(lock: SessionLock, options: Options) -> Result<Daemon, DaemonError> {
         let session = SessionPaths::new(&options.repo);
-        let (config, qa_inputs) = load_config(&options)?;
+        let (config, daemon, qa_inputs) = config::load(&options.repo, options.config.as_deref())?;
         let listener = control::listen(&session.socket())?;
         let (request_sender, requests) = mpsc::channel(16);
         tokio::spawn(control::serve(listener, request_sender));
-        let (watcher, changes) = start_watcher(&options.repo, config.watch.debounce)?;
+        let (watcher, changes) = start_watcher(&options.repo, daemon.watch.debounce)?;
         let mut queue = Queue::load(&session.queue())?;
         let recorded: BTreeSet<String> =
             session.run_ids().unwrap_or_default().into_iter().collect();
         queue.restarted(&recorded);
-        process::slots::limit(config.watch.max_agents, config.watch.max_checks);
+        process::slots::limit(daemon.watch.max_agents, daemon.watch.max_checks);
         let layout = Layout {
             repo: options.repo.clone(),
-            prp_dir: config.watch.prp_dir.clone(),
+            prp_dir: daemon.watch.prp_dir.clone(),
             config: options.config.clone(),
         };
         tracing::info!(
             repo = %options.repo.display(),
             directories = watcher.watched_dirs(),
-            prp_dir = %config.watch.prp_dir.display(),
-            parallel = config.watch.parallel,
+            prp_dir = %daemon.watch.prp_dir.display(),
+            parallel = daemon.watch.parallel,
             queued = queue.waiting.len(),
             "watching"
         );
         Ok(Daemon {
             _lock: lock,
             session,
-            notify: config.notify.command.clone(),
+            notify: daemon.notify.command.clone(),
             cooldown: config.breaker.cooldown,
             qa_inputs: Arc::new(qa_inputs),
-            watch: config.watch,
+            watch: daemon.watch,
             layout,
             queue,
             watcher,
@@ -536,24 +536,27 @@ impl Daemon {
     /// Reloads prpd.toml, the checklist and the tools mapping; a broken file keeps the
     /// configuration the daemon has.
     fn reload_config(&mut self) -> Result<(), DaemonError> {
-        let (config, qa_inputs) = match load_config(&self.options) {
+        let (config, daemon, qa_inputs) = match config::load(
+            &self.options.repo,
+            self.options.config.as_deref(),
+        ) {
             Ok(loaded) => loaded,
             Err(error) => {
                 tracing::error!(%error, "configuration not reloaded: the daemon keeps the previous one");
                 return Ok(());
             }
         };
-        if config.watch.debounce != self.watch.debounce {
-            let (watcher, changes) = start_watcher(&self.options.repo, config.watch.debounce)?;
+        if daemon.watch.debounce != self.watch.debounce {
+            let (watcher, changes) = start_watcher(&self.options.repo, daemon.watch.debounce)?;
             self.watcher = watcher;
             self.changes = changes;
         }
-        process::slots::limit(config.watch.max_agents, config.watch.max_checks);
-        self.layout.prp_dir.clone_from(&config.watch.prp_dir);
-        self.notify = config.notify.command;
+        process::slots::limit(daemon.watch.max_agents, daemon.watch.max_checks);
+        self.layout.prp_dir.clone_from(&daemon.watch.prp_dir);
+        self.notify = daemon.notify.command;
         self.cooldown = config.breaker.cooldown;
         self.qa_inputs = Arc::new(qa_inputs);
-        self.watch = config.watch;
+        self.watch = daemon.watch;
         tracing::info!("configuration reloaded");
         Ok(())
     }
@@ -758,14 +761,6 @@ fn prp_name(prp: Option<&Path>) -> String {
         || "a queued PRP".to_owned(),
         |prp| prp.display().to_string(),
     )
-}
-
-/// The configuration as the daemon validates it: prpd.toml, the checklist and the tools
-/// mapping must all load; QA on change uses them as loaded.
-fn load_config(options: &Options) -> Result<(Config, QaInputs), ConfigError> {
-    let config = Config::load(&options.repo, options.config.as_deref())?;
-    let qa = QaInputs::load(&options.repo, options.config.as_deref())?;
-    Ok((config, qa))
 }
 
 fn start_watcher(

@@ -20,6 +20,7 @@
 //! Uses `prpd-run` and the crates below it; only the binary uses it.
 
 mod backend;
+pub mod config;
 pub mod control;
 pub mod cooldown;
 pub mod daemon;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prpd_base::config::FILE_NAME;
+use prpd_base::config_file::FILE_NAME;
 
 /// The files besides `prpd.toml` whose change reloads the daemon's configuration.
 pub const CONFIG_FILES: [&str; 2] = ["qa-checklist.yml", "qa-tools-mapping.yml"];

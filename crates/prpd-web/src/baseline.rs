@@ -493,10 +493,8 @@ mod tests {
                 .collect(),
             skipped: Vec::new(),
         };
-        let config = super::super::plan_config(
-            &prpd_base::config::PlanSection::default(),
-            "http://a.test/home",
-        );
+        let config =
+            super::super::plan_config(&crate::config::PlanSection::default(), "http://a.test/home");
         let plan = baseline(&graph, &config, "run", "now");
         let ids: Vec<&str> = plan.cases.iter().map(|case| case.id.as_str()).collect();
         assert_eq!(ids, ["smoke-main-path", "nav-home", "nav-about"]);

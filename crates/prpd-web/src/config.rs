@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config_file::ConfigError;
+use prpd_base::config_file::{self, ConfigError, ConfigFile};
 
 /// The test types the seed names; `test_types` may list only these.
 pub const TEST_TYPES: [&str; 6] = [
@@ -72,7 +72,7 @@ impl Default for PlanSection {
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct RawPlan {
+struct RawPlan {
     base_url: Option<String>,
     max_depth: Option<u32>,
     max_pages: Option<u32>,
@@ -96,7 +96,7 @@ struct RawAuth {
 }
 
 /// Validates `[plan]` of the file at `path` (whose text is `text`).
-pub(super) fn plan(path: &Path, text: &str, raw: RawPlan) -> Result<PlanSection, ConfigError> {
+fn plan(path: &Path, text: &str, raw: RawPlan) -> Result<PlanSection, ConfigError> {
     let defaults = PlanSection::default();
     let refuse =
         |key: &str, message: String| ConfigError::at_key(path, text, "[plan]", key, message);
@@ -170,7 +170,7 @@ pub(super) fn plan(path: &Path, text: &str, raw: RawPlan) -> Result<PlanSection,
         max_tokens: raw.max_tokens,
         auth,
         serve: raw.serve.filter(|command| !command.trim().is_empty()),
-        serve_timeout: super::duration(path, text, "serve_timeout", raw.serve_timeout)?
+        serve_timeout: config_file::duration(path, text, "serve_timeout", raw.serve_timeout)?
             .unwrap_or(defaults.serve_timeout),
     })
 }
@@ -214,24 +214,52 @@ fn auth(
     Ok(auth)
 }
 
+/// The tables of `prpd.toml` this crate reads; the others are their crates' to read.
+#[derive(Debug, Default, Deserialize)]
+struct Tables {
+    plan: Option<RawPlan>,
+}
+
+impl PlanSection {
+    /// `[plan]` of `file`, validated; `None` when the project has no web app to explore.
+    pub fn from_file(file: &ConfigFile) -> Result<Option<PlanSection>, ConfigError> {
+        let tables: Tables = file.tables()?;
+        tables
+            .plan
+            .map(|raw| plan(&file.path, &file.text, raw))
+            .transpose()
+    }
+
+    /// `[plan]` of the repository's `prpd.toml` (or of `explicit`): `prpd plan` reads nothing
+    /// else. `None` when there is no file or no such table.
+    pub fn load(repo: &Path, explicit: Option<&Path>) -> Result<Option<PlanSection>, ConfigError> {
+        match ConfigFile::find(repo, explicit)? {
+            Some(file) => PlanSection::from_file(&file),
+            None => Ok(None),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::config::Config;
+    use super::*;
 
-    fn parse(text: &str) -> Result<Config, String> {
-        Config::parse(std::path::Path::new("prpd.toml"), text).map_err(|error| error.to_string())
+    fn parse(text: &str) -> Result<Option<PlanSection>, String> {
+        ConfigFile::from_text("prpd.toml".into(), text.to_owned())
+            .and_then(|file| PlanSection::from_file(&file))
+            .map_err(|error| error.to_string())
     }
 
     #[test]
     fn the_section_is_optional_and_its_keys_validated() {
-        assert_eq!(parse("").expect("empty").plan, None);
+        assert_eq!(parse("").expect("empty"), None);
         let config = parse(
             "[plan]\nbase_url = \"http://127.0.0.1:3000\"\nmax_depth = 3\nexclude_patterns = [\"/logout\"]\n\
              test_types = [\"form\"]\nmax_snapshots = 30\nserve = \"npm start\"\n\
              [plan.auth]\nusername_var = \"APP_USER\"\npassword_var = \"APP_PASSWORD\"\n",
         )
         .expect("valid");
-        let plan = config.plan.expect("[plan]");
+        let plan = config.expect("[plan]");
         assert_eq!(
             (plan.max_depth, plan.max_pages, plan.max_snapshots),
             (3, 20, Some(30))
@@ -245,15 +273,15 @@ mod tests {
 
     #[test]
     fn the_examples_commented_section_parses_once_uncommented() {
-        let start = crate::config::EXAMPLE
+        let start = config_file::EXAMPLE
             .find("# [plan]")
             .expect("the example documents [plan]");
-        let section = crate::config::EXAMPLE[start..]
+        let section = config_file::EXAMPLE[start..]
             .lines()
             .filter_map(|line| line.strip_prefix("# "))
             .filter(|line| line.starts_with('[') || line.contains(" = "))
             .fold(String::new(), |text, line| text + line + "\n");
-        let plan = parse(&section).expect("parses").plan.expect("[plan]");
+        let plan = parse(&section).expect("parses").expect("[plan]");
         assert_eq!(plan.max_snapshots, Some(40));
         assert_eq!(plan.exclude_patterns, ["/logout", "/admin"]);
         assert_eq!(

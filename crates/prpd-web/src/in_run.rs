@@ -1,6 +1,6 @@
 //! The web plan in the loop: which explored pages a PRP names, the part of RED's prompt that
 //! hands RED the specs of those pages, and the QA report's table of which plan cases have a
-//! test. Pure functions over the plan and the texts; the driver (`run/driver/web_plan.rs`)
+//! test. Pure functions over the plan and the texts; the driver (`prpd-run/src/driver/web_plan.rs`)
 //! makes the plan and keeps what these return in the run's record.
 //!
 //! A page is named when the PRP contains its path (`/signup`), the last word of its path as a

@@ -9,7 +9,7 @@
 //!    `runs/<id>/plan-explore/`. Addresses are judged by `scope.rs` (same origin,
 //!    include/exclude patterns).
 //! 2. With no agent, `walk.rs` explores breadth first within `max_depth` and `max_pages`; with
-//!    an agent, the planner tools of `prpd mcp` (`protocols/mcp_server/planner.rs`) drive the
+//!    an agent, the planner tools of `prpd mcp` (`src/mcp_server/planner.rs`) drive the
 //!    same exploration one call at a time.
 //! 3. The plan is either prpd's deterministic `baseline.rs` or the cases the agent finalised
 //!    (read with the rules of `test_plan::normalise`); either way it is written with
@@ -25,6 +25,7 @@ mod agent_prompt;
 mod baseline;
 pub mod browser;
 mod budget;
+pub mod config;
 mod exploration;
 mod graph;
 pub mod in_run;
@@ -39,7 +40,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use prpd_base::config::PlanSection;
+use crate::config::PlanSection;
 use prpd_base::files;
 use prpd_protocols::test_plan::{
     self, CaseType, PlanAuth, PlanConfig, PlanError, PlanGuardrails, TestPlan, WriteError,

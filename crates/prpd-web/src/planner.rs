@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use url::Url;
 
 use crate::browser::MAX_WAIT;
-use prpd_base::config::PlanSection;
+use crate::config::PlanSection;
 use prpd_base::paths::{SessionPaths, new_run_id};
 
 use super::exploration::{Arrival, Exploration, ExploreError};

@@ -23,10 +23,10 @@ use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 
+use crate::config::McpServer;
 use crate::entry::Entry;
 use crate::finding::{Finding, Unanswered, with_sources};
 use crate::query::{Capability, Question};
-use prpd_base::config::McpServer;
 use prpd_base::process::{EnvPolicy, ProcessError, Service, ServiceSpec, Termination};
 
 use tools::{ListedTool, Purpose, ToolMap};

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::*;
+use crate::config::McpToolNames;
 use crate::entry::EntryKind;
 use crate::query::Capability;
-use prpd_base::config::McpToolNames;
 use prpd_base::process::group_probe::{group_gone_within, is_group_gone};
 
 fn fake_server() -> PathBuf {

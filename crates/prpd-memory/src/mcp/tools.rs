@@ -12,8 +12,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::config::McpToolNames;
 use crate::query::Capability;
-use prpd_base::config::McpToolNames;
 
 /// What prpd asks a server to do: answer a capability, or record an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

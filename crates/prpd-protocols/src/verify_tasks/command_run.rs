@@ -1,7 +1,7 @@
 //! One command of a `[VERIFY]` task, run the way QA runs its checks: through the one spawner
-//! (`base/process`) as a measurement (own process group, a fresh home, no secret-named
+//! (`prpd-base/src/process`) as a measurement (own process group, a fresh home, no secret-named
 //! variables, the timeout ending the group), its output in a log and its figures read by
-//! `qa/metrics`.
+//! `prpd-qa/src/metrics`.
 //!
 //! No vacuous pass. A command that cannot be found is a failure named as such
 //! (`command not found: eslint`), whether prpd sees it before it starts (the program is not on

@@ -1,5 +1,5 @@
 //! The `[VERIFY] CI pipeline passes` task outside the loop: the remote checks of the commit
-//! `HEAD` points at, read through SHIP's GitHub client (`ship/github`: the same requests, the
+//! `HEAD` points at, read through SHIP's GitHub client (`prpd-ship/src/github`: the same requests, the
 //! same wait with backoff until every check finished or `[ship] checks_timeout` passed, the
 //! same rule that only `success`, `neutral` and `skipped` pass). A remote CI prpd cannot see
 //! never passes: no token in the variable `[ship] token_env` names, no GitHub repository in
@@ -9,8 +9,8 @@
 use std::path::Path;
 
 use super::result::PipelineFinding;
-use prpd_base::config::ShipConfig;
 use prpd_base::secret::Secret;
+use prpd_ship::config::ShipConfig;
 use prpd_ship::github::{self, PollPolicy, RemoteCheck, RemoteChecks};
 
 /// The remote CI's word on `HEAD` of the repository at `repo`.

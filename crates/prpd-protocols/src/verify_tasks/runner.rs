@@ -16,11 +16,11 @@ use super::command_run::{Ran, Settings, run_command};
 use super::pipeline;
 use super::result::{CommandOutcome, CommandRun, Finding, TaskResult};
 use super::task::{TaskKind, VerifyTask};
-use prpd_base::config::ShipConfig;
 use prpd_base::process::{ProcessError, Termination};
 use prpd_prp::Acceptance;
 use prpd_qa::command::CommandKind;
 use prpd_qa::discover::{self, Detection};
+use prpd_ship::config::ShipConfig;
 
 /// The local CI's kinds of command, in the seed's order.
 const LOCAL_CI: [CommandKind; 4] = [

@@ -15,15 +15,16 @@ use super::render::{TERMINAL_TAIL_LINES, progress_entry, render};
 use super::result::Verdict;
 use super::runner::{Context, Criteria, PipelineMode, Runner};
 use super::task::{VerifyTask, parse};
-use prpd_base::config::Config;
-use prpd_base::config_file::ConfigError;
+use prpd_base::config_file::{ConfigError, ConfigFile};
 use prpd_base::paths::{SessionPaths, new_run_id};
 use prpd_base::process::ProcessError;
 use prpd_prp::acceptance_criteria;
 use prpd_qa::command::CommandKind;
+use prpd_qa::config::QaSettings;
 use prpd_qa::discover::DetectError;
 use prpd_qa::settings;
 use prpd_qa::tools_mapping::ToolsMapping;
+use prpd_ship::config::ShipConfig;
 
 /// The file ralph-specum keeps acceptance criteria in, beside `tasks.md`.
 const REQUIREMENTS: &str = "requirements.md";
@@ -193,9 +194,15 @@ fn selected(
 /// What the tasks need: configuration, commands, criteria and a folder for the logs.
 fn context(request: &VerifyRequest, tasks_text: &str) -> Result<Context, VerifyError> {
     let repo = &request.repo;
-    let config = Config::load(repo, request.config.as_deref())?;
+    // The QA tables (how checks run, the commands) and `[ship]` (whose checks a pipeline
+    // task reads), from one reading of prpd.toml.
+    let file = ConfigFile::find(repo, request.config.as_deref())?;
+    let (qa, ship) = match &file {
+        Some(file) => (QaSettings::from_file(file)?, ShipConfig::from_file(file)?),
+        None => (QaSettings::default(), ShipConfig::default()),
+    };
     let mapping = ToolsMapping::load(repo)?;
-    let detection = settings::detect(repo, &mapping, &config.gate)?;
+    let detection = settings::detect(repo, &mapping, &qa.gate)?;
     let session = SessionPaths::new(repo);
     session.ensure().map_err(|source| VerifyError::Write {
         path: session.root().to_path_buf(),
@@ -204,14 +211,14 @@ fn context(request: &VerifyRequest, tasks_text: &str) -> Result<Context, VerifyE
     Ok(Context {
         settings: Settings {
             repo: repo.clone(),
-            timeout: config.qa.check_timeout,
-            grace: config.qa.grace,
+            timeout: qa.qa.check_timeout,
+            grace: qa.qa.grace,
             test_command: detection.command(CommandKind::Test).map(str::to_owned),
         },
         detection,
         logs: session.run_dir(&new_run_id("verify")),
         criteria: criteria(repo, &request.tasks_file, tasks_text),
-        pipeline: PipelineMode::Ask(Box::new(config.ship)),
+        pipeline: PipelineMode::Ask(Box::new(ship)),
     })
 }
 

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use prpd_base::config::CheckSetting;
+use crate::config::CheckSetting;
 use prpd_base::config_file::ConfigError;
 
 use super::{
@@ -115,8 +115,8 @@ mod tests {
     use std::time::Duration;
 
     use crate::checklist::{Action, Category, Checklist, Severity};
+    use crate::config::QaSettings;
     use crate::method::Method;
-    use prpd_base::config::Config;
 
     fn over(text: &str) -> Result<Checklist, String> {
         Checklist::over_builtin(Path::new("qa-checklist.yml"), text)
@@ -193,8 +193,8 @@ mod tests {
         );
     }
 
-    fn config(text: &str) -> Config {
-        Config::parse(Path::new("prpd.toml"), text).expect("valid prpd.toml")
+    fn config(text: &str) -> QaSettings {
+        QaSettings::parse(Path::new("prpd.toml"), text).expect("valid prpd.toml")
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::config_file::{ConfigError, line_and_column};
+use prpd_base::config_file::{ConfigError, line_and_column};
 
 /// Where a setting was written: the file, line and column of its value (or its key).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,12 +246,13 @@ fn non_empty(
 
 #[cfg(test)]
 mod tests {
-    use crate::config::Config;
     use std::path::Path;
     use std::time::Duration;
 
-    fn parse(text: &str) -> Result<Config, String> {
-        Config::parse(Path::new("prpd.toml"), text).map_err(|error| error.to_string())
+    use crate::config::QaSettings;
+
+    fn parse(text: &str) -> Result<QaSettings, String> {
+        QaSettings::parse(Path::new("prpd.toml"), text).map_err(|error| error.to_string())
     }
 
     #[test]

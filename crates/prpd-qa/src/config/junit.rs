@@ -1,6 +1,6 @@
 //! `[qa] junit = "<glob>"` of `prpd.toml`: where the project's test command writes a JUnit XML
 //! report. When it is set, prpd takes the test figures and names from the report the run wrote
-//! instead of the console output (`qa/junit.rs`), so a runner whose console prpd does not read
+//! instead of the console output (`junit.rs` of this crate), so a runner whose console prpd does not read
 //! still counts.
 //!
 //! Only the pattern's shape is judged here: a glob relative to the repository root that
@@ -8,7 +8,7 @@
 
 use std::path::{Component, Path};
 
-use crate::config_file::ConfigError;
+use prpd_base::config_file::ConfigError;
 
 /// The validated pattern of `[qa] junit`, without a leading `./`; `None` when it is not set.
 pub(super) fn pattern(

@@ -1,4 +1,4 @@
-//! The tests of command discovery (`qa/discover.rs`): detection and the judgement of a
+//! The tests of command discovery (`discover.rs`): detection and the judgement of a
 //! found command, over fixture repositories made in temporary folders.
 
 use super::*;

@@ -1,7 +1,7 @@
 //! How a check that runs the test command is judged once the command ended: it must have run
 //! at least one test, its figures must hold the check's validation, and a failure names the
 //! failing tests. With `[qa] junit` the figures and names come from the JUnit report the run
-//! wrote (`qa/junit.rs`); a report that was not written, or cannot be read, fails the check and
+//! wrote (`junit.rs`); a report that was not written, or cannot be read, fails the check and
 //! says so, whatever the console printed.
 
 use crate::checklist::CheckSpec;

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use prpd_base::config::AgentConfig;
+use crate::config::AgentConfig;
 
 /// The `.git/info/exclude` line that keeps Aider's files out of the snapshots.
 pub const EXCLUDE_PATTERN: &str = "/.aider*";

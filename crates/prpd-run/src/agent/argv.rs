@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use prpd_base::config::Agents;
+use crate::config::Agents;
 use prpd_base::phase::Phase;
 use prpd_qa::command::CommandKind;
 use prpd_qa::discover::Detection;
@@ -117,7 +117,7 @@ pub(super) fn expand(command: &[String], values: &Values<'_>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prpd_base::config::Config;
+    use crate::config::Config;
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|item| (*item).to_owned()).collect()

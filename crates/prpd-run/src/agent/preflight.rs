@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use prpd_base::config::Agents;
+use crate::config::Agents;
 use prpd_base::phase::Phase;
 use prpd_base::process::{self, Missing};
 
@@ -125,7 +125,7 @@ pub fn check_installed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use prpd_base::config::Config;
+    use crate::config::Config;
 
     #[test]
     fn each_agent_table_that_cannot_start_is_named_once() {

@@ -685,7 +685,7 @@ async fn claude_reports_the_model_it_worked_with() {
     let config = fixture.printing(&format!("{json}\n"), 0);
     let report = fixture.invoke(&config).await;
     assert_eq!(report.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
-    assert!(prpd_base::config::model::same(
+    assert!(crate::config::model::same(
         report.model.as_deref().unwrap_or_default(),
         "sonnet"
     ));

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config_file::ConfigError;
-use crate::phase::Phase;
+use prpd_base::config_file::ConfigError;
+use prpd_base::phase::Phase;
 
-use super::duration;
 use super::model;
 use super::presets::Preset;
+use prpd_base::config_file::duration;
 
 /// How a prompt reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

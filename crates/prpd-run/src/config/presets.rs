@@ -20,7 +20,7 @@
 
 use std::time::Duration;
 
-use crate::phase::Phase;
+use prpd_base::phase::Phase;
 
 use super::agents::{AgentConfig, PromptMode};
 

@@ -1,7 +1,7 @@
 //! The run's critical points (DESIGN §10): the PRP's success criteria, CP1..CPn, written to
 //! `critical-points.json` in the run's folder when the run starts, and judged at each QA
 //! against what prpd measured — its checks, the tests they named, the files and lines the run
-//! changed (`protocols/critical_points/in_run.rs`). A failed point is a blocking check, so it
+//! changed (`prpd-protocols/src/critical_points/in_run.rs`). A failed point is a blocking check, so it
 //! keeps the work from APPROVE; the report shows the table point by point.
 
 use std::path::PathBuf;

@@ -144,7 +144,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use prpd_base::config::Config;
+    use crate::config::Config;
 
     #[test]
     fn the_summed_cost_is_given_to_a_millionth_of_a_dollar() {

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::agent::{self, AgentError, Invocation};
 use crate::breaker::{self, AgentEnd, Observation};
+use crate::config::model;
 use crate::frozen;
 use crate::gate::{self, Signal};
 use crate::guardrail;
@@ -15,7 +16,6 @@ use crate::machine::Event;
 use crate::measure;
 use crate::prompt::{self, PromptContext};
 use crate::record::AgentObstacles;
-use prpd_base::config::model;
 use prpd_base::phase::Phase;
 use prpd_base::process;
 use prpd_base::status_block::{Found, StatusBlock, Verdict};

@@ -1,4 +1,4 @@
-//! The driver's side of the fail-to-pass proof (`run/proof.rs` judges): the tree without the
+//! The driver's side of the fail-to-pass proof (`proof.rs` judges): the tree without the
 //! feature — the run's base snapshot with the frozen test harness laid over it — checked out
 //! into a temporary directory of its own, the test command run there once per such tree, and
 //! the proof as GREEN's gate and QA's `F2P` check see it.

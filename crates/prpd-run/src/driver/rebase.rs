@@ -1,8 +1,8 @@
 //! SHIP on a base that moved. A run in a worktree started from its base branch's tip; several
 //! runs go at once and the user keeps working, so by SHIP the branch may have moved: the push
-//! remote's branch (another run's pull request merged, the user pushed; `ship/git/fetch.rs`),
+//! remote's branch (another run's pull request merged, the user pushed; `prpd-ship/src/git/fetch.rs`),
 //! or without a remote the local one. The shipped commit is replayed onto the branch's current
-//! tip (`ship/git/rebase.rs`). A clean
+//! tip (`prpd-ship/src/git/rebase.rs`). A clean
 //! replay changes the tree QA approved, so QA's checklist runs again, on the replayed tree in a
 //! worktree of its own (the run's worktree and its snapshots stay as QA saw them), before
 //! anything is pushed: a blocking failure there, like a clash of lines, stops SHIP with the

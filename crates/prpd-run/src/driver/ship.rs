@@ -1,5 +1,5 @@
 //! SHIP as the driver carries it out: the last check of the frozen tree, then the commit, the
-//! branch and the push of `ship/git`, each saved in the run record before the next starts, then
+//! branch and the push of `prpd-ship/src/git`, each saved in the run record before the next starts, then
 //! the pull request's title and body. It stands apart because it is the one effect that leaves
 //! the repository: everything before it stays on prpd's private refs.
 //!

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::agent;
+use crate::config::SnapshotRetention;
 use crate::frozen::{self, Family, Violation};
 use crate::machine::Event;
 use crate::measure::Tree;
 use crate::prompt;
 use crate::snapshot::{Snapshot, SnapshotLog, Snapshots};
-use prpd_base::config::SnapshotRetention;
 use prpd_base::phase::Phase;
 use prpd_protocols::verify_tasks;
 use prpd_qa::command::CommandKind;

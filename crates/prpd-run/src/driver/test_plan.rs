@@ -1,5 +1,5 @@
 //! RED's `TestPlan` in the loop: after each RED agent, prpd reads the plan its answer may end
-//! with (`protocols/test_plan`), writes the plan's specs and `test-plan.json` under
+//! with (`prpd-protocols/src/test_plan`), writes the plan's specs and `test-plan.json` under
 //! `runs/<id>/plan/`, and keeps its cases in the run record, where RED's measurement holds the
 //! tests to them (`Measured::Red`'s `test_plan`). It stands apart from the iteration because
 //! it is the one place where an agent's plan becomes prpd's record.

@@ -1,7 +1,7 @@
 //! REFACTOR's lint result and when it holds the phase back. It stands apart from the other
 //! gate facts because a lint command can fail to run for a reason that is no finding of the
 //! linter: its tool is not installed. Who chose the command decides what that means
-//! (`qa/missing_tool.rs`, the rule QA's checks follow too): prpd's guessed default names a
+//! (`prpd-qa/src/missing_tool.rs`, the rule QA's checks follow too): prpd's guessed default names a
 //! linter the project may not use, so it does not apply; the project's own must run.
 
 /// The lint result of a REFACTOR iteration.

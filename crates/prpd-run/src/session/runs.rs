@@ -130,7 +130,7 @@ pub(super) fn chosen(
 }
 
 /// Run `run_id`'s record, refused unless it is the content prpd sealed when it last wrote it
-/// (see `run/snapshot/seal.rs`): every record of this version is sealed, so a record without a
+/// (see `snapshot/seal.rs`): every record of this version is sealed, so a record without a
 /// seal is refused too.
 pub fn verified(
     session: &SessionPaths,

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::config::Config;
 use crate::record::RunRecord;
 use crate::worktree;
-use prpd_base::config::Config;
 use prpd_base::lock::{self, Holder};
 use prpd_base::paths::SessionPaths;
 use prpd_base::process::owner;

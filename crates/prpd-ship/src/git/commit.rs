@@ -1,5 +1,5 @@
 //! The commit that ships: the agents' tree (`tree.rs`) with the commit the run started from as
-//! its parent and the Conventional Commit message of `ship/message.rs`. It is written as an
+//! its parent and the Conventional Commit message of `message.rs`. It is written as an
 //! object only; `branch.rs` points a branch at it.
 //!
 //! Author and committer are the repository's configured identity (`user.name`, `user.email`),

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use super::remote_url::github_repository_from_remote_url;
 use super::{GitHub, GitHubTarget};
+use crate::config::ShipConfig;
 use crate::git;
-use prpd_base::config::ShipConfig;
 use prpd_base::secret::Secret;
 
 /// `(owner, name)` for `[ship]` in the repository at `repo`, or a message that says what to
