@@ -7,6 +7,8 @@
 //! `prpd-protocols` (qa, ship) ← `prpd-web` ← `prpd-run` ← `prpd-watch` ← this binary.
 
 mod cli;
+#[cfg(test)]
+mod config_reference;
 mod mcp_server;
 
 use std::io::IsTerminal as _;
