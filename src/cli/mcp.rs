@@ -28,6 +28,7 @@ pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
         Some(root) => root.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
+    super::config::check(&root, None)?;
     let section = PlanSection::load(&root, None)?.unwrap_or_default();
     let planner = match std::env::var_os(PLAN_RUN_VARIABLE).filter(|dir| !dir.is_empty()) {
         Some(run_dir) => PlannerSession::attach(&root, section, Path::new(&run_dir))

@@ -150,6 +150,7 @@ pub fn run(args: MemoryArgs) -> anyhow::Result<ExitCode> {
 /// server the user must fix, is a usage error (exit 2).
 async fn open(location: &Location) -> anyhow::Result<(PathBuf, Memory)> {
     let repo = repo_dir(&location.repo)?;
+    super::config::check(&repo, location.config.as_deref())?;
     let config = MemoryConfig::load(&repo, location.config.as_deref())?;
     let memory = match Memory::open(&repo, &config).await {
         Ok(Memory::Off) => {

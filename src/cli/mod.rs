@@ -1,6 +1,7 @@
 //! The command line: clap types, one `Args` struct per subcommand, and the dispatch that turns
 //! a parsed command into library calls and an [`ExitCode`].
 
+mod config;
 pub mod demo;
 mod foreground;
 pub mod init;
@@ -339,6 +340,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
+            config::check(&options.repo, options.config.as_deref())?;
             let place = if args.in_place {
                 session::Place::InPlace {
                     dirty: if args.allow_dirty {
@@ -610,6 +612,7 @@ fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
+    config::check(&repo, args.config.as_deref())?;
     let config = QaSettings::load(&repo, args.config.as_deref())?;
     let mapping = ToolsMapping::load(&repo)?;
     let detection = settings::detect(&repo, &mapping, &config.gate)?;
@@ -624,8 +627,10 @@ fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
+    let repo = repo_dir(&args.repo)?;
+    config::check(&repo, args.config.as_deref())?;
     let result = standalone::check(&StandaloneRequest {
-        repo: repo_dir(&args.repo)?,
+        repo,
         config: args.config.clone(),
         prp: args.prp.clone(),
         base: args.base.clone(),

@@ -84,6 +84,7 @@ pub fn run(args: &WebPlanArgs, mode: Mode) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    super::config::check(&dir, args.config.as_deref())?;
     let section = section(&dir, args)?;
     let agents = if args.agent {
         Some(Config::load(&dir, args.config.as_deref())?)

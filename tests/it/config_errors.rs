@@ -58,3 +58,32 @@ fn missing_repo_is_a_usage_error() {
             "--repo no/such/dir: not a directory",
         ));
 }
+
+/// Each crate reads only its own tables of prpd.toml, yet a typo in any table stops every
+/// command, at its line: the binary asks every crate to check its keys before a command starts.
+#[test]
+fn a_typo_in_a_table_a_command_does_not_read_still_stops_it_at_its_line() {
+    let repo = TestRepo::new();
+    repo.file(
+        "prpd.toml",
+        "[qa]\njobs = 2\n\n[guardrails]\nmax_wal_time = \"1h\"\n",
+    );
+    for command in [&["qa"][..], &["detect"], &["memory", "stats"]] {
+        let output = repo.prpd().args(command).output().expect("run prpd");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains("prpd.toml:5:1: unknown field `max_wal_time`, expected one of"),
+            "{command:?}: {stderr}"
+        );
+    }
+    repo.file("prpd.toml", "[qa]\njobs = 2\n\n[gaurdrails]\n");
+    let output = repo.prpd().arg("qa").output().expect("run prpd");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr
+            .contains("prpd.toml:4:2: unknown table `gaurdrails`, expected one of the tables `qa`"),
+        "{stderr}"
+    );
+}

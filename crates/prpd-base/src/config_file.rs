@@ -44,8 +44,8 @@ pub const TABLES: [&str; 12] = [
 /// and every part of prpd sees the same version of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigFile {
-    pub path: PathBuf,
-    pub text: String,
+    path: PathBuf,
+    text: String,
 }
 
 impl ConfigFile {
@@ -68,23 +68,34 @@ impl ConfigFile {
     /// The file at `path` with `text`, its tables checked against [`TABLES`].
     pub fn from_text(path: PathBuf, text: String) -> Result<ConfigFile, ConfigError> {
         let outline: BTreeMap<Spanned<String>, toml::Value> = parse_toml(&path, &text)?;
-        if let Some(unknown) = outline
-            .keys()
-            .find(|name| !TABLES.contains(&name.get_ref().as_str()))
+        if let Some((unknown, value)) = outline
+            .iter()
+            .find(|(name, _)| !TABLES.contains(&name.get_ref().as_str()))
         {
             let (line, column) = line_and_column(&text, unknown.span().start);
+            let what = if value.is_table() { "table" } else { "key" };
             return Err(ConfigError::Invalid {
                 path,
                 line,
                 column,
                 message: format!(
-                    "unknown table `{}`, expected one of {}",
+                    "unknown {what} `{}`, expected one of the tables {}",
                     unknown.get_ref(),
                     TABLES.map(|table| format!("`{table}`")).join(", ")
                 ),
             });
         }
         Ok(ConfigFile { path, text })
+    }
+
+    /// Where the file is (errors name it).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's text (errors are located in it).
+    pub fn text(&self) -> &str {
+        &self.text
     }
 
     /// The tables `T` reads (a raw serde struct with one optional field per table it owns;

@@ -208,7 +208,7 @@ impl MemoryConfig {
     /// `[memory]` of `file`, validated, with every default filled in.
     pub fn from_file(file: &ConfigFile) -> Result<MemoryConfig, ConfigError> {
         let tables: Tables = file.tables()?;
-        memory(&file.path, &file.text, tables.memory.unwrap_or_default())
+        memory(file.path(), file.text(), tables.memory.unwrap_or_default())
     }
 
     /// `[memory]` of the repository's `prpd.toml` (or of `explicit`); the defaults when there
@@ -219,6 +219,13 @@ impl MemoryConfig {
             None => Ok(MemoryConfig::default()),
         }
     }
+}
+
+/// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
+/// type (nothing more is judged): the binary asks every crate before any command starts, so a
+/// typo in any table stops every command, naming its line.
+pub fn check_keys(file: &ConfigFile) -> Result<(), ConfigError> {
+    file.tables::<Tables>().map(drop)
 }
 
 #[cfg(test)]

@@ -69,8 +69,8 @@ impl QaSettings {
     pub fn from_file(file: &ConfigFile) -> Result<QaSettings, ConfigError> {
         let tables: Tables = file.tables()?;
         Ok(QaSettings {
-            qa: qa(&file.path, &file.text, tables.qa.unwrap_or_default())?,
-            gate: gate::settings(&file.path, &file.text, tables.commands, tables.checks)?,
+            qa: qa(file.path(), file.text(), tables.qa.unwrap_or_default())?,
+            gate: gate::settings(file.path(), file.text(), tables.commands, tables.checks)?,
         })
     }
 
@@ -109,6 +109,13 @@ fn qa(path: &Path, text: &str, raw: RawQa) -> Result<QaConfig, ConfigError> {
     })
 }
 
+/// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
+/// type (nothing more is judged): the binary asks every crate before any command starts, so a
+/// typo in any table stops every command, naming its line.
+pub fn check_keys(file: &ConfigFile) -> Result<(), ConfigError> {
+    file.tables::<Tables>().map(drop)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,12 +151,21 @@ mod tests {
         let typo = dir.path().join("typo.toml");
         std::fs::write(&typo, "[qa]\njbos = 3\n").expect("write");
         assert!(QaSettings::load(dir.path(), Some(&typo)).is_err());
+        let scalar = dir.path().join("scalar.toml");
+        std::fs::write(&scalar, "jobs = 3\n").expect("write");
+        let error = QaSettings::load(dir.path(), Some(&scalar)).expect_err("a key outside a table");
+        assert!(
+            error
+                .to_string()
+                .contains("scalar.toml:1:1: unknown key `jobs`"),
+            "{error}"
+        );
         let unknown = dir.path().join("unknown.toml");
         std::fs::write(&unknown, "[qa]\njobs = 3\n\n[gaurdrails]\n").expect("write");
         let error = QaSettings::load(dir.path(), Some(&unknown)).expect_err("unknown table");
         assert!(
             error.to_string().ends_with(
-                "unknown.toml:4:2: unknown table `gaurdrails`, expected one of `qa`, `commands`, `checks`, `agents`, `guardrails`, `breaker`, `run`, `ship`, `memory`, `watch`, `notify`, `plan`"
+                "unknown.toml:4:2: unknown table `gaurdrails`, expected one of the tables `qa`, `commands`, `checks`, `agents`, `guardrails`, `breaker`, `run`, `ship`, `memory`, `watch`, `notify`, `plan`"
             ),
             "{error}"
         );

@@ -191,7 +191,7 @@ impl Config {
     /// A run's configuration from `file`, read once: this crate's tables and those of the
     /// crates below that a run needs.
     pub fn from_file(file: &ConfigFile) -> Result<Config, ConfigError> {
-        let (path, text) = (file.path.as_path(), file.text.as_str());
+        let (path, text) = (file.path(), file.text());
         let raw: Tables = file.tables()?;
         let QaSettings { qa, gate } = QaSettings::from_file(file)?;
         Ok(Config {
@@ -325,6 +325,13 @@ impl Thresholds {
             half_open_after: 2,
         }
     }
+}
+
+/// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
+/// type (nothing more is judged): the binary asks every crate before any command starts, so a
+/// typo in any table stops every command, naming its line.
+pub fn check_keys(file: &ConfigFile) -> Result<(), ConfigError> {
+    file.tables::<Tables>().map(drop)
 }
 
 #[cfg(test)]

@@ -265,8 +265,15 @@ impl ShipConfig {
     /// `[ship]` of `file`, validated, with every default filled in.
     pub fn from_file(file: &ConfigFile) -> Result<ShipConfig, ConfigError> {
         let tables: Tables = file.tables()?;
-        ship(&file.path, &file.text, tables.ship.unwrap_or_default())
+        ship(file.path(), file.text(), tables.ship.unwrap_or_default())
     }
+}
+
+/// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
+/// type (nothing more is judged): the binary asks every crate before any command starts, so a
+/// typo in any table stops every command, naming its line.
+pub fn check_keys(file: &ConfigFile) -> Result<(), ConfigError> {
+    file.tables::<Tables>().map(drop)
 }
 
 #[cfg(test)]

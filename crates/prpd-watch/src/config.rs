@@ -179,8 +179,8 @@ impl DaemonSettings {
     pub fn from_file(file: &ConfigFile) -> Result<DaemonSettings, ConfigError> {
         let tables: Tables = file.tables()?;
         Ok(DaemonSettings {
-            watch: watch(&file.path, &file.text, tables.watch.unwrap_or_default())?,
-            notify: notify(&file.path, &file.text, tables.notify.unwrap_or_default())?,
+            watch: watch(file.path(), file.text(), tables.watch.unwrap_or_default())?,
+            notify: notify(file.path(), file.text(), tables.notify.unwrap_or_default())?,
         })
     }
 }
@@ -202,6 +202,13 @@ pub(crate) fn load(
     };
     let qa = QaInputs::with_settings(repo, qa)?;
     Ok((config, daemon, qa))
+}
+
+/// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
+/// type (nothing more is judged): the binary asks every crate before any command starts, so a
+/// typo in any table stops every command, naming its line.
+pub fn check_keys(file: &ConfigFile) -> Result<(), ConfigError> {
+    file.tables::<Tables>().map(drop)
 }
 
 #[cfg(test)]

@@ -226,7 +226,7 @@ impl PlanSection {
         let tables: Tables = file.tables()?;
         tables
             .plan
-            .map(|raw| plan(&file.path, &file.text, raw))
+            .map(|raw| plan(file.path(), file.text(), raw))
             .transpose()
     }
 
@@ -238,6 +238,13 @@ impl PlanSection {
             None => Ok(None),
         }
     }
+}
+
+/// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
+/// type (nothing more is judged): the binary asks every crate before any command starts, so a
+/// typo in any table stops every command, naming its line.
+pub fn check_keys(file: &ConfigFile) -> Result<(), ConfigError> {
+    file.tables::<Tables>().map(drop)
 }
 
 #[cfg(test)]
