@@ -1,6 +1,7 @@
-//! The configuration chapter of the book (`docs/src/configuration.md`) checked against the
-//! parsers, so the reference cannot drift from what prpd accepts: every table a crate reads is
-//! documented with every key it accepts, and the chapter documents no key that would be refused.
+//! The configuration chapter of the book (`docs/src/configuration.md`) and the commented example
+//! (`config/prpd.toml`) checked against the parsers, so the reference cannot drift from what prpd
+//! accepts: every table a crate reads is documented with every key it accepts (and shown in the
+//! example), and the chapter documents no key that would be refused.
 //! The parsers say what they accept themselves: a key no table has is refused with the list of
 //! the keys it does have.
 
@@ -13,15 +14,18 @@ use prpd_watch::config::DaemonSettings;
 
 const CHAPTER: &str = include_str!("../docs/src/configuration.md");
 
+/// The commented example, `config/prpd.toml`, which names every key (most with their default).
+const EXAMPLE: &str = prpd_base::config_file::EXAMPLE;
+
 /// The names a `<phase>` placeholder of the chapter stands for.
 const PHASES: [&str; 6] = ["default", "red", "green", "refactor", "document", "qa"];
 
-/// One `## [table]` section of the chapter: the keys of its rows (first column) and every name
-/// its rows mention in backticks (aliases are mentioned in the meaning column).
+/// One `## [table]` section of the chapter: the keys of its rows (first column) and the other
+/// names a row accepts for its key ("`comando` is accepted too").
 #[derive(Debug, Default)]
 struct Section {
     keys: BTreeSet<String>,
-    mentioned: BTreeSet<String>,
+    aliases: BTreeSet<String>,
 }
 
 fn chapter() -> BTreeMap<String, Section> {
@@ -39,9 +43,11 @@ fn chapter() -> BTreeMap<String, Section> {
             if let Some((key, _)) = row.split_once('`') {
                 section.keys.insert(key.to_owned());
             }
-            section
-                .mentioned
-                .extend(line.split('`').skip(1).step_by(2).map(str::to_owned));
+            section.aliases.extend(
+                line.split(" is accepted too")
+                    .filter_map(|before| before.strip_suffix('`')?.rsplit_once('`'))
+                    .map(|(_, alias)| alias.to_owned()),
+            );
         }
     }
     sections
@@ -90,15 +96,14 @@ fn the_chapter_documents_every_table_prpd_toml_may_hold() {
 #[test]
 fn every_key_the_parsers_accept_is_documented_and_no_other() {
     let sections = chapter();
+    assert!(
+        sections.len() >= 15,
+        "the chapter's tables were not found: {sections:?}"
+    );
     let mut problems = Vec::new();
     for (name, section) in &sections {
-        // `[checks]` itself is a map of check ids; its keys are documented under `[checks.<id>]`.
-        if section.keys.is_empty()
-            && sections
-                .keys()
-                .any(|other| other.starts_with(&format!("{name}.")))
-        {
-            continue;
+        if section.keys.is_empty() {
+            problems.push(format!("[{name}]: no row with a key in backticks"));
         }
         let concrete = name.replace("<phase>", "green").replace("<id>", "F1");
         let accepted = accepted(&concrete);
@@ -106,8 +111,17 @@ fn every_key_the_parsers_accept_is_documented_and_no_other() {
             let sub_table = sections.contains_key(&format!("{name}.{key}"))
                 || (sections.contains_key(&format!("{name}.<phase>"))
                     && PHASES.contains(&key.as_str()));
-            if !section.mentioned.contains(key) && !sub_table {
+            if sub_table {
+                continue;
+            }
+            if !section.keys.contains(key) && !section.aliases.contains(key) {
                 problems.push(format!("[{name}] {key}: accepted, not documented"));
+            }
+            let in_example = EXAMPLE
+                .split(|character: char| !(character.is_alphanumeric() || character == '_'))
+                .any(|word| word == key);
+            if section.keys.contains(key) && !in_example {
+                problems.push(format!("[{name}] {key}: not in config/prpd.toml"));
             }
         }
         for key in &section.keys {
@@ -117,12 +131,8 @@ fn every_key_the_parsers_accept_is_documented_and_no_other() {
         }
     }
     assert!(
-        sections.len() >= 15,
-        "the chapter's tables were not found: {sections:?}"
-    );
-    assert!(
         problems.is_empty(),
-        "docs/src/configuration.md:\n{}",
+        "docs/src/configuration.md and config/prpd.toml:\n{}",
         problems.join("\n")
     );
 }

@@ -3,8 +3,9 @@
 //! ([`mcp_server`]); everything else is in the crates under `crates/`, each a subsystem that
 //! uses only the ones below it (`ARCHITECTURE.md` has the map):
 //!
-//! `prpd-base` ← `prpd-prp` ← `prpd-qa` ← `prpd-memory`; `prpd-ship` (base, prp);
-//! `prpd-protocols` (qa, ship) ← `prpd-web` ← `prpd-run` ← `prpd-watch` ← this binary.
+//! `prpd-base` and `prpd-prp` (no other prpd crate); `prpd-qa` (base, prp); `prpd-memory`
+//! (qa); `prpd-ship` (base, prp); `prpd-protocols` (qa, ship); `prpd-web` (protocols);
+//! `prpd-run` (all of these); `prpd-watch` (run); this binary (all).
 
 mod cli;
 #[cfg(test)]

@@ -210,7 +210,8 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # ({found}).\n\
          #\n\
          # Every key is optional; unknown keys are errors, reported with their line. Durations are\n\
-         # strings such as \"90s\", \"10m\" or \"1h 30m\". prpd's README lists every key and its default.\n\
+         # strings such as \"90s\", \"10m\" or \"1h 30m\". The \"Configuration\" chapter of prpd's\n\
+         # book (docs/src/configuration.md) lists every key and its default.\n\
          \n\
          [qa]\n\
          # How many QA checks run at once, and how long one check (a test run, a linter) may take.\n\
@@ -239,8 +240,8 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # Enforced when the agent reports its cost (Claude Code does).\n\
          # max_cost_usd = 20.0\n\
          \n\
-         # SHIP commits what QA approved on its own branch and pushes it (the README's \"Shipping\"\n\
-         # lists every key). Without a token in the variable token_env names, it is a dry run:\n\
+         # SHIP commits what QA approved on its own branch and pushes it (the book's \"Shipping\"\n\
+         # chapter lists every key). Without a token in the variable token_env names, it is a dry run:\n\
          # the commit, the branch, a push to a local path only, and the PR's text in pr.md.\n\
          # [ship]\n\
          # remote = \"origin\"\n\
@@ -262,7 +263,7 @@ fn agents_tables(preset: &Preset, list: &dyn Fn(&[&str]) -> String) -> String {
             format!(
                 "[agents.default]\n\
                  agent = {name:?}\n\
-                 # The block's settings (the README's \"Agents\" section lists them per phase); a key\n\
+                 # The block's settings (the book's \"Agents\" chapter lists them per phase); a key\n\
                  # written here overrides it:\n\
                  # command = {command}\n\
                  # model = {model:?}   (QA: {qa_model:?})\n\

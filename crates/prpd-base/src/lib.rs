@@ -10,7 +10,7 @@
 //! than one subsystem speaks: phases ([`phase`]) and the `PRP_PHASE_STATUS` block
 //! ([`status_block`]).
 //!
-//! It uses no other prpd crate; every other one uses it.
+//! It uses no other prpd crate; every other one but `prpd-prp` uses it.
 
 pub mod config_file;
 pub mod exit;

@@ -2,17 +2,16 @@
 //! `tasks.md` tagged `[VERIFY]`, which prpd verifies itself instead of asking an agent, and
 //! reports in the seed's layout ending in `VERIFICATION_PASS` or `VERIFICATION_FAIL`.
 //!
-//! Theory of operation. [`parse`] (`task.rs`, pure) finds the tasks and what each asks:
-//! commands after its colon (`commands.rs` splits them on top-level `&&`), a `Full local CI`
-//! (those commands, or the repository's discovered lint, typecheck, test and build), a
-//! `CI pipeline passes` (the remote checks of `HEAD` through `prpd-ship/src/github`, `pipeline.rs`), or an
-//! `AC checklist` (each `AC-*` traced to the tests named after it and their results,
-//! `acceptance.rs`). A [`Runner`] (`runner.rs`) verifies tasks in order; each command goes
-//! through the one spawner as a measurement (`command_run.rs`), and a command already run on
-//! the same tree is read back, not run twice. What it finds is plain data (`result.rs`), whose
-//! verdict is computed in one place; `render.rs` writes the seed's layout and the
-//! `.progress.md` entry, `progress.rs` places that entry under `## Learnings`, `checkbox.rs`
-//! ticks a passed task's `- [ ]`.
+//! Theory of operation. [`parse`] (`task.rs`, pure) finds the tasks and what each asks: commands
+//! after its colon (`commands.rs` splits them on top-level `&&`), a `Full local CI` (those
+//! commands, or the repository's discovered lint, typecheck, test and build), a `CI pipeline
+//! passes` (the remote checks of `HEAD` through `prpd-ship/src/github`, `pipeline.rs`), or an `AC
+//! checklist` (each `AC-*` traced to the tests named after it and their results, `acceptance.rs`).
+//! A [`Runner`] (`runner.rs`) verifies tasks in order; each command goes through the one spawner as
+//! a measurement (`command_run.rs`), and a command already run on the same tree is read back, not
+//! run twice. What it finds is plain data (`result.rs`), whose verdict is computed in one place;
+//! `render.rs` writes the seed's layout and the `.progress.md` entry, `progress.rs` places that
+//! entry under `## Learnings`, `checkbox.rs` ticks a passed task's `- [ ]`.
 //!
 //! Two callers. `prpd verify` (`standalone.rs`) runs a file's tasks, appends to `.progress.md`
 //! beside it and ticks the checkboxes of the tasks that passed. The loop runs the PRP's tasks

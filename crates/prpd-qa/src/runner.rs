@@ -2,10 +2,10 @@
 //! measured itself (DESIGN §6).
 //!
 //! Theory of operation: the checklist names checks; a check is either a shell command (whose
-//! `{detected_<kind>_command}` placeholders are filled from command discovery) or a built-in
-//! method run in-process. Commands go through [`prpd_base::process`] in parallel up to `jobs`; their
-//! full output lands in a log under the run directory and [`crate::metrics`] reads figures out
-//! of it. Each check's validation expression is then evaluated against those figures.
+//! `{detected_<kind>_command}` placeholders are filled from command discovery) or a built-in method
+//! run in-process. Commands go through [`prpd_base::process`] in parallel up to `jobs`; their full
+//! output lands in a log under the run directory and [`crate::metrics`] reads figures out of it.
+//! Each check's validation expression is then evaluated against those figures.
 //!
 //! No vacuous approval: a placeholder that discovery could not fill, a tool that is not
 //! installed, a test command that ran no test, a figure that could not be measured, an empty

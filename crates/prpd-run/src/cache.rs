@@ -1,5 +1,5 @@
-//! What a cached measurement measured. prpd runs the test command once per tree (README, "One
-//! test run per tree") and keeps the run on the tree without the feature for the fail-to-pass
+//! What a cached measurement measured. prpd runs the test command once per tree (the book's
+//! "One test run per tree", docs/src/loop.md) and keeps the run on the tree without the feature for the fail-to-pass
 //! proof; a result read back stands for a new run only when it measured the same thing: the
 //! same tree, the exact same command, and the same measurement settings. The settings are the
 //! configuration that shapes how a run is made and read (`[qa]`'s timeouts and JUnit glob, the

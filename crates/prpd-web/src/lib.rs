@@ -1,6 +1,7 @@
-//! Test plans from a running web app (seed `001_…`, the `AutoQA` planner of Epic 7): explore the app with a
-//! real browser within a budget, and turn what was seen into a `TestPlan` and one Markdown spec
-//! per case — what RED of a web project needs to know beyond the PRP's words.
+//! Test plans from a running web app: explore the app with a real browser ([`browser`], a
+//! headless Chromium over the DevTools protocol) within a budget, and turn what was seen into a
+//! `TestPlan` and one Markdown spec per case — what RED of a web project needs to know beyond the
+//! PRP's words. `[plan]` of prpd.toml is read here ([`config`]).
 //!
 //! Theory of operation.
 //!
@@ -9,7 +10,7 @@
 //!    `runs/<id>/plan-explore/`. Addresses are judged by `scope.rs` (same origin,
 //!    include/exclude patterns).
 //! 2. With no agent, `walk.rs` explores breadth first within `max_depth` and `max_pages`; with
-//!    an agent, the planner tools of `prpd mcp` (`src/mcp_server/planner.rs`) drive the
+//!    an agent, the planner tools of `prpd mcp` (the binary's `src/mcp_server/planner_tools.rs`) drive the
 //!    same exploration one call at a time.
 //! 3. The plan is either prpd's deterministic `baseline.rs` or the cases the agent finalised
 //!    (read with the rules of `test_plan::normalise`); either way it is written with

@@ -170,8 +170,8 @@ pub fn passed_secret_values(patterns: &[String]) -> Vec<String> {
 }
 
 /// prpd's variables that a measurement inherits ([`EnvPolicy::Measurement`]: all but the
-/// secret-named ones), sorted by name. A test run's result depends on them besides the tree and
-/// the command, so a cached result is reused only where they are the same (`prpd-run/src/cache.rs`).
+/// secret-named ones), sorted by name. A test run's result depends on them besides the tree and the
+/// command, so a cached result is reused only where they are the same (`prpd-run/src/cache.rs`).
 pub fn inherited_by_measurements() -> Vec<(String, String)> {
     let mut variables: Vec<(String, String)> = std::env::vars_os()
         .map(|(name, value)| {

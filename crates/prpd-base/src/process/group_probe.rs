@@ -1,7 +1,8 @@
-//! For tests only (this crate's and, with the `test-support` feature, other crates'): whether a process group still has a live member, read from `/proc`. Every
-//! test that proves a group was stopped (the process module's, the MCP memory server's) asks
-//! the same way, so it is written once. A signal-0 probe would still see the zombies that
-//! `killpg` leaves until they are reaped; they count as gone here.
+//! For tests only (this crate's and, with the `test-support` feature, other crates'): whether a
+//! process group still has a live member, read from `/proc`. Every test that proves a group was
+//! stopped (the process module's, the MCP memory server's) asks the same way, so it is written
+//! once. A signal-0 probe would still see the zombies that `killpg` leaves until they are reaped;
+//! they count as gone here.
 
 use std::time::{Duration, Instant};
 

@@ -1,5 +1,5 @@
-//! A plan written to disk: `<plan dir>/test-plan.json` (the normalised plan) and one Markdown
-//! spec per case under `<plan dir>/specs/`, each file atomically (`prpd-base/src/files.rs`). It stands
+//! A plan written to disk: `<plan dir>/test-plan.json` (the normalised plan) and one Markdown spec
+//! per case under `<plan dir>/specs/`, each file atomically (`prpd-base/src/files.rs`). It stands
 //! apart because it is the one part of test plans that touches the file system.
 //!
 //! The plan directory is emptied first: the specs of an earlier plan would otherwise lie

@@ -1,10 +1,10 @@
-//! The `[VERIFY] CI pipeline passes` task outside the loop: the remote checks of the commit
-//! `HEAD` points at, read through SHIP's GitHub client (`prpd-ship/src/github`: the same requests, the
-//! same wait with backoff until every check finished or `[ship] checks_timeout` passed, the
-//! same rule that only `success`, `neutral` and `skipped` pass). A remote CI prpd cannot see
-//! never passes: no token in the variable `[ship] token_env` names, no GitHub repository in
-//! `[ship]` or the remote's URL, a commit GitHub does not know, a refusal — each fails the
-//! task with what to set. Every text GitHub sends back is scrubbed of the token.
+//! The `[VERIFY] CI pipeline passes` task outside the loop: the remote checks of the commit `HEAD`
+//! points at, read through SHIP's GitHub client (`prpd-ship/src/github`: the same requests, the
+//! same wait with backoff until every check finished or `[ship] checks_timeout` passed, the same
+//! rule that only `success`, `neutral` and `skipped` pass). A remote CI prpd cannot see never
+//! passes: no token in the variable `[ship] token_env` names, no GitHub repository in `[ship]` or
+//! the remote's URL, a commit GitHub does not know, a refusal — each fails the task with what to
+//! set. Every text GitHub sends back is scrubbed of the token.
 
 use std::path::Path;
 

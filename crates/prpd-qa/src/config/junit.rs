@@ -1,7 +1,7 @@
 //! `[qa] junit = "<glob>"` of `prpd.toml`: where the project's test command writes a JUnit XML
 //! report. When it is set, prpd takes the test figures and names from the report the run wrote
-//! instead of the console output (`junit.rs` of this crate), so a runner whose console prpd does not read
-//! still counts.
+//! instead of the console output (`junit.rs` of this crate), so a runner whose console prpd does
+//! not read still counts.
 //!
 //! Only the pattern's shape is judged here: a glob relative to the repository root that
 //! cannot leave it. Whether the run wrote a report is the QA gate's to judge, after the run.

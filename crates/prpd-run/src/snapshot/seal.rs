@@ -13,7 +13,7 @@
 //! unfinished record before it cannot be put back and resumed, and the seal outlives the run's
 //! snapshot refs. The seal is tamper evidence
 //! against an agent editing files, not a lock: a process of the same user that rewrites prpd's
-//! private refs to match an edited record is not stopped, which the README says.
+//! private refs to match an edited record is not stopped, which ARCHITECTURE.md says.
 
 use git2::{ObjectType, Oid};
 

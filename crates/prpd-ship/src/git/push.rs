@@ -189,7 +189,7 @@ pub(super) fn credential_pair<'token>(
         PushToken::Offered(token) => token,
         PushToken::Unset => {
             return Err(format!(
-                "it asks for credentials and ${token_env} is not set; put a token with write access to the repository's contents in it (see the README's [ship] section)"
+                "it asks for credentials and ${token_env} is not set; put a token with write access to the repository's contents in it (see \"The token's scopes\" in docs/src/shipping.md)"
             ));
         }
         PushToken::Withheld { host } => {

@@ -96,7 +96,8 @@ fn needs(permissions: Option<&str>, scopes: Option<&str>) -> String {
         needed.push(format!("a classic token needs the scope {}", scopes.trim()));
     }
     if needed.is_empty() {
-        "; give the token the permissions the README's SHIP section lists".to_owned()
+        "; give the token the permissions docs/src/shipping.md lists under \"The token's scopes\""
+            .to_owned()
     } else {
         format!("; {}", needed.join("; "))
     }
@@ -204,7 +205,7 @@ mod tests {
         );
         assert!(
             message(403, ReplyHeaders::default(), r#"{"message":"Must have admin rights"}"#)
-                .ends_with("(403: Must have admin rights); give the token the permissions the README's SHIP section lists")
+                .ends_with("(403: Must have admin rights); give the token the permissions docs/src/shipping.md lists under \"The token's scopes\"")
         );
         assert_eq!(
             message(404, ReplyHeaders::default(), r#"{"message":"Not Found"}"#),
