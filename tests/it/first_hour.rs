@@ -314,6 +314,7 @@ fn on_a_terminal(dir: &Path, command: &str, no_color: Option<&str>) -> String {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs `script` (util-linux; Debian's bsdextrautils) for a terminal; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn colours_only_on_a_terminal_and_never_with_no_color() {
     let repo = node_repo();
     let prpd = assert_cmd::cargo::cargo_bin("prpd");

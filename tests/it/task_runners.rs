@@ -295,6 +295,7 @@ fn make_test_through_npm_test_to_node_runs_in_qa() {
 }
 
 #[test]
+#[ignore = "end-to-end tier: needs pytest; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn npm_test_through_make_test_to_pytest_runs_in_qa() {
     let repo = TestRepo::new();
     repo.file("package.json", r#"{"scripts": {"test": "make test"}}"#)
