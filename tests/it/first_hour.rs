@@ -304,6 +304,9 @@ fn on_a_terminal(dir: &Path, command: &str, no_color: Option<&str>) -> String {
         .args(["-qec", command, "/dev/null"])
         .current_dir(dir)
         .env("PRPD_LOG", "info")
+        // A terminal of a known kind: with TERM unset or `dumb` (CI, `env -i`) clap colours
+        // nothing even on a terminal.
+        .env("TERM", "xterm")
         .env_remove("NO_COLOR");
     if let Some(value) = no_color {
         script.env("NO_COLOR", value);
@@ -314,7 +317,6 @@ fn on_a_terminal(dir: &Path, command: &str, no_color: Option<&str>) -> String {
 }
 
 #[test]
-#[ignore = "end-to-end tier: needs `script` (util-linux; Debian's bsdextrautils) for a terminal; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn colours_only_on_a_terminal_and_never_with_no_color() {
     let repo = node_repo();
     let prpd = assert_cmd::cargo::cargo_bin("prpd");

@@ -18,6 +18,9 @@ const COMMAND_NOT_EXECUTABLE: i32 = 126;
 /// installed (`npx --no`, pnpm, yarn, `python -m`).
 const MISSING_TOOL_MESSAGES: &[&str] = &[
     "npx canceled due to missing packages",
+    // npm 9's npx (Debian 12's `npm` package) with `--no`: it runs no program from PATH, so a
+    // tool found there (Debian's npm brings eslint 6) is still missing to it.
+    "npm ERR! canceled",
     "could not determine executable to run",
     "command not found",
     "ERR_PNPM_RECURSIVE_EXEC_FIRST_FAIL",
@@ -127,6 +130,15 @@ mod tests {
                 "npm error npx canceled due to missing packages and no YES option: [\"eslint@9.0.0\"]\nnpm error A complete log of this run can be found in: /tmp/x.log\n",
                 Some(
                     "`npx --no eslint .` could not run its program (exit 1: npm error npx canceled due to missing packages and no YES option: [\"eslint@9.0.0\"])",
+                ),
+            ),
+            (
+                // npm 9 (Debian 12's package), whose npx runs nothing from PATH with `--no`.
+                "npx --no eslint . --rule 'complexity: [error, 10]'",
+                1,
+                "npm ERR! canceled\n\nnpm ERR! A complete log of this run can be found in:\nnpm ERR!     /root/.npm/_logs/2026-11-27T10_11_42_543Z-debug-0.log\n",
+                Some(
+                    "`npx --no eslint . --rule 'complexity: [error, 10]'` could not run its program (exit 1: npm ERR! canceled)",
                 ),
             ),
             (
