@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::{Arc, Mutex};
@@ -679,6 +680,9 @@ impl GitDaemon {
             .arg(base)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
+            // `git daemon` starts `git-daemon` as its child: a group of their own lets the drop
+            // stop both, so no daemon outlives the test.
+            .process_group(0)
             .spawn()
             .expect("git daemon");
         let daemon = GitDaemon { port, child };
@@ -696,7 +700,12 @@ impl GitDaemon {
 
 impl Drop for GitDaemon {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
         let _ = self.child.wait();
     }
 }
