@@ -8,16 +8,18 @@ use std::path::Path;
 
 use prpd_base::config_file::{ConfigError, ConfigFile};
 
-/// Every table of the repository's `prpd.toml` (or of `explicit`) holds only keys prpd knows,
-/// with values of the right types; no file is fine.
-pub fn check(repo: &Path, explicit: Option<&Path>) -> Result<(), ConfigError> {
+/// The repository's `prpd.toml` (or `explicit`), once every table was found to hold only keys
+/// prpd knows, with values of the right types; `None` when there is no file. A command that
+/// reads its tables itself takes them from this reading.
+pub fn read(repo: &Path, explicit: Option<&Path>) -> Result<Option<ConfigFile>, ConfigError> {
     let Some(file) = ConfigFile::find(repo, explicit)? else {
-        return Ok(());
+        return Ok(None);
     };
     prpd_qa::config::check_keys(&file)?;
     prpd_run::config::check_keys(&file)?;
     prpd_ship::config::check_keys(&file)?;
     prpd_memory::config::check_keys(&file)?;
     prpd_web::config::check_keys(&file)?;
-    prpd_watch::config::check_keys(&file)
+    prpd_watch::config::check_keys(&file)?;
+    Ok(Some(file))
 }

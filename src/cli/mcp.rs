@@ -28,8 +28,11 @@ pub fn run(args: &McpArgs) -> anyhow::Result<ExitCode> {
         Some(root) => root.clone(),
         None => std::env::current_dir().context("cannot read the current directory")?,
     };
-    super::config::check(&root, None)?;
-    let section = PlanSection::load(&root, None)?.unwrap_or_default();
+    let file = super::config::read(&root, None)?;
+    let section = match &file {
+        Some(file) => PlanSection::from_file(file)?.unwrap_or_default(),
+        None => PlanSection::default(),
+    };
     let planner = match std::env::var_os(PLAN_RUN_VARIABLE).filter(|dir| !dir.is_empty()) {
         Some(run_dir) => PlannerSession::attach(&root, section, Path::new(&run_dir))
             .map_err(|error| UsageError(format!("{PLAN_RUN_VARIABLE}: {error}")))?,

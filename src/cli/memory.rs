@@ -150,8 +150,10 @@ pub fn run(args: MemoryArgs) -> anyhow::Result<ExitCode> {
 /// server the user must fix, is a usage error (exit 2).
 async fn open(location: &Location) -> anyhow::Result<(PathBuf, Memory)> {
     let repo = repo_dir(&location.repo)?;
-    super::config::check(&repo, location.config.as_deref())?;
-    let config = MemoryConfig::load(&repo, location.config.as_deref())?;
+    let config = match super::config::read(&repo, location.config.as_deref())? {
+        Some(file) => MemoryConfig::from_file(&file)?,
+        None => MemoryConfig::default(),
+    };
     let memory = match Memory::open(&repo, &config).await {
         Ok(Memory::Off) => {
             return Err(UsageError(

@@ -340,7 +340,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => {
             let options =
                 session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            config::check(&options.repo, options.config.as_deref())?;
+            config::read(&options.repo, options.config.as_deref())?;
             let place = if args.in_place {
                 session::Place::InPlace {
                     dirty: if args.allow_dirty {
@@ -612,8 +612,10 @@ fn repo_dir(args: &RepoArgs) -> anyhow::Result<PathBuf> {
 
 fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
-    config::check(&repo, args.config.as_deref())?;
-    let config = QaSettings::load(&repo, args.config.as_deref())?;
+    let config = match config::read(&repo, args.config.as_deref())? {
+        Some(file) => QaSettings::from_file(&file)?,
+        None => QaSettings::default(),
+    };
     let mapping = ToolsMapping::load(&repo)?;
     let detection = settings::detect(&repo, &mapping, &config.gate)?;
     let mut stdout = std::io::stdout().lock();
@@ -628,7 +630,7 @@ fn detect(args: &DetectArgs) -> anyhow::Result<ExitCode> {
 
 fn qa(args: &QaArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
-    config::check(&repo, args.config.as_deref())?;
+    config::read(&repo, args.config.as_deref())?;
     let result = standalone::check(&StandaloneRequest {
         repo,
         config: args.config.clone(),

@@ -34,7 +34,7 @@ pub struct VerifyArgs {
 /// Runs the tasks; exit 0 when all passed, 1 when one failed.
 pub(super) fn verify(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
-    super::config::check(&repo, args.config.as_deref())?;
+    super::config::read(&repo, args.config.as_deref())?;
     let tasks_file = tasks_file(&repo, args.tasks_file.as_deref())?;
     let request = VerifyRequest {
         repo,

@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::UsageError;
+use prpd_base::config_file::ConfigFile;
 use prpd_base::exit::ExitCode;
 use prpd_base::paths::{SessionPaths, new_run_id};
 use prpd_base::{repo, shutdown};
@@ -84,12 +85,12 @@ pub fn run(args: &WebPlanArgs, mode: Mode) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    super::config::check(&dir, args.config.as_deref())?;
-    let section = section(&dir, args)?;
-    let agents = if args.agent {
-        Some(Config::load(&dir, args.config.as_deref())?)
-    } else {
-        None
+    let file = super::config::read(&dir, args.config.as_deref())?;
+    let section = section(file.as_ref(), args)?;
+    let agents = match (&file, args.agent) {
+        (_, false) => None,
+        (Some(file), true) => Some(Config::from_file(file)?),
+        (None, true) => Some(Config::default()),
     };
     let Some(url) = args.url.clone().or_else(|| section.base_url.clone()) else {
         return Err(UsageError(
@@ -185,8 +186,11 @@ async fn plan_with_agent(
 }
 
 /// `[plan]` of the configuration, with the flags applied.
-fn section(dir: &Path, args: &WebPlanArgs) -> anyhow::Result<PlanSection> {
-    let mut section = PlanSection::load(dir, args.config.as_deref())?.unwrap_or_default();
+fn section(file: Option<&ConfigFile>, args: &WebPlanArgs) -> anyhow::Result<PlanSection> {
+    let mut section = match file {
+        Some(file) => PlanSection::from_file(file)?.unwrap_or_default(),
+        None => PlanSection::default(),
+    };
     if let Some(depth) = args.depth {
         section.max_depth = depth;
     }

@@ -210,15 +210,6 @@ impl MemoryConfig {
         let tables: Tables = file.tables()?;
         memory(file.path(), file.text(), tables.memory.unwrap_or_default())
     }
-
-    /// `[memory]` of the repository's `prpd.toml` (or of `explicit`); the defaults when there
-    /// is no file. `prpd memory` reads nothing else.
-    pub fn load(repo: &Path, explicit: Option<&Path>) -> Result<MemoryConfig, ConfigError> {
-        match ConfigFile::find(repo, explicit)? {
-            Some(file) => MemoryConfig::from_file(&file),
-            None => Ok(MemoryConfig::default()),
-        }
-    }
 }
 
 /// Whether every key of this crate's tables in `file` is one it knows, with a value of the right

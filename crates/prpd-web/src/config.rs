@@ -229,15 +229,6 @@ impl PlanSection {
             .map(|raw| plan(file.path(), file.text(), raw))
             .transpose()
     }
-
-    /// `[plan]` of the repository's `prpd.toml` (or of `explicit`): `prpd plan` reads nothing
-    /// else. `None` when there is no file or no such table.
-    pub fn load(repo: &Path, explicit: Option<&Path>) -> Result<Option<PlanSection>, ConfigError> {
-        match ConfigFile::find(repo, explicit)? {
-            Some(file) => PlanSection::from_file(&file),
-            None => Ok(None),
-        }
-    }
 }
 
 /// Whether every key of this crate's tables in `file` is one it knows, with a value of the right
