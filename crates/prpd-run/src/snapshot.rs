@@ -17,7 +17,10 @@
 //! to git's garbage collection.
 
 mod overlay;
+mod rewrite;
 mod seal;
+
+pub use rewrite::Rewritten;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
