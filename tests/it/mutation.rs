@@ -1,6 +1,9 @@
 //! C7, test strength on the diff, through the real `prpd qa`: off until prpd.toml enables it,
 //! nothing to judge without a base, a skip that names the missing tool, and (end-to-end tier)
-//! mutmut's mutants of the changed lines counted, the survivors named, the tree untouched.
+//! mutmut's mutants of the changed lines counted, the survivors named, the tree untouched. A
+//! tool that runs out of time or leaves no record is no pass.
+
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -80,6 +83,48 @@ fn a_missing_mutation_tool_is_a_skip_that_names_it() {
     let c7 = check(&off, "C7");
     assert_eq!(c7["status"], "skip", "{c7:#}");
     assert!(detail(c7).contains("off by default"), "{c7:#}");
+}
+
+/// A directory holding one executable `mutmut` with `script` as its body, and the `PATH` that
+/// finds it first.
+fn fake_mutmut(script: &str) -> (tempfile::TempDir, std::ffi::OsString) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let bin = tempfile::tempdir().expect("a bin directory");
+    let program = bin.path().join("mutmut");
+    std::fs::write(&program, format!("#!/bin/sh\n{script}\n")).expect("the fake tool");
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = std::env::join_paths([bin.path(), Path::new("/usr/bin"), Path::new("/bin")])
+        .expect("a PATH");
+    (bin, path)
+}
+
+#[test]
+fn a_mutation_tool_that_runs_out_of_time_is_no_pass() {
+    let repo = changed_python_project("[checks.C7]\nenabled = true\ntimeout = \"1s\"\n");
+    let (_bin, path) = fake_mutmut("sleep 30");
+    let started = std::time::Instant::now();
+    let report = qa(&repo, &path, &["--base", "main"]);
+    let c7 = check(&report, "C7");
+    assert_eq!(c7["status"], "warn", "{c7:#}");
+    assert_eq!(
+        detail(c7),
+        "`mutmut run` did not finish within the check's 1s limit; its process group was stopped, so there is no score (raise the check's `timeout`)"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn a_mutation_tool_that_leaves_no_record_fails_the_check_it_blocks() {
+    let repo = changed_python_project("[checks.C7]\nenabled = true\nblocking = true\n");
+    let (_bin, path) = fake_mutmut("echo 'no tests collected' >&2; exit 1");
+    let report = qa(&repo, &path, &["--base", "main"]);
+    let c7 = check(&report, "C7");
+    assert_eq!(c7["status"], "fail", "{c7:#}");
+    assert_eq!(
+        detail(c7),
+        "`mutmut run` exited 1 without testing a mutant; last lines: no tests collected"
+    );
+    assert_eq!(report["verdict"], "REJECT");
 }
 
 #[test]
