@@ -130,6 +130,7 @@ fn a_mutation_tool_that_leaves_no_record_fails_the_check_it_blocks() {
 #[test]
 #[ignore = "end-to-end tier: needs mutmut (and pytest) on PATH; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn mutmut_measures_the_changed_lines_and_names_the_survivors() {
+    crate::healthy::require("mutmut", "pip install 'mutmut>=3.8,<4'");
     let repo = changed_python_project("[checks.C7]\nenabled = true\n");
     let path = std::env::var_os("PATH").expect("a PATH");
     let report = qa(&repo, &path, &["--base", "main"]);
