@@ -14,6 +14,7 @@
 
 mod earlier;
 mod earlier_checks;
+mod mutation;
 mod test_run;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -33,7 +34,6 @@ use crate::memory_context::MemorySection;
 use crate::method::{self, BaseDocs, Method, MethodContext, MethodOutcome, Trace};
 use crate::metrics::{self, Metrics};
 use crate::missing_tool;
-use crate::mutation::{self, MutationOutcome};
 use crate::requirement_checks;
 use crate::test_names;
 use prpd_base::process::{self, Spec, Termination};
@@ -388,7 +388,7 @@ async fn run_check(
             with_fallback_note(finding, template, detection)
         }
         Action::Method(method) => run_method(request, spec, *method, trace, &mut result),
-        Action::Mutation => run_mutation(request, spec, &mut result).await?,
+        Action::Mutation => mutation::run_mutation(request, spec, &mut result).await?,
     };
     result.status = match finding {
         Finding::Pass(detail) => {
@@ -627,44 +627,6 @@ fn run_method(
         MethodOutcome::NotApplicable { reason } => Finding::Inapplicable(reason),
         MethodOutcome::NoChange { reason } => Finding::NothingToJudge(reason),
     }
-}
-
-/// Runs the mutation tools on the change under review (see [`crate::mutation`]).
-async fn run_mutation(
-    request: &QaRequest,
-    spec: &CheckSpec,
-    result: &mut CheckResult,
-) -> Result<Finding, process::ProcessError> {
-    let started = std::time::Instant::now();
-    let mutation_request = mutation::MutationRequest {
-        repo: &request.repo,
-        base: request.base_docs.as_ref(),
-        id: &spec.id,
-        logs: &request.run_dir.join("checks"),
-        timeout: process_spec_timeout(spec, request),
-        grace: request.grace,
-    };
-    let (outcome, ran) = mutation::run(&mutation_request).await?;
-    result.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    if !ran.commands.is_empty() {
-        result.command = Some(ran.commands.join("; "));
-    }
-    result.log = ran.log;
-    result.output_tail = ran.tail;
-    result.exit_code = ran.exit_code;
-    Ok(match outcome {
-        MutationOutcome::Measured { metrics, detail } => {
-            result.metrics = metrics;
-            match evaluation_finding(spec, &result.metrics) {
-                Finding::Pass(_) => Finding::Pass(detail),
-                Finding::Fail(reason) => Finding::Fail(format!("{reason}: {detail}")),
-                other @ (Finding::Inapplicable(_) | Finding::NothingToJudge(_)) => other,
-            }
-        }
-        MutationOutcome::NoChange(reason) => Finding::NothingToJudge(reason),
-        MutationOutcome::ToolMissing(reason) => Finding::Inapplicable(reason),
-        MutationOutcome::Failed(reason) => Finding::Fail(reason),
-    })
 }
 
 fn evaluation_finding(spec: &CheckSpec, metrics: &Metrics) -> Finding {
