@@ -192,9 +192,14 @@ mod tests {
         );
     }
 
+    /// The change the run was made on: lines 3 to 14 of `calc.py`.
+    const CHANGE: &str = include_str!("../../../../tests/fixtures/mutation/mutmut/change.diff");
+
     #[test]
     fn mutants_off_the_changed_lines_do_not_count() {
-        let mutants = parse("calc.py", SOURCE, META, MUTATED, &changed(3, 14)).expect("a run");
+        let change = ChangedLines::from_diff(CHANGE);
+        assert_eq!(change.files, changed(3, 14).files);
+        let mutants = parse("calc.py", SOURCE, META, MUTATED, &change).expect("a run");
         let mut tally = Tally::default();
         tally.add(mutants);
         assert_eq!((tally.killed, tally.survived), (1, 2));

@@ -129,9 +129,14 @@ mod tests {
         changed
     }
 
+    /// The change the report was made on.
+    const CHANGE: &str = include_str!("../../../../tests/fixtures/mutation/stryker/change.diff");
+
     #[test]
     fn the_captured_report_gives_the_counts_stryker_printed() {
-        let mutants = parse(REPORT_FIXTURE, &changed(&[("src/calc.js", 5, 13)])).expect("a report");
+        let change = ChangedLines::from_diff(CHANGE);
+        assert_eq!(mutate_argument(&change), "src/calc.js:5-15");
+        let mutants = parse(REPORT_FIXTURE, &change).expect("a report");
         let mut tally = Tally::default();
         tally.add(mutants);
         assert_eq!((tally.total(), tally.killed, tally.survived), (11, 7, 4));
