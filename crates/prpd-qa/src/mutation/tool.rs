@@ -162,3 +162,83 @@ impl Tool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tool_gets_the_change_written_into_the_copy() {
+        let copy = tempfile::tempdir().expect("a copy");
+        std::fs::write(
+            copy.path().join("pyproject.toml"),
+            "[project]\nname = \"calc\"\n",
+        )
+        .expect("the project's file");
+        let diff = "--- a/calc.py\n+++ b/calc.py\n@@ -2,0 +3,2 @@\n+x\n+y\n\
+                    --- a/src/calc.ts\n+++ b/src/calc.ts\n@@ -1 +1 @@\n-a\n+b\n";
+        let changed = ChangedLines::from_diff(diff);
+        assert_eq!(
+            Tool::CargoMutants
+                .prepare(copy.path(), &changed)
+                .expect("argv"),
+            [
+                "cargo",
+                "mutants",
+                "--in-place",
+                "--in-diff",
+                ".prpd-change.diff"
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(copy.path().join(DIFF_FILE)).expect("the diff"),
+            diff
+        );
+        assert_eq!(
+            Tool::Mutmut.prepare(copy.path(), &changed).expect("argv"),
+            ["mutmut", "run"]
+        );
+        let pyproject =
+            std::fs::read_to_string(copy.path().join("pyproject.toml")).expect("settings");
+        assert!(pyproject.contains("name = \"calc\""), "{pyproject}");
+        assert!(
+            pyproject.contains("[tool.mutmut]\nsource_paths = [\"calc.py\"]"),
+            "{pyproject}"
+        );
+        assert_eq!(
+            Tool::Stryker.prepare(copy.path(), &changed).expect("argv"),
+            [
+                "npx",
+                "--no-install",
+                "stryker",
+                "run",
+                "--reporters",
+                "json",
+                "--mutate",
+                "src/calc.ts:1-1"
+            ]
+        );
+    }
+
+    /// Stryker counts only from the project's `node_modules` (or PATH), never from a download.
+    #[test]
+    fn stryker_is_installed_only_in_node_modules_or_on_path() {
+        let repo = tempfile::tempdir().expect("a repository");
+        let global = std::env::var_os("PATH").is_some_and(|path| {
+            std::env::split_paths(&path).any(|dir| dir.join("stryker").is_file())
+        });
+        let expected = if global {
+            Ok(())
+        } else {
+            Err(
+                "`stryker` is neither in node_modules/.bin nor on PATH, and the package \
+                 manager's exec will not download it"
+                    .to_owned(),
+            )
+        };
+        assert_eq!(Tool::Stryker.installed(repo.path()), expected);
+        std::fs::create_dir_all(repo.path().join("node_modules/.bin")).expect("node_modules");
+        std::fs::write(repo.path().join("node_modules/.bin/stryker"), "").expect("stryker");
+        assert_eq!(Tool::Stryker.installed(repo.path()), Ok(()));
+    }
+}
