@@ -61,6 +61,8 @@ fn detail(check: &Value) -> &str {
 #[test]
 fn a_missing_mutation_tool_is_a_skip_that_names_it() {
     let repo = changed_python_project("[checks.C7]\nenabled = true\n");
+    // An empty PATH hides any mutmut the machine has. The project has no stack marker, so
+    // discovery finds no command and nothing else needs a program from PATH.
     let no_tools = tempfile::tempdir().expect("an empty PATH directory");
     let mutation = qa(&repo, no_tools.path().as_os_str(), &["--base", "main"]);
     let c7 = check(&mutation, "C7");
