@@ -13,6 +13,7 @@
 mod critical_points;
 mod dependencies;
 mod escalation_issue;
+mod examiner;
 mod github;
 mod handoff;
 mod holdout;

@@ -30,6 +30,9 @@ use prpd_qa::metrics::Outcome;
 pub struct Holdout {
     /// The choice was made (at RED's end).
     pub decided: bool,
+    /// The examiner was called (`[agents.examiner]`; once per run).
+    #[serde(default)]
+    pub examined: bool,
     /// The tests held out.
     pub tests: Vec<HeldTest>,
     /// The files they were cut from.
@@ -99,6 +102,16 @@ pub struct HeldFile {
     pub full_blob: String,
     /// Where the original is in prpd's store, relative to the run directory.
     pub stored: PathBuf,
+    /// The whole file is held out (the examiner's): it is absent while hidden.
+    #[serde(default)]
+    pub whole: bool,
+}
+
+impl HeldFile {
+    /// The file as GREEN sees it, given its original: `None` when it is absent.
+    pub fn visible(&self, original: &str) -> Option<String> {
+        (!self.whole).then(|| blocks::cut(original, &self.blocks))
+    }
 }
 
 /// A test that may be held out: one of RED's, failing at RED's end, found in its file.

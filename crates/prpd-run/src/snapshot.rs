@@ -291,6 +291,35 @@ impl Snapshots {
         Ok(files)
     }
 
+    /// The files of the working tree that differ from `snapshot`, each with whether it is new,
+    /// found without writing anything to git's objects (unlike [`Snapshots::record`]): what a
+    /// snapshot leaves out is left out.
+    pub fn changed_in_tree(
+        &self,
+        snapshot: &Snapshot,
+    ) -> Result<Vec<(PathBuf, bool)>, SnapshotError> {
+        let tree = self.tree_of(snapshot)?;
+        let mut options = git2::DiffOptions::new();
+        options.include_untracked(true).recurse_untracked_dirs(true);
+        let diff = self.git(
+            "compare the working tree with a snapshot",
+            self.repo
+                .diff_tree_to_workdir(Some(&tree), Some(&mut options)),
+        )?;
+        let mut changed = Vec::new();
+        for delta in diff.deltas() {
+            let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
+                continue;
+            };
+            if Snapshots::left_out(path) {
+                continue;
+            }
+            let added = matches!(delta.status(), git2::Delta::Added | git2::Delta::Untracked);
+            changed.push((path.to_path_buf(), added));
+        }
+        Ok(changed)
+    }
+
     /// The files that differ between `from` and `to`.
     pub fn changes(
         &self,

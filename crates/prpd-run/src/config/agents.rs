@@ -1,7 +1,9 @@
 //! `[agents]` of `prpd.toml`: which program runs each phase, with which model, how it gets its
 //! prompt and which variables of prpd's environment it sees. `[agents.default]` applies to
 //! every phase and `[agents.<phase>]` overrides it key by key; QA reviews with another model
-//! than GREEN implements with unless `allow_same_model` says otherwise.
+//! than GREEN implements with unless `allow_same_model` says otherwise. `[agents.examiner]`,
+//! when present, is the agent that writes hold-out tests from the PRP alone; like QA, it uses
+//! another model than GREEN.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -45,6 +47,9 @@ pub struct AgentConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Agents {
     phases: BTreeMap<Phase, PhaseAgent>,
+    /// `[agents.examiner]`: writes acceptance tests from the PRP alone, straight into the
+    /// hold-out tests (`None`: no examiner, the default).
+    pub examiner: Option<AgentConfig>,
     /// Accept a QA agent that uses the GREEN agent's model.
     pub allow_same_model: bool,
 }
@@ -91,6 +96,7 @@ pub(super) struct RawAgents {
     refactor: Option<RawAgent>,
     document: Option<RawAgent>,
     qa: Option<RawAgent>,
+    examiner: Option<RawAgent>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -154,10 +160,30 @@ pub(super) fn agents(path: &Path, text: &str, raw: RawAgents) -> Result<Agents, 
             },
         );
     }
+    let examiner = examiner(path, text, raw.examiner, &default, default_preset)?;
     let agents = Agents {
         phases,
+        examiner,
         allow_same_model: raw.allow_same_model.unwrap_or(false),
     };
+    if let (false, Some(green), Some(examiner)) = (
+        agents.allow_same_model,
+        &agents.for_phase(Phase::Green).model,
+        agents
+            .examiner
+            .as_ref()
+            .and_then(|examiner| examiner.model.as_ref()),
+    ) && model::same(green, examiner)
+    {
+        return Err(ConfigError::at(
+            path,
+            text,
+            "[agents.examiner]",
+            format!(
+                "the examiner uses the GREEN agent's model: {green}; it must write its tests with a different model (set `model` in [agents.examiner]) or set `allow_same_model = true` in [agents]"
+            ),
+        ));
+    }
     let green = &agents.for_phase(Phase::Green).model;
     let qa = &agents.for_phase(Phase::Qa).model;
     if let (false, Some(green), Some(qa)) = (agents.allow_same_model, green, qa)
@@ -178,6 +204,43 @@ pub(super) fn agents(path: &Path, text: &str, raw: RawAgents) -> Result<Agents, 
         ));
     }
     Ok(agents)
+}
+
+/// `[agents.examiner]`: its own preset's block, or the default's with `[agents.default]`'s
+/// keys, with its own keys over it; `None` without the table.
+fn examiner(
+    path: &Path,
+    text: &str,
+    own: Option<RawAgent>,
+    default: &RawAgent,
+    default_preset: Option<Preset>,
+) -> Result<Option<AgentConfig>, ConfigError> {
+    let Some(own) = own else {
+        return Ok(None);
+    };
+    let base = match own.agent.as_deref() {
+        Some(name) => preset(path, text, "examiner", Some(name))?.map(examiner_block),
+        None => None,
+    };
+    let base = match base {
+        Some(base) => base,
+        None => agent(
+            path,
+            text,
+            "default",
+            default.clone(),
+            &examiner_block(default_preset.unwrap_or(BUILTIN_PRESET)),
+        )?,
+    };
+    Ok(Some(agent(path, text, "examiner", own, &base)?))
+}
+
+/// A preset's examiner: RED's command (it writes test files), QA's model (not GREEN's).
+fn examiner_block(preset: Preset) -> AgentConfig {
+    AgentConfig {
+        model: preset.block(Phase::Qa).model,
+        ..preset.block(Phase::Red)
+    }
 }
 
 /// The preset `agent = "<name>"` names in `[agents.<key>]`.
@@ -446,5 +509,27 @@ mod tests {
         assert!(message.contains("--verbose"), "{message}");
         let verbose = text.replace("\"stream-json\"]", "\"stream-json\", \"--verbose\"]");
         Config::parse(Path::new("prpd.toml"), &verbose).expect("with --verbose");
+    }
+
+    #[test]
+    fn the_examiner_is_off_by_default_and_writes_with_another_model_than_green() {
+        assert_eq!(Config::default().agents.examiner, None);
+        let text = "[agents.examiner]\nagent = \"claude-code\"\n";
+        let examiner = Config::parse(Path::new("prpd.toml"), text)
+            .expect("valid")
+            .agents
+            .examiner
+            .expect("an examiner");
+        assert_eq!(examiner.model.as_deref(), Some("opus"), "QA's model");
+        let error = Config::parse(
+            Path::new("prpd.toml"),
+            "[agents.examiner]\nmodel = \"sonnet\"\n",
+        )
+        .expect_err("GREEN's model")
+        .to_string();
+        assert!(
+            error.contains("examiner") && error.contains("prpd.toml:1"),
+            "{error}"
+        );
     }
 }

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::holdout::withhold::HeldLines;
-use crate::holdout::{self, HeldFile, HeldTest, Redacted, blocks};
+use crate::holdout::{self, HeldFile, HeldTest, Redacted};
 use crate::measure::TestMeasurement;
 use prpd_qa::checklist::Category;
 use prpd_qa::command::CommandKind;
@@ -50,6 +50,7 @@ impl Driver {
         }
         let before = self.red_end_tests(detection).await?;
         if !self.record.holdout.decided {
+            self.examine(detection, before.as_ref()).await?;
             self.choose_held_out(before.as_ref())?;
         }
         if self.record.holdout.tests.is_empty() {
@@ -224,17 +225,25 @@ impl Driver {
         Ok(())
     }
 
+    /// Chooses RED's tests to hold out (besides the examiner's), keeps their files' originals
+    /// in the store and names them in the record, before any file is cut.
     fn choose_held_out(&mut self, before: Option<&TestMeasurement>) -> Result<(), DriveError> {
         self.record.holdout.decided = true;
+        self.choose_red_tests(before)?;
+        self.record.holdout.exposed = !self.record.holdout.tests.is_empty();
+        self.save()
+    }
+
+    fn choose_red_tests(&mut self, before: Option<&TestMeasurement>) -> Result<(), DriveError> {
         let share = self.context.config.holdout;
         if share <= 0.0 {
-            return self.save();
+            return Ok(());
         }
         let (Some(base), Some(last)) = (
             self.record.snapshots.base.clone(),
             self.record.snapshots.last.clone(),
         ) else {
-            return self.save();
+            return Ok(());
         };
         let snapshots = self.snapshots()?;
         let (at_base, now) = (snapshots.files(&base)?, snapshots.files(&last)?);
@@ -248,7 +257,7 @@ impl Driver {
             }
         }
         let Some(before) = before else {
-            return self.save();
+            return Ok(());
         };
         let failed = before
             .cases
@@ -274,7 +283,7 @@ impl Driver {
                 "no requirement has two tests or more among the {} test(s) of RED's that prpd can set aside, so every test stays visible",
                 candidates.len()
             ));
-            return self.save();
+            return Ok(());
         }
         let mut files: BTreeMap<PathBuf, Vec<std::ops::Range<usize>>> = BTreeMap::new();
         for index in chosen {
@@ -291,23 +300,35 @@ impl Driver {
                 });
             }
         }
-        let run_dir = self.run_dir();
-        for (number, (path, mut held)) in files.into_iter().enumerate() {
+        for (path, mut held) in files {
             held.sort_by_key(|block| block.start);
-            let stored = PathBuf::from(STORE)
-                .join("files")
-                .join(format!("{number}.hex"));
-            write_text(&run_dir.join(&stored), &holdout::encode(&texts[&path]))?;
-            self.record.holdout.files.push(HeldFile {
-                full_blob: now[&path].clone(),
-                path,
-                blocks: held,
-                stored,
-            });
+            self.keep_original(path.clone(), &texts[&path], held, false)?;
         }
-        // The originals are in the store and the record names them before any file is cut.
-        self.record.holdout.exposed = true;
-        self.save()
+        Ok(())
+    }
+
+    /// Keeps `original`, the text of `path` with the held-out `blocks` (or held out `whole`),
+    /// in the store, and names it in the record.
+    pub(super) fn keep_original(
+        &mut self,
+        path: PathBuf,
+        original: &str,
+        blocks: Vec<std::ops::Range<usize>>,
+        whole: bool,
+    ) -> Result<(), DriveError> {
+        let number = self.record.holdout.files.len();
+        let stored = PathBuf::from(STORE)
+            .join("files")
+            .join(format!("{number}.hex"));
+        write_text(&self.run_dir().join(&stored), &holdout::encode(original))?;
+        self.record.holdout.files.push(HeldFile {
+            path,
+            blocks,
+            full_blob: prpd_base::files::content_hash(original.as_bytes()),
+            stored,
+            whole,
+        });
+        Ok(())
     }
 
     /// RED's last test run (read back from the measurement RED's gate made on this tree).
@@ -333,12 +354,23 @@ impl Driver {
     fn write_held_files(&self, full: bool) -> Result<(), DriveError> {
         for file in &self.record.holdout.files {
             let original = self.stored_original(file)?;
-            let text = if full {
-                original
+            let path = self.context.repo.join(&file.path);
+            match if full {
+                Some(original)
             } else {
-                blocks::cut(&original, &file.blocks)
-            };
-            write_text(&self.context.repo.join(&file.path), &text)?;
+                file.visible(&original)
+            } {
+                Some(text) => write_text(&path, &text)?,
+                None => match std::fs::remove_file(&path) {
+                    Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(DriveError::Write {
+                            path,
+                            source: error,
+                        });
+                    }
+                    _ => {}
+                },
+            }
         }
         Ok(())
     }
@@ -364,7 +396,7 @@ impl Driver {
                     lines[block.start.min(lines.len())..block.end.min(lines.len())].join("\n"),
                 );
             }
-            visible.push(blocks::cut(&original, &file.blocks));
+            visible.extend(file.visible(&original));
         }
         Ok(HeldLines::new(
             held.iter().map(String::as_str),
@@ -379,8 +411,11 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let mut replace = BTreeMap::new();
         for file in &self.record.holdout.files {
-            let cut = blocks::cut(&self.stored_original(file)?, &file.blocks);
-            replace.insert(file.path.clone(), snapshots.write_blob(&cut)?);
+            let visible = match file.visible(&self.stored_original(file)?) {
+                Some(cut) => Some(snapshots.write_blob(&cut)?),
+                None => None,
+            };
+            replace.insert(file.path.clone(), visible);
         }
         let count = self.record.snapshots.count;
         let rewritten = snapshots.rewrite(from.max(1), count, &replace)?;
@@ -393,6 +428,12 @@ impl Driver {
         drop(snapshots);
         self.record_tree("hold-out tests set aside")?;
         self.freeze_harness(detection)?;
+        // A file held out whole is absent now, not deleted by an agent.
+        for file in &self.record.holdout.files {
+            if file.whole {
+                self.record.freeze.entries.remove(&file.path);
+            }
+        }
         self.remove_original_objects(&dropped)?;
         self.withhold_run_files()?;
         self.record.holdout.exposed = false;

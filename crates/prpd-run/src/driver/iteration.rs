@@ -350,9 +350,6 @@ impl Driver {
         detection: &Detection,
     ) -> Result<agent::AgentReport, AgentError> {
         let config = self.context.config.agents.for_phase(phase).clone();
-        let run_dir = self.run_dir();
-        let prp_path = self.context.repo.join(&self.record.prp);
-        let group_file = self.paths().agent_group();
         let extra_env: Vec<(String, String)> = self
             .record
             .last_qa_report
@@ -360,6 +357,36 @@ impl Driver {
             .filter(|_| phase == Phase::Qa)
             .map(|path| ("PRPD_QA_REPORT".to_owned(), path.display().to_string()))
             .collect();
+        let call = AgentCall {
+            config: &config,
+            phase,
+            number,
+            iteration_dir,
+            feedback_path,
+            prompt,
+            extra_env: &extra_env,
+        };
+        self.call_agent(&call, detection).await
+    }
+
+    /// Runs the agent `call` configures once, counted against the guardrails like every call.
+    pub(super) async fn call_agent(
+        &mut self,
+        call: &AgentCall<'_>,
+        detection: &Detection,
+    ) -> Result<agent::AgentReport, AgentError> {
+        let AgentCall {
+            config,
+            phase,
+            number,
+            iteration_dir,
+            feedback_path,
+            prompt,
+            extra_env,
+        } = *call;
+        let run_dir = self.run_dir();
+        let prp_path = self.context.repo.join(&self.record.prp);
+        let group_file = self.paths().agent_group();
         guardrail::record_call(&mut self.record.usage, unix_now());
         self.record.usage.invocations += 1;
         // Counted before the call: a prpd killed during it must not hand out a free one.
@@ -376,9 +403,9 @@ impl Driver {
             prp_path: &prp_path,
             feedback_path,
             prompt,
-            config: &config,
+            config,
             iteration_dir,
-            extra_env: &extra_env,
+            extra_env,
             group_file: Some(&group_file),
             commands: &agent::Commands::discovered(detection),
         };
@@ -419,6 +446,18 @@ impl Driver {
         }
         Ok(report)
     }
+}
+
+/// One agent call: which agent, for which phase and iteration, with which prompt.
+#[derive(Clone, Copy)]
+pub(super) struct AgentCall<'a> {
+    pub config: &'a crate::config::AgentConfig,
+    pub phase: Phase,
+    pub number: u32,
+    pub iteration_dir: &'a Path,
+    pub feedback_path: &'a Path,
+    pub prompt: &'a str,
+    pub extra_env: &'a [(String, String)],
 }
 
 /// Stops every process that outlived the call that started it (prpd is a child subreaper, see

@@ -34,12 +34,13 @@ impl Snapshots {
     }
 
     /// Snapshots `first..=last` written again with each path of `replace` holding the given
-    /// blob (hex) where it exists at all, each on the rewritten snapshot before it.
+    /// blob (hex) where it exists at all, or absent (`None`), each on the rewritten snapshot
+    /// before it.
     pub fn rewrite(
         &self,
         first: u32,
         last: u32,
-        replace: &BTreeMap<PathBuf, String>,
+        replace: &BTreeMap<PathBuf, Option<String>>,
     ) -> Result<Rewritten, SnapshotError> {
         let mut done = Rewritten::default();
         let mut moved: BTreeMap<Oid, Oid> = BTreeMap::new();
@@ -60,14 +61,22 @@ impl Snapshots {
                 let Ok(entry) = tree.get_path(path) else {
                     continue;
                 };
-                let blob = self.git("read a blob id", Oid::from_str(blob))?;
-                if entry.id() == blob {
+                let blob = match blob {
+                    Some(blob) => Some(self.git("read a blob id", Oid::from_str(blob))?),
+                    None => None,
+                };
+                if Some(entry.id()) == blob {
                     continue;
                 }
                 done.dropped_blobs.insert(entry.id().to_string());
                 replaced.push(path.clone());
-                let mode = u32::try_from(entry.filemode()).unwrap_or(0o100_644);
-                self.git("replace a file", index.add(&index_entry(path, blob, mode)))?;
+                match blob {
+                    Some(blob) => {
+                        let mode = u32::try_from(entry.filemode()).unwrap_or(0o100_644);
+                        self.git("replace a file", index.add(&index_entry(path, blob, mode)))?;
+                    }
+                    None => self.git("take a file out", index.remove_path(path))?,
+                }
             }
             let tree_id = self.git("write a rewritten tree", index.write_tree_to(&self.repo))?;
             let parents_moved = commit
@@ -227,7 +236,7 @@ mod tests {
         let secret = snaps.files(&second).expect("files")[Path::new("t.js")].clone();
 
         let cut = snaps.write_blob("visible\n").expect("blob");
-        let replace = BTreeMap::from([(PathBuf::from("t.js"), cut.clone())]);
+        let replace = BTreeMap::from([(PathBuf::from("t.js"), Some(cut.clone()))]);
         let done = snaps.rewrite(1, 2, &replace).expect("rewrite");
         assert_eq!(done.dropped_blobs, BTreeSet::from([secret.clone()]));
         let new_last = &done.snapshots[&2];
