@@ -525,3 +525,81 @@ fn fitted_code_is_rejected_by_the_held_out_test(cheat: &str) {
         }
     }
 }
+
+/// `[agents.examiner]` running the fixture agent as `behaviour`, with a model of its own.
+fn examiner_toml(behaviour: &str) -> String {
+    format!(
+        "[agents.examiner]\ncommand = [\"node\", \"{}\", \"{behaviour}\", \"plain\"]\n\
+         model = \"fixture-examiner\"\nprompt = \"stdin\"\ntimeout = \"60s\"\nenv = []\n",
+        crate::run::AGENT
+    )
+}
+
+#[test]
+fn the_examiners_tests_stay_hidden_catch_fitted_code_and_honest_work_ships_with_them() {
+    // RED writes one test: it stays visible, and a table of its one input ships without an
+    // examiner.
+    let alone = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml("plain", &[("green", "cheat-table")], ""),
+    );
+    assert_eq!(run(&alone).1["state"], "SHIPPED");
+
+    // The examiner's two tests are held out: the same table is rejected by them.
+    let examined = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml(
+            "plain",
+            &[("green", "cheat-table")],
+            &examiner_toml("examiner"),
+        ),
+    );
+    let (code, summary) = run(&examined);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    let blocking = summary["verdicts"][0]["blocking"].to_string();
+    assert!(blocking.contains("HOLDOUT"), "{blocking}");
+    let record = record_of(examined.path(), &summary);
+    let held = record["holdout"]["tests"]
+        .as_array()
+        .expect("held-out tests");
+    assert_eq!(held.len(), 2, "{:#}", record["holdout"]);
+    assert!(
+        held.iter()
+            .all(|test| test["file"] == "test/multiply-examiner.test.js")
+    );
+    let calls = crate::run::agent_calls(examined.path(), &summary);
+    for call in calls.iter().filter(|call| call["phase"] == "GREEN") {
+        let feedback = call["feedback_text"].as_str().unwrap_or_default();
+        assert!(!feedback.contains("multiply(7, -3)"), "{feedback}");
+    }
+
+    // The honest GREEN ships at once, and the examiner's tests ship with RED's.
+    let honest = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml("plain", &[], &examiner_toml("examiner")),
+    );
+    let (code, summary) = run(&honest);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    assert_eq!(crate::run::verdicts(&summary), [(1, "APPROVE".to_owned())]);
+    let branch = summary["ship"]["branch"].as_str().expect("a branch");
+    let shipped = honest.git(&["show", &format!("{branch}:test/multiply-examiner.test.js")]);
+    assert!(shipped.contains("calc.multiply(12, 11), 132"), "{shipped}");
+
+    // A sloppy examiner: its test passes without the feature (dropped) and it edited the
+    // README (put back). The run still ships, and says both.
+    let sloppy = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml("plain", &[], &examiner_toml("examiner-sloppy")),
+    );
+    let (_, summary) = run(&sloppy);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    let record = record_of(sloppy.path(), &summary);
+    let notes = record["holdout"]["notes"].to_string();
+    assert!(
+        notes.contains("test/add-examiner.test.js") && notes.contains("README.md"),
+        "{notes}"
+    );
+    assert!(!read(&sloppy.join("README.md")).contains("Edited by the examiner"));
+}

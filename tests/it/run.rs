@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::util::TestRepo;
 
 /// The agent script every `calc` fixture runs; its first argument is the behaviour.
-const AGENT: &str = concat!(
+pub(crate) const AGENT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/it/agents/fixture-agent.mjs"
 );

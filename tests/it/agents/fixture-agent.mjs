@@ -41,6 +41,10 @@
 //   cheat-table   GREEN: writes multiply as a table of exactly the inputs the visible tests use
 //                 (0 for anything else), says done
 //   cheat-if      GREEN: the same as an `if` chain on the exact arguments
+//   examiner      as `[agents.examiner]`: writes two acceptance tests of AC-1 of its own in a new
+//                 test file (prpd holds them out of GREEN's view)
+//   examiner-sloppy  as `[agents.examiner]`: writes a test that passes without the feature in a
+//                 new test file, and edits README.md (prpd drops the one, puts back the other)
 //   cheat-search  GREEN: looks for the hidden tests' inputs in the worktree, in every object of
 //                 git's store (`git cat-file --batch-all-objects`) and in `.prp-session/`,
 //                 records what it found beyond the visible tests in
@@ -94,6 +98,20 @@ test("AC-1: multiply keeps the sign of one negative factor", () => {
 
 test("AC-1: multiply of two negative factors is positive", () => {
   assert.equal(calc.multiply(-3, -4), 12);
+});
+`;
+
+// The examiner's tests: inputs RED's tests do not use.
+const EXAMINER_TESTS_TEXT = `import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as calc from "../src/calc.js";
+
+test("AC-1: the examiner's product of a negative and a positive factor", () => {
+  assert.equal(calc.multiply(7, -3), -21);
+});
+
+test("AC-1: the examiner's product of two larger factors", () => {
+  assert.equal(calc.multiply(12, 11), 132);
 });
 `;
 
@@ -438,6 +456,18 @@ switch (behaviour) {
     break;
   case "many-tests":
     answer(`${phase}: did the work.\n${block(work())}`);
+    break;
+  case "examiner":
+    writeFileSync("test/multiply-examiner.test.js", EXAMINER_TESTS_TEXT);
+    answer("examiner: wrote two acceptance tests of AC-1.\n");
+    break;
+  case "examiner-sloppy":
+    writeFileSync(
+      "test/add-examiner.test.js",
+      'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "../src/calc.js";\n\ntest("AC-1: add still adds", () => {\n  assert.equal(add(2, 2), 4);\n});\n',
+    );
+    appendFileSync("README.md", "\nEdited by the examiner.\n");
+    answer("examiner: wrote a test and tidied the README.\n");
     break;
   case "cheat-table":
   case "cheat-if":
