@@ -56,6 +56,7 @@ use prpd_qa::runner::QaError;
 use prpd_qa::tools_mapping::ToolsMapping;
 
 pub use handoff::{Summary, write_summary};
+pub use holdout::put_back as put_back_held_out;
 
 /// What `prpd resume` does when prpd's own inputs changed since the run started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

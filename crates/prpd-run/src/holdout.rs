@@ -7,6 +7,7 @@
 //! The choice: per requirement id, RED's tests that failed at RED's end and whose block prpd
 //! can find in their file; of `n` such tests for one id, `max(1, ⌊n·share⌋)` are held out,
 //! never all — every id keeps at least one visible test, and one test alone stays visible.
+//! Tests whose names carry no id all stay visible.
 //! Which ones is decided by a hash of the test's name, so a resumed run, or a run again on the
 //! same tests, decides the same. This module is pure: the driver (`driver/holdout.rs`) reads the files, cuts them,
 //! proves the cut by running the tests, hides the originals and puts them back.
@@ -46,8 +47,13 @@ pub struct Holdout {
     /// Files of the run directory whose originals quote held-out tests: prpd keeps those in
     /// its store and leaves them redacted in place until the run ships or is aborted.
     pub withheld: BTreeMap<PathBuf, Redacted>,
-    /// Loose git objects removed because they held the originals, and why any stayed.
+    /// Git objects that held the originals, recorded before a snapshot ref moves and removed
+    /// once the record names the new snapshots (ids only).
+    #[serde(default)]
+    pub to_remove: std::collections::BTreeSet<String>,
+    /// Loose git objects removed because they held the originals.
     pub objects_removed: usize,
+    /// Why some stayed (git had packed them, an agent committed or staged them).
     pub objects_note: Option<String>,
     /// How each held-out test ended in QA's last test run, by name (absent: it did not run).
     pub results: BTreeMap<String, Outcome>,
@@ -173,7 +179,13 @@ pub fn choose(candidates: &[Candidate], share: f64) -> Vec<usize> {
             .push(index);
     }
     let mut chosen = Vec::new();
-    for indexes in by_id.values() {
+    // A test whose name carries no requirement id may be its requirement's only one (the id
+    // can be in a `describe` title the runner leaves out): those all stay visible.
+    for indexes in by_id
+        .iter()
+        .filter(|(id, _)| id.is_some())
+        .map(|(_, indexes)| indexes)
+    {
         let mut ordered = indexes.clone();
         ordered.sort_by_key(|index| {
             let name = candidates[*index].names.first().map_or("", String::as_str);
@@ -185,32 +197,42 @@ pub fn choose(candidates: &[Candidate], share: f64) -> Vec<usize> {
     chosen
 }
 
-/// The tests named `failed` (RED's failing tests) that can be found by name in `texts` (RED's
-/// test files by path), one candidate per block (a parametrized test has several names), with
-/// the requirement `requirement_of` its names carry; and how many names were not found once.
+/// RED's tests that may be held out: `red_end` are the names of RED's last run with whether
+/// each failed; those found by name in `files` (RED's test files' texts by path) make one candidate per
+/// block (a parametrized test has several names), with the requirement `requirement_of` its
+/// names carry. A block where one name did not fail is no candidate (cutting it would take a
+/// test that does not test the feature). Also returns how many failing names were not found
+/// once.
 pub fn candidates<'a>(
-    failed: impl IntoIterator<Item = &'a str>,
-    texts: &BTreeMap<PathBuf, String>,
+    red_end: impl IntoIterator<Item = (&'a str, bool)>,
+    files: &BTreeMap<PathBuf, String>,
     requirement_of: impl Fn(&[String]) -> Option<String>,
 ) -> (Vec<Candidate>, usize) {
-    let mut by_block: BTreeMap<(PathBuf, usize, usize), Vec<String>> = BTreeMap::new();
+    type Block = (PathBuf, usize, usize);
+    let mut by_block: BTreeMap<Block, Vec<String>> = BTreeMap::new();
+    let mut mixed: std::collections::BTreeSet<Block> = std::collections::BTreeSet::new();
     let mut not_found = 0;
-    for name in failed {
+    for (name, failed) in red_end {
         let leaf = blocks::leaf_name(name);
-        let found: Vec<_> = texts
+        let found: Vec<_> = files
             .iter()
             .filter_map(|(path, text)| blocks::find(text, leaf).map(|block| (path, block)))
             .collect();
-        match found.as_slice() {
-            [(path, block)] => by_block
+        match (found.as_slice(), failed) {
+            ([(path, block)], true) => by_block
                 .entry(((*path).clone(), block.start, block.end))
                 .or_default()
                 .push(name.to_owned()),
-            _ => not_found += 1,
+            ([(path, block)], false) => {
+                mixed.insert(((*path).clone(), block.start, block.end));
+            }
+            (_, true) => not_found += 1,
+            (_, false) => {}
         }
     }
     let candidates = by_block
         .into_iter()
+        .filter(|(block, _)| !mixed.contains(block))
         .map(|((file, start, end), names)| Candidate {
             requirement: requirement_of(&names),
             names,
@@ -300,6 +322,34 @@ mod tests {
             Some("line 1\nsecret\nappended\n")
         );
         assert_eq!(redacted.original("line 1\nsecret\n", "rewritten\n"), None);
+    }
+
+    #[test]
+    fn a_block_with_a_name_that_passed_and_a_test_without_an_id_stay_visible() {
+        let text = "def test_ac_1_sign(a):\n    assert 1\n\n\ndef test_ac_1_more():\n    assert 2\n\n\ndef test_other():\n    assert 3\n\n\ndef test_other_two():\n    assert 4\n";
+        let files = BTreeMap::from([(PathBuf::from("tests/test_m.py"), text.to_owned())]);
+        let red_end = [
+            ("tests/test_m.py::test_ac_1_sign[1]", true),
+            ("tests/test_m.py::test_ac_1_sign[2]", false),
+            ("tests/test_m.py::test_ac_1_more", true),
+            ("tests/test_m.py::test_other", true),
+            ("tests/test_m.py::test_other_two", true),
+        ];
+        let (found, not_found) = candidates(red_end, &files, |names| {
+            names[0].contains("ac_1").then(|| "AC-1".to_owned())
+        });
+        assert_eq!(not_found, 0);
+        let names: Vec<&str> = found.iter().map(|c| c.names[0].as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "tests/test_m.py::test_ac_1_more",
+                "tests/test_m.py::test_other",
+                "tests/test_m.py::test_other_two"
+            ]
+        );
+        // AC-1 has one candidate left (kept visible); the two without an id stay visible too.
+        assert!(choose(&found, 0.9).is_empty());
     }
 
     #[test]

@@ -578,6 +578,9 @@ pub fn abort(options: &Options, run: Option<&str>) -> Result<Aborted, SessionFai
     }
     let effects = record.machine.handle(&Event::HumanAbort);
     if !effects.is_empty() {
+        // No agent runs again: the held-out tests go back into the run's tree.
+        let tree = record.worktree.clone().unwrap_or_else(|| home.clone());
+        crate::driver::put_back_held_out(paths.dir(), &tree, &mut record.holdout)?;
         // The abort's only effect is the summary, written here; nothing is left to carry out.
         record.pending.clear();
         seal(home, &session, &record)?;

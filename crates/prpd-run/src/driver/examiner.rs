@@ -36,8 +36,8 @@ impl Driver {
         if self.record.holdout.examined {
             return Ok(());
         }
-        self.record.holdout.examined = true;
-        self.save()?;
+        // Marked examined only once its tests are kept: a kill before that calls it again, and
+        // what it left in the tree is collected with what it writes then.
         let dir = self.run_dir().join("examiner");
         let feedback = dir.join("feedback.md");
         write_text(&feedback, "# Feedback for the examiner\n\n(none)\n")?;
@@ -51,11 +51,16 @@ impl Driver {
             prompt: &prompt,
             extra_env: &[("PRPD_ROLE".to_owned(), "examiner".to_owned())],
         };
-        if let Err(error) = self.call_agent(&call, detection).await {
-            self.note(format!(
+        self.record.holdout.examined = true;
+        match self.call_agent(&call, detection).await {
+            Err(error) => self.note(format!(
                 "the examiner could not run ({error:#}); no test of its is held out"
-            ));
-            return self.save();
+            )),
+            Ok(report) if report.end == crate::breaker::AgentEnd::Quota => self.note(
+                "the examiner's provider refused for now (a rate or usage limit); no test of its is held out"
+                    .to_owned(),
+            ),
+            Ok(_) => {}
         }
         let written = self.examiner_files()?;
         if written.is_empty() {
@@ -67,6 +72,7 @@ impl Driver {
             .probe(detection, &log_dir)
             .tests("tests-with-examiner", None)
             .await?;
+        let mut kept = Vec::new();
         for (path, text) in written {
             let names = examiner_tests(&text, before, with.as_ref());
             let failing = names.iter().all(|name| {
@@ -74,8 +80,8 @@ impl Driver {
                     .and_then(|with| with.cases.cases.get(name))
                     .is_some_and(|outcome| *outcome == Outcome::Failed)
             });
-            let _ = std::fs::remove_file(self.context.repo.join(&path));
             if names.is_empty() || !failing {
+                let _ = std::fs::remove_file(self.context.repo.join(&path));
                 self.note(format!(
                     "the examiner's `{}` was dropped: {}",
                     path.display(),
@@ -95,6 +101,7 @@ impl Driver {
                 true,
             )?;
             self.record.holdout.exposed = true;
+            kept.push(path.clone());
             for name in names {
                 let requirement = self
                     .context
@@ -110,7 +117,12 @@ impl Driver {
                 });
             }
         }
-        self.save()
+        // Kept in the store and named in the record before they leave the tree.
+        self.save()?;
+        for path in kept {
+            let _ = std::fs::remove_file(self.context.repo.join(path));
+        }
+        Ok(())
     }
 
     fn note(&mut self, note: String) {

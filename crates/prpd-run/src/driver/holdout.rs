@@ -8,29 +8,27 @@
 //! store in the run directory (`holdout/`, hex-encoded, so no search of the folder for a
 //! line of a test finds one). They are in no snapshot: the snapshots since the first that
 //! held them are written again with the cut files (`snapshot/rewrite.rs`), and the originals'
-//! loose objects removed. Every file of the run directory that quotes a held-out line (a test
-//! log, an agent's output, a QA report) is redacted in place and its original kept in the
-//! store until the run ships or is aborted (`holdout/withhold.rs`); so are the texts the record
-//! hands to GREEN's prompt. What this cannot hide from an agent with full shell access is
-//! written in the README: the store is prpd's own folder, not a vault.
+//! loose objects removed (`holdout/objects.rs`). Every file of the run directory that quotes a
+//! held-out line (a test log, an agent's output, a QA report) is redacted in place and its
+//! original kept in the store until the run ships or is aborted (`holdout/withhold.rs`); so are
+//! the texts the record keeps. QA's check is `holdout/check.rs`. What this cannot hide from an
+//! agent with full shell access is in the book: the store is prpd's own folder, not a vault.
+
+mod check;
+mod objects;
+mod withhold;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::holdout::withhold::HeldLines;
-use crate::holdout::{self, HeldFile, HeldTest, Redacted};
+use crate::holdout::{self, HeldFile, HeldTest, Holdout};
 use crate::measure::TestMeasurement;
-use prpd_qa::checklist::Category;
-use prpd_qa::command::CommandKind;
 use prpd_qa::discover::Detection;
 use prpd_qa::metrics::Outcome;
-use prpd_qa::runner::{CheckResult, CheckStatus};
 
 use super::{DriveError, Driver, write_text};
-
-/// The id of QA's hold-out check.
-pub(super) const CHECK_ID: &str = "HOLDOUT";
 
 /// The store's folder in the run directory.
 const STORE: &str = "holdout";
@@ -63,15 +61,26 @@ impl Driver {
             .tests("tests-after-holdout", None)
             .await?;
         if let Some(problem) = cut_problem(before.as_ref(), after.as_ref(), &self.held_names()) {
-            tracing::warn!(%problem, "hold-out tests: the cut did not prove out; nothing is held out");
+            tracing::warn!(%problem, "hold-out tests: the cut did not prove out; RED's tests all stay visible");
+            // RED's files go back whole; the examiner's (held out whole) stay held out.
             self.write_held_files(true)?;
             let holdout = &mut self.record.holdout;
             holdout.notes.push(format!(
-                "the tests did not run as expected without the held-out ones ({problem}), so every test stays visible"
+                "the tests did not run as expected without RED's held-out ones ({problem}), so every test of RED's stays visible"
             ));
-            holdout.tests.clear();
-            holdout.files.clear();
-            return self.save();
+            let whole: BTreeSet<PathBuf> = holdout
+                .files
+                .iter()
+                .filter(|file| file.whole)
+                .map(|file| file.path.clone())
+                .collect();
+            holdout.files.retain(|file| file.whole);
+            holdout.tests.retain(|test| whole.contains(&test.file));
+            self.write_held_files(false)?;
+            if self.record.holdout.tests.is_empty() {
+                self.record.holdout.exposed = false;
+                return self.save();
+            }
         }
         if let Some(observation) = &mut self.record.last_observation {
             observation.tests = after.and_then(|after| after.run.counts);
@@ -104,21 +113,15 @@ impl Driver {
         self.set_aside(detection, from)
     }
 
-    /// When the run has ended: the run directory's files are as they were written.
+    /// When the run has ended (shipped or aborted), no agent runs again: the held-out tests are
+    /// back in the tree (an aborted run in place leaves the user's files whole), and the run
+    /// directory's files are as they were written.
     pub(super) fn put_back_withheld(&mut self) -> Result<(), DriveError> {
-        let run_dir = self.run_dir();
-        for (relative, redacted) in std::mem::take(&mut self.record.holdout.withheld) {
-            let path = run_dir.join(&relative);
-            let stored = read_stored(&run_dir.join(STORE).join("withheld").join(&relative));
-            let current = std::fs::read_to_string(&path).unwrap_or_default();
-            match stored.and_then(|stored| redacted.original(&stored, &current)) {
-                Some(original) => write_text(&path, &original)?,
-                None => {
-                    tracing::warn!(file = %path.display(), "a withheld file was rewritten since; its original stays in prpd's hold-out store");
-                }
-            }
-        }
-        Ok(())
+        put_back(
+            &self.run_dir(),
+            &self.context.repo,
+            &mut self.record.holdout,
+        )
     }
 
     /// The held-out tests' names, for the proof.
@@ -129,100 +132,6 @@ impl Driver {
             .iter()
             .map(|test| test.name.clone())
             .collect()
-    }
-
-    /// QA's `HOLDOUT` check: every held-out test ran in the checklist's test run and passed.
-    /// `None` when nothing is held out.
-    pub(super) fn holdout_check(
-        &mut self,
-        detection: &Detection,
-        checks: &[CheckResult],
-    ) -> Option<CheckResult> {
-        if self.record.holdout.tests.is_empty() {
-            return None;
-        }
-        let test_command = detection.command(CommandKind::Test);
-        let test_check = checks
-            .iter()
-            .find(|check| check.command.is_some() && check.command.as_deref() == test_command);
-        let cases = test_check.map(|check| check.metrics.test_cases().clone());
-        let log = test_check
-            .and_then(|check| check.log.as_ref())
-            .and_then(|log| std::fs::read_to_string(log).ok())
-            .unwrap_or_default();
-        let lines = self.held_lines().unwrap_or_default();
-        let mut results = BTreeMap::new();
-        let mut failed = Vec::new();
-        for test in &self.record.holdout.tests {
-            let outcome = cases.as_ref().and_then(|cases| cases.get(&test.name));
-            if let Some(outcome) = outcome {
-                results.insert(test.name.clone(), outcome);
-            }
-            if outcome != Some(Outcome::Passed) {
-                let how = outcome.map_or("did not run", Outcome::as_str);
-                let said = holdout::message::of(&log, &test.name)
-                    .map(|message| lines.redact(&message).unwrap_or(message))
-                    .map_or_else(String::new, |message| format!(": {message}"));
-                failed.push(format!("{} {how}{said}", describe(test)));
-            }
-        }
-        self.record.holdout.results = results;
-        let total = self.record.holdout.tests.len();
-        let (status, detail) = if failed.is_empty() {
-            (
-                CheckStatus::Pass,
-                format!("{total} held-out test(s) that GREEN never saw pass"),
-            )
-        } else {
-            (
-                CheckStatus::Fail,
-                format!(
-                    "{} of {total} held-out test(s) do not pass: {}. GREEN never saw them (their \
-                     source stays hidden); they check the same requirements on other inputs, so \
-                     the feature must work in general, not only for the visible tests' inputs",
-                    failed.len(),
-                    failed.join("; ")
-                ),
-            )
-        };
-        Some(CheckResult {
-            id: CHECK_ID.to_owned(),
-            category: Category::Functionality.to_string(),
-            criterion: "The tests held out of GREEN's view pass".to_owned(),
-            blocking: true,
-            status,
-            command: None,
-            source: Some("prpd: RED's tests set aside at RED's end".to_owned()),
-            exit_code: None,
-            duration_ms: 0,
-            metrics: prpd_qa::metrics::Metrics::default(),
-            detail,
-            failing_tests: Vec::new(),
-            output_tail: String::new(),
-            log: None,
-            reused_from: None,
-        })
-    }
-
-    /// `text` without a line of a held-out test: for what the record keeps, which is sealed as
-    /// a git object at every save (the run directory's files are withheld in place instead).
-    pub(super) fn without_held_lines(&self, text: String) -> Result<String, DriveError> {
-        if self.record.holdout.tests.is_empty() {
-            return Ok(text);
-        }
-        Ok(self.held_lines()?.redact(&text).unwrap_or(text))
-    }
-
-    /// GREEN's feedback after a REJECT says which held-out tests failed and what their runner
-    /// said (the `HOLDOUT` check's line), never a line of their source.
-    pub(super) fn withhold_from_feedback(&self, reasons: &mut [String]) -> Result<(), DriveError> {
-        let lines = self.held_lines()?;
-        for reason in reasons.iter_mut() {
-            if let Some(redacted) = lines.redact(reason) {
-                *reason = redacted;
-            }
-        }
-        Ok(())
     }
 
     /// Chooses RED's tests to hold out (besides the examiner's), keeps their files' originals
@@ -259,14 +168,13 @@ impl Driver {
         let Some(before) = before else {
             return Ok(());
         };
-        let failed = before
+        let red_end = before
             .cases
             .cases
             .iter()
-            .filter(|(_, outcome)| **outcome == Outcome::Failed)
-            .map(|(name, _)| name.as_str());
+            .map(|(name, outcome)| (name.as_str(), *outcome == Outcome::Failed));
         let requirements = &self.context.prp.requirements;
-        let (candidates, not_found) = holdout::candidates(failed, &texts, |names| {
+        let (candidates, not_found) = holdout::candidates(red_end, &texts, |names| {
             requirements
                 .iter()
                 .find(|requirement| names.iter().any(|name| requirement.is_named_by(name)))
@@ -408,24 +316,8 @@ impl Driver {
     /// the originals, a snapshot records the cut tree, the harness freezes on it, the
     /// originals' objects go, and the run directory and the record stop quoting them.
     fn set_aside(&mut self, detection: &Detection, from: u32) -> Result<(), DriveError> {
-        let snapshots = self.snapshots()?;
-        let mut replace = BTreeMap::new();
-        for file in &self.record.holdout.files {
-            let visible = match file.visible(&self.stored_original(file)?) {
-                Some(cut) => Some(snapshots.write_blob(&cut)?),
-                None => None,
-            };
-            replace.insert(file.path.clone(), visible);
-        }
-        let count = self.record.snapshots.count;
-        let rewritten = snapshots.rewrite(from.max(1), count, &replace)?;
-        if let Some(last) = rewritten.snapshots.get(&count) {
-            self.record.snapshots.last = Some(last.clone());
-        }
-        let mut dropped = rewritten.dropped_objects;
-        dropped.append(&mut snapshots.remove_named_ref("without-feature", replace.keys())?);
-        dropped.extend(rewritten.dropped_blobs);
-        drop(snapshots);
+        let replace = self.replacements()?;
+        self.hide_from_git(from, &replace)?;
         self.record_tree("hold-out tests set aside")?;
         self.freeze_harness(detection)?;
         // A file held out whole is absent now, not deleted by an agent.
@@ -434,147 +326,86 @@ impl Driver {
                 self.record.freeze.entries.remove(&file.path);
             }
         }
-        self.remove_original_objects(&dropped)?;
+        // The record names the new snapshots before the old ones' objects go.
+        self.save()?;
+        self.remove_original_objects()?;
         self.withhold_run_files()?;
         self.record.holdout.exposed = false;
         self.save()
     }
 
-    fn remove_original_objects(&mut self, dropped: &BTreeSet<String>) -> Result<(), DriveError> {
+    /// Each held file's path with its blob as GREEN sees it (`None`: absent), and the compiled
+    /// copies of the originals an agent's own test run left beside them (Python's
+    /// `__pycache__/<stem>.*.pyc`), which go from the tree and the snapshots.
+    fn replacements(&self) -> Result<BTreeMap<PathBuf, Option<String>>, DriveError> {
         let snapshots = self.snapshots()?;
-        let (Some(base), Some(last)) = (&self.record.snapshots.base, &self.record.snapshots.last)
-        else {
-            return Ok(());
-        };
-        let head = git2::Repository::open(&self.context.repo)
-            .ok()
-            .and_then(|repo| {
-                repo.head()
-                    .ok()?
-                    .peel_to_commit()
-                    .ok()
-                    .map(|c| c.id().to_string())
-            });
-        let start = git2::Repository::open(&self.context.repo)
-            .ok()
-            .and_then(|repo| {
-                let id = git2::Oid::from_str(&base.commit).ok()?;
-                Some(repo.find_commit(id).ok()?.parent_id(0).ok()?.to_string())
-            });
-        if head != start {
-            self.record.holdout.objects_note = Some(
-                "an agent committed in the run's worktree, so git's objects may hold the held-out tests; prpd left them alone"
-                    .to_owned(),
-            );
-            return Ok(());
-        }
-        // What the base and the cut tree hold stays, whatever the rewrite dropped.
-        let paths: Vec<PathBuf> = self
-            .record
-            .holdout
-            .files
-            .iter()
-            .map(|file| file.path.clone())
-            .collect();
-        let mut kept: BTreeSet<String> = snapshots
-            .files(base)?
-            .into_values()
-            .chain(snapshots.files(last)?.into_values())
-            .chain([base.commit.clone(), last.commit.clone()])
-            .collect();
-        kept.append(&mut snapshots.trees_on_the_way(base, &paths)?);
-        kept.append(&mut snapshots.trees_on_the_way(last, &paths)?);
-        let (removed, packed) =
-            snapshots.remove_loose_objects(dropped.iter().filter(|id| !kept.contains(*id)));
-        self.record.holdout.objects_removed += removed;
-        if packed > 0 {
-            self.record.holdout.objects_note = Some(format!(
-                "git had already packed {packed} object(s) holding held-out tests; an agent that reads git's packs can find them"
-            ));
-        }
-        Ok(())
-    }
-
-    /// Redacts every file of the run directory (and every text of the record GREEN's prompt
-    /// reads) that quotes a line of a held-out test, keeping the file's original in the store.
-    fn withhold_run_files(&mut self) -> Result<(), DriveError> {
-        let lines = self.held_lines()?;
-        if lines.is_empty() {
-            return Ok(());
-        }
-        let run_dir = self.run_dir();
-        let record_file = self.paths().record();
-        let mut pending = vec![run_dir.clone()];
-        while let Some(dir) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
+        let mut replace = BTreeMap::new();
+        for file in &self.record.holdout.files {
+            let visible = match file.visible(&self.stored_original(file)?) {
+                Some(cut) => Some(snapshots.write_blob(&cut)?),
+                None => None,
             };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                if kind.is_dir() {
-                    if path != run_dir.join(STORE) {
-                        pending.push(path);
-                    }
-                    continue;
-                }
-                if !kind.is_file() || path == record_file {
-                    continue;
-                }
-                let Ok(current) = std::fs::read_to_string(&path) else {
-                    continue;
-                };
-                let relative = path.strip_prefix(&run_dir).unwrap_or(&path).to_path_buf();
-                let stored = run_dir.join(STORE).join("withheld").join(&relative);
-                // A file withheld before: its original is the stored one and what came since.
-                let original = self
-                    .record
-                    .holdout
-                    .withheld
-                    .get(&relative)
-                    .and_then(|redacted| redacted.original(&read_stored(&stored)?, &current))
-                    .unwrap_or(current);
-                let Some(redacted) = lines.redact(&original) else {
-                    continue;
-                };
-                write_text(&stored, &holdout::encode(&original))?;
-                write_text(&path, &redacted)?;
-                self.record
-                    .holdout
-                    .withheld
-                    .insert(relative, Redacted::of(&redacted));
+            replace.insert(file.path.clone(), visible);
+            for compiled in compiled_copies(&self.context.repo, &file.path) {
+                let _ = std::fs::remove_file(self.context.repo.join(&compiled));
+                replace.insert(compiled, None);
             }
         }
-        let record = &mut self.record;
-        let texts = record
-            .last_qa_markdown
-            .iter_mut()
-            .chain(record.feedback.values_mut().flatten())
-            .chain(record.evidence.iter_mut())
-            .chain(record.qa_blockers.iter_mut())
-            .chain(
-                record
-                    .verdicts
-                    .iter_mut()
-                    .flat_map(|verdict| verdict.blocking.iter_mut()),
-            );
-        for text in texts {
-            if let Some(redacted) = lines.redact(text) {
-                *text = redacted;
-            }
-        }
-        Ok(())
+        Ok(replace)
     }
 }
 
-/// A held-out test as GREEN's feedback names it: `name` (`AC-2`).
-fn describe(test: &HeldTest) -> String {
-    match &test.requirement {
-        Some(id) => format!("`{}` ({id})", test.name),
-        None => format!("`{}`", test.name),
+/// The compiled copies of `path` in its folder's `__pycache__/` (`test_x.cpython-312.pyc`).
+fn compiled_copies(repo: &Path, path: &Path) -> Vec<PathBuf> {
+    let (Some(folder), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str()))
+    else {
+        return Vec::new();
+    };
+    let cache = folder.join("__pycache__");
+    let Ok(entries) = std::fs::read_dir(repo.join(&cache)) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| {
+            name.starts_with(&format!("{stem}."))
+                && Path::new(name)
+                    .extension()
+                    .is_some_and(|extension| extension.eq_ignore_ascii_case("pyc"))
+        })
+        .map(|name| cache.join(name))
+        .collect()
+}
+
+/// What [`Driver::put_back_withheld`] does, for a run that has ended; `prpd abort` of a run no
+/// prpd drives calls it too. `tree` is the run's working tree.
+pub fn put_back(run_dir: &Path, tree: &Path, holdout: &mut Holdout) -> Result<(), DriveError> {
+    if !holdout.tests.is_empty() && !holdout.exposed {
+        for file in &holdout.files {
+            let stored = run_dir.join(&file.stored);
+            let original = read_stored(&stored).ok_or_else(|| DriveError::Write {
+                path: stored,
+                source: std::io::Error::other(
+                    "prpd's copy of a file with held-out tests is missing or damaged",
+                ),
+            })?;
+            write_text(&tree.join(&file.path), &original)?;
+        }
+        holdout.exposed = true;
     }
+    for (relative, redacted) in std::mem::take(&mut holdout.withheld) {
+        let path = run_dir.join(&relative);
+        let stored = read_stored(&run_dir.join(STORE).join("withheld").join(&relative));
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        match stored.and_then(|stored| redacted.original(&stored, &current)) {
+            Some(original) => write_text(&path, &original)?,
+            None => {
+                tracing::warn!(file = %path.display(), "a withheld file was rewritten since; its original stays in prpd's hold-out store");
+            }
+        }
+    }
+    Ok(())
 }
 
 fn read_stored(path: &Path) -> Option<String> {

@@ -54,7 +54,7 @@ impl Driver {
             .proof_check(detection, iteration_dir, &outcome.checks)
             .await?;
         outcome.add_check(proof);
-        if let Some(holdout) = self.holdout_check(detection, &outcome.checks) {
+        if let Some(holdout) = self.holdout_check(&outcome.checks) {
             outcome.add_check(holdout);
         }
         for check in self
@@ -64,6 +64,12 @@ impl Driver {
             outcome.add_check(check);
         }
         self.judge_critical_points(&mut outcome)?;
+        // What a check says becomes the report, the gate's reasons and GREEN's feedback, all
+        // kept in the record: none of it quotes a held-out test.
+        for check in &mut outcome.checks {
+            check.detail = self.without_held_lines(std::mem::take(&mut check.detail))?;
+            check.output_tail = self.without_held_lines(std::mem::take(&mut check.output_tail))?;
+        }
         self.report_web_plan(&mut outcome);
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");

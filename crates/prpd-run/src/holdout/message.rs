@@ -7,7 +7,7 @@
 /// The most of a message kept.
 const LONGEST: usize = 300;
 
-/// Lines that end a test's message: the next test, or where the runner starts its trace.
+/// Lines that end a test's message: the next test, or where the runner starts a stack.
 const ENDS: &[&str] = &[
     "# Subtest",
     "not ok ",
@@ -16,14 +16,15 @@ const ENDS: &[&str] = &[
     "at ",
     "FAILED ",
     "PASSED ",
+    "FAIL:",
+    "ERROR:",
     "---- ",
     "test ",
-    "Traceback",
-    "----",
     "====",
 ];
 
-/// Lines inside a message that say nothing about behaviour.
+/// Lines inside a message that say nothing about behaviour: separators, a traceback's frames,
+/// runner bookkeeping, and lines prpd withheld.
 const NOISE: &[&str] = &[
     "---",
     "...",
@@ -33,6 +34,9 @@ const NOISE: &[&str] = &[
     "code:",
     "name:",
     "operator:",
+    "Traceback",
+    "File \"",
+    super::withhold::WITHHELD,
 ];
 
 /// The message the output `log` gives for the test `name`, if it gives one.
@@ -46,7 +50,7 @@ pub fn of(log: &str, name: &str) -> Option<String> {
         .trim()
         .trim_start_matches(['-', ':', ' '])
         .trim();
-    if !tail.is_empty() && !tail.starts_with('#') {
+    if tail.chars().any(char::is_alphanumeric) && !tail.starts_with('#') {
         parts.push(tail.to_owned());
     }
     for line in lines.iter().skip(at + 1).take(24) {
@@ -86,6 +90,19 @@ mod tests {
         assert_eq!(
             of(log, "AC-1: keeps the sign").as_deref(),
             Some("Expected values to be strictly equal: 0 !== -12 expected: -12 actual: 0")
+        );
+    }
+
+    #[test]
+    fn unittest_gives_the_error_line_after_its_traceback() {
+        let log = "FAIL: test_sign (tests.test_m.T.test_sign)\nAC-1: keeps the sign.\n\
+                   ----------------------------------------------------------------------\n\
+                   Traceback (most recent call last):\n  File \"/x/tests/test_m.py\", line 9, in test_sign\n    \
+                   [prpd: a line of a held-out test, withheld until the run ships]\nAssertionError: 0 != -12\n\n\
+                   ======================================================================\n";
+        assert_eq!(
+            of(log, "tests.test_m.T.test_sign").as_deref(),
+            Some("AC-1: keeps the sign. AssertionError: 0 != -12")
         );
     }
 

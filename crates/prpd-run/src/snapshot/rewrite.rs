@@ -34,20 +34,43 @@ impl Snapshots {
     }
 
     /// Snapshots `first..=last` written again with each path of `replace` holding the given
-    /// blob (hex) where it exists at all, or absent (`None`), each on the rewritten snapshot
-    /// before it.
+    /// blob (hex) where it exists at all, or absent (`None`). The snapshots are a chain (each
+    /// one's parent is the one before), and each is written on the rewritten one before it: a
+    /// rewrite cut short and done again ends where one whole rewrite ends.
     pub fn rewrite(
         &self,
         first: u32,
         last: u32,
         replace: &BTreeMap<PathBuf, Option<String>>,
     ) -> Result<Rewritten, SnapshotError> {
+        self.walk(first, last, replace, true)
+    }
+
+    /// What [`Snapshots::rewrite`] would drop, without writing anything: what the caller
+    /// records before a ref moves, so that a kill cannot lose it.
+    pub fn plan_rewrite(
+        &self,
+        first: u32,
+        last: u32,
+        replace: &BTreeMap<PathBuf, Option<String>>,
+    ) -> Result<Rewritten, SnapshotError> {
+        self.walk(first, last, replace, false)
+    }
+
+    fn walk(
+        &self,
+        first: u32,
+        last: u32,
+        replace: &BTreeMap<PathBuf, Option<String>>,
+        write: bool,
+    ) -> Result<Rewritten, SnapshotError> {
         let mut done = Rewritten::default();
-        let mut moved: BTreeMap<Oid, Oid> = BTreeMap::new();
         let signature = self.git(
             "make the snapshot signature",
             Signature::now("prpd", "prpd@localhost"),
         )?;
+        // The rewritten snapshot before the current one, once one was rewritten.
+        let mut new_parent: Option<Oid> = None;
         for number in first..=last {
             let Some(old) = self.at(number) else {
                 continue;
@@ -78,24 +101,32 @@ impl Snapshots {
                     None => self.git("take a file out", index.remove_path(path))?,
                 }
             }
-            let tree_id = self.git("write a rewritten tree", index.write_tree_to(&self.repo))?;
-            let parents_moved = commit
-                .parent_ids()
-                .any(|id| moved.get(&id).is_some_and(|new| *new != id));
-            if tree_id == tree.id() && !parents_moved {
+            let parent_moved =
+                new_parent.is_some_and(|parent| commit.parent_id(0).ok() != Some(parent));
+            if replaced.is_empty() && !parent_moved {
                 // Nothing to take out, and nothing below it changed: it stays as it is.
-                moved.insert(commit.id(), commit.id());
+                new_parent = Some(commit.id());
                 continue;
             }
+            done.dropped_objects.insert(commit.id().to_string());
+            if !replaced.is_empty() {
+                done.dropped_objects
+                    .append(&mut trees_along(&tree, &replaced));
+            }
+            if !write {
+                new_parent = Some(commit.id());
+                continue;
+            }
+            let tree_id = self.git("write a rewritten tree", index.write_tree_to(&self.repo))?;
             let new_tree = self.git("find a rewritten tree", self.repo.find_tree(tree_id))?;
-            let parents: Vec<git2::Commit<'_>> = commit
-                .parent_ids()
-                .map(|id| {
-                    let id = moved.get(&id).copied().unwrap_or(id);
-                    self.git("find a snapshot's parent", self.repo.find_commit(id))
-                })
-                .collect::<Result<_, _>>()?;
-            let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+            let parent_id = match new_parent {
+                Some(parent) => Some(parent),
+                None => commit.parent_id(0).ok(),
+            };
+            let parent = parent_id
+                .map(|id| self.git("find a snapshot's parent", self.repo.find_commit(id)))
+                .transpose()?;
+            let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
             let message = commit.message().unwrap_or("prpd snapshot").to_owned();
             let new = self.git(
                 "commit a rewritten snapshot",
@@ -107,12 +138,7 @@ impl Snapshots {
                 self.repo
                     .reference(&self.ref_name(number), new, true, "prpd: rewritten"),
             )?;
-            moved.insert(commit.id(), new);
-            done.dropped_objects.insert(commit.id().to_string());
-            if tree_id != tree.id() {
-                done.dropped_objects
-                    .append(&mut trees_along(&tree, &replaced));
-            }
+            new_parent = Some(new);
             done.snapshots.insert(
                 number,
                 Snapshot {
@@ -124,38 +150,83 @@ impl Snapshots {
         Ok(done)
     }
 
-    /// Removes the named ref of this run (`…/<name>`), if it is there; returns its commit and
-    /// the trees on the way to `paths`, which nothing reaches any more.
-    pub fn remove_named_ref<'a>(
+    /// The commit of the named ref of this run (`…/<name>`) and its trees on the way to
+    /// `paths` that hold them, when the ref is there: what removing the ref leaves unreachable.
+    pub fn named_ref_objects(
         &self,
         name: &str,
-        paths: impl IntoIterator<Item = &'a PathBuf>,
+        paths: &[PathBuf],
     ) -> Result<BTreeSet<String>, SnapshotError> {
-        let Ok(mut reference) = self.repo.find_reference(&self.seal_ref(name)) else {
-            return Ok(BTreeSet::new());
-        };
         let mut objects = BTreeSet::new();
-        if let Ok(commit) = reference.peel_to_commit() {
+        if let Ok(commit) = self
+            .repo
+            .find_reference(&self.seal_ref(name))
+            .and_then(|reference| reference.peel_to_commit())
+        {
             objects.insert(commit.id().to_string());
             let tree = self.git("read a snapshot tree", commit.tree())?;
             let held: Vec<PathBuf> = paths
-                .into_iter()
+                .iter()
                 .filter(|path| tree.get_path(path).is_ok())
                 .cloned()
                 .collect();
             objects.append(&mut trees_along(&tree, &held));
         }
-        self.git("delete a snapshot ref", reference.delete())?;
         Ok(objects)
     }
 
-    /// The trees of `snapshot` on the way to each of `paths`, its root included.
-    pub fn trees_on_the_way(
+    /// The commits outside this run that may share objects with it: `HEAD`, every local
+    /// branch, and every other run's snapshots and refs.
+    pub fn commits_outside_this_run(&self) -> Result<Vec<String>, SnapshotError> {
+        let own = format!("{}/{}/", super::REF_PREFIX, self.run_id);
+        let mut commits = Vec::new();
+        for reference in self.git("list the refs", self.repo.references())? {
+            let Ok(reference) = reference else {
+                continue;
+            };
+            let name = reference.name().unwrap_or("");
+            let outside = name.starts_with("refs/heads/")
+                || (name.starts_with(super::REF_PREFIX) && !name.starts_with(&own));
+            if outside && let Ok(commit) = reference.peel_to_commit() {
+                commits.push(commit.id().to_string());
+            }
+        }
+        if let Ok(head) = self.repo.head().and_then(|head| head.peel_to_commit()) {
+            commits.push(head.id().to_string());
+        }
+        Ok(commits)
+    }
+
+    /// `commit`, its trees on the way to `paths` and its blobs there: what it needs of the
+    /// objects a rewrite of those paths drops. Nothing for a commit that is not there.
+    pub fn objects_at(
         &self,
-        snapshot: &Snapshot,
+        commit: &str,
         paths: &[PathBuf],
     ) -> Result<BTreeSet<String>, SnapshotError> {
-        Ok(trees_along(&self.tree_of(snapshot)?, paths))
+        let Some(commit) = Oid::from_str(commit)
+            .ok()
+            .and_then(|id| self.repo.find_commit(id).ok())
+        else {
+            return Ok(BTreeSet::new());
+        };
+        let tree = self.git("read a commit's tree", commit.tree())?;
+        let mut objects = trees_along(&tree, paths);
+        objects.insert(commit.id().to_string());
+        for path in paths {
+            if let Ok(entry) = tree.get_path(path) {
+                objects.insert(entry.id().to_string());
+            }
+        }
+        Ok(objects)
+    }
+
+    /// Removes the named ref of this run (`…/<name>`), if it is there.
+    pub fn remove_named_ref(&self, name: &str) -> Result<(), SnapshotError> {
+        if let Ok(mut reference) = self.repo.find_reference(&self.seal_ref(name)) {
+            self.git("delete a snapshot ref", reference.delete())?;
+        }
+        Ok(())
     }
 
     /// Removes the loose objects `ids` (hex) from the repository's object store. Returns how
@@ -237,7 +308,16 @@ mod tests {
 
         let cut = snaps.write_blob("visible\n").expect("blob");
         let replace = BTreeMap::from([(PathBuf::from("t.js"), Some(cut.clone()))]);
+        let plan = snaps.plan_rewrite(1, 2, &replace).expect("plan");
+        assert_eq!(snaps.at(2).as_ref(), Some(&second), "a plan moves nothing");
         let done = snaps.rewrite(1, 2, &replace).expect("rewrite");
+        assert_eq!(plan.dropped_blobs, done.dropped_blobs);
+        assert_eq!(plan.dropped_objects, done.dropped_objects);
+        let again = snaps.rewrite(1, 2, &replace).expect("a rewrite done again");
+        assert!(
+            again.snapshots.is_empty(),
+            "nothing left to rewrite: {again:?}"
+        );
         assert_eq!(done.dropped_blobs, BTreeSet::from([secret.clone()]));
         let new_last = &done.snapshots[&2];
         assert_eq!(snaps.at(2).as_ref(), Some(new_last));
