@@ -603,3 +603,27 @@ fn the_examiners_tests_stay_hidden_catch_fitted_code_and_honest_work_ships_with_
     );
     assert!(!read(&sloppy.join("README.md")).contains("Edited by the examiner"));
 }
+
+#[test]
+fn an_aborted_run_in_place_gives_the_user_back_every_test_red_wrote() {
+    // GREEN changes nothing, so its breaker stops the run while the held-out test is hidden.
+    let repo = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml("plain", &[("red", "many-tests"), ("green", "idle")], ""),
+    );
+    let (_, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(summary["phase"], "GREEN", "{summary:#}");
+    let record = record_of(repo.path(), &summary);
+    let held = record["holdout"]["tests"][0]["name"]
+        .as_str()
+        .expect("a held-out test")
+        .to_owned();
+    let hidden = held_out_assertion(&held);
+    assert!(!read(&repo.join("test/multiply.test.js")).contains(hidden));
+    let run_id = summary["run_id"].as_str().expect("run id");
+    let output = repo.prpd().args(["abort", run_id]).output().expect("abort");
+    assert!(output.status.success(), "{output:?}");
+    let test = read(&repo.join("test/multiply.test.js"));
+    assert!(test.contains(hidden), "the held-out test is back: {test}");
+}
