@@ -18,6 +18,9 @@
 
 mod overlay;
 mod seal;
+mod test_diff;
+
+pub use test_diff::TestDiff;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
