@@ -4,9 +4,9 @@
 //! The scenarios: a pull request opened with its labels and the QA report, then updated (not
 //! duplicated) by a later run with a comment; a failed remote check that sends the run back to
 //! GREEN until the CI passes; and GitHub's refusals (403, 401, 429, the network), each
-//! escalating with a message that says what to do, resumed without a second commit; the
+//! escalating with a message that says what to do, resumed without a second commit; and the
 //! verdict's check run `prpd / verdict` (a commit status for a token that is not a GitHub
-//! App's), and the proof a dry run writes without asking GitHub anything. In every
+//! App's), asserted with `ship_proof.rs`. In every
 //! one, the token is only ever in the `Authorization` header: never in a file under
 //! `.prp-session/`, the output, the logs or the pull request's body.
 
@@ -20,6 +20,9 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 use crate::run::{PRP, run_dir};
 use crate::ship::{BRANCH, bare_remote, branch_tip, files_under, oid, prpd, ship_repo};
+use crate::ship_proof::{
+    assert_verdict_check_run, assert_verdict_went_out_once_as_a_commit_status,
+};
 use crate::util::TestRepo;
 
 /// The token prpd finds in `$GITHUB_TOKEN`; long and odd enough that finding it is a leak.
@@ -89,7 +92,7 @@ impl Api {
         self.runtime.block_on(self.server.reset());
     }
 
-    fn requests(&self) -> Vec<Request> {
+    pub(crate) fn requests(&self) -> Vec<Request> {
         self.runtime
             .block_on(self.server.received_requests())
             .expect("recording is on")
@@ -219,7 +222,10 @@ pub(crate) fn path_regex_commits(tail: &str) -> wiremock::matchers::PathRegexMat
 
 /// The `calc` fixture shipping to a new bare remote through the mock API, with `extra` lines
 /// in `[ship]`.
-fn github_repo(api: &Api, extra: &str) -> (TestRepo, tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn github_repo(
+    api: &Api,
+    extra: &str,
+) -> (TestRepo, tempfile::TempDir, std::path::PathBuf) {
     let (remote_dir, remote) = bare_remote();
     let repo = ship_repo(&format!(
         "remote = \"{}\"\napi_url = \"http://127.0.0.1:{}\"\nrepository = \"acme/calc\"\n\
@@ -232,7 +238,7 @@ fn github_repo(api: &Api, extra: &str) -> (TestRepo, tempfile::TempDir, std::pat
 
 /// `prpd <args> --json` with the token, logging at `info`: the exit code, the summary and
 /// everything prpd printed.
-fn ship(repo: &TestRepo, args: &[&str]) -> (i32, Value, String) {
+pub(crate) fn ship(repo: &TestRepo, args: &[&str]) -> (i32, Value, String) {
     let output = prpd(
         repo.path(),
         &[args, &["--json"]].concat(),
@@ -255,7 +261,7 @@ fn ship(repo: &TestRepo, args: &[&str]) -> (i32, Value, String) {
 
 /// The token is nowhere but in `Authorization` headers: not in a file of the session, not in
 /// the repository's config, not in a request's URL, other header or body.
-fn assert_token_only_in_authorization(repo: &TestRepo, api: &Api) {
+pub(crate) fn assert_token_only_in_authorization(repo: &TestRepo, api: &Api) {
     for file in files_under(&repo.join(".prp-session")) {
         let bytes = std::fs::read(&file).expect("read");
         assert!(
@@ -285,116 +291,6 @@ fn assert_token_only_in_authorization(repo: &TestRepo, api: &Api) {
     }
 }
 
-/// The verdict went out as GitHub documents a check run — completed on the shipped commit,
-/// with the proof as its output — before the pull request, whose body links it and says where
-/// `proof.md` is.
-fn assert_verdict_check_run(api: &Api, summary: &Value, shipped: &str, pull_body: &str) {
-    let created = api.requests_to("POST", &format!("{REPOSITORY}/check-runs"));
-    assert_eq!(created.len(), 1, "one check run");
-    let check = body_of(&created[0]);
-    let mut keys: Vec<&str> = check
-        .as_object()
-        .expect("an object")
-        .keys()
-        .map(String::as_str)
-        .collect();
-    keys.sort_unstable();
-    assert_eq!(
-        keys,
-        [
-            "completed_at",
-            "conclusion",
-            "head_sha",
-            "name",
-            "output",
-            "status"
-        ]
-    );
-    assert_eq!(check["name"], "prpd / verdict");
-    assert_eq!(check["head_sha"], shipped);
-    assert_eq!(check["status"], "completed");
-    assert_eq!(check["conclusion"], "success");
-    assert!(
-        check["completed_at"]
-            .as_str()
-            .is_some_and(|at| at.len() == 20 && at.ends_with('Z')),
-        "{check:#}"
-    );
-    let output = &check["output"];
-    assert_eq!(
-        output["title"],
-        "APPROVE: 1 test(s) fail without the feature and pass with it"
-    );
-    assert!(
-        output["summary"]
-            .as_str()
-            .is_some_and(|text| text.starts_with("- Fail-to-pass: holds")),
-        "{output:#}"
-    );
-    let text = output["text"].as_str().expect("a text");
-    for expected in [
-        "## Fail-to-pass",
-        "AC-1: multiply returns the product of two numbers | failed | passed |",
-        "## Tests since the base",
-        "## Checks",
-        "| F2P |",
-        "## Attempts",
-        "| 1 | APPROVE | — |",
-    ] {
-        assert!(text.contains(expected), "no {expected:?} in:\n{text}");
-    }
-    assert_eq!(
-        summary["ship"]["verdict_published"],
-        json!({ "as": "check_run", "html_url": "https://github.com/octocat/Hello-World/runs/4" })
-    );
-    for expected in [
-        "## Proof",
-        "published as a check run on the commit: https://github.com/octocat/Hello-World/runs/4",
-        "proof.md",
-    ] {
-        assert!(
-            pull_body.contains(expected),
-            "no {expected:?} in:\n{pull_body}"
-        );
-    }
-    let order: Vec<String> = api
-        .requests()
-        .iter()
-        .filter(|request| request.method.as_str() == "POST")
-        .map(|request| request.url.path().to_owned())
-        .collect();
-    assert_eq!(
-        order[..2],
-        [
-            format!("{REPOSITORY}/check-runs"),
-            format!("{REPOSITORY}/pulls")
-        ],
-        "the check run first, so the pull request can link it"
-    );
-}
-
-/// The token is not a GitHub App's: the verdict went out as a commit status in the first SHIP,
-/// which pr.md says with GitHub's reason, and was not published again on resume.
-fn assert_verdict_went_out_once_as_a_commit_status(repo: &TestRepo, api: &Api, summary: &Value) {
-    let published = &summary["ship"]["verdict_published"];
-    assert_eq!(published["as"], "commit_status", "{summary:#}");
-    assert!(
-        published["why"]
-            .as_str()
-            .is_some_and(|why| why.contains("You must authenticate via a GitHub App")),
-        "{published:#}"
-    );
-    let pr = std::fs::read_to_string(run_dir(repo.path(), summary).join("pr.md")).expect("pr.md");
-    assert!(
-        pr.contains("published as a commit status on the commit, not as a check run"),
-        "{pr}"
-    );
-    assert!(
-        api.requests_to("POST", &format!("{REPOSITORY}/check-runs"))
-            .is_empty()
-    );
-}
-
 /// `prpd <args>` for a run that must escalate: the summary and the escalation's reason.
 fn escalates(repo: &TestRepo, args: &[&str]) -> (Value, String) {
     let (code, summary, output) = ship(repo, args);
@@ -407,7 +303,7 @@ fn escalates(repo: &TestRepo, args: &[&str]) -> (Value, String) {
     (summary, reason)
 }
 
-fn body_of(request: &Request) -> Value {
+pub(crate) fn body_of(request: &Request) -> Value {
     serde_json::from_slice(&request.body).expect("a JSON body")
 }
 
@@ -708,79 +604,6 @@ fn githubs_refusals_escalate_with_what_to_do_and_resume_without_a_second_commit(
         1
     );
     assert_verdict_went_out_once_as_a_commit_status(&repo, &api, &summary);
-    assert_token_only_in_authorization(&repo, &api);
-}
-
-/// A dry run with a token in the shell: nothing is asked of GitHub, and the proof is written
-/// all the same — `proof.json` and `proof.md` name the fail-to-pass test, and say the verdict
-/// was not published and why. Not an error: the run ships.
-#[test]
-fn a_dry_run_writes_the_proof_and_says_it_was_not_published() {
-    let api = Api::start();
-    let (repo, _remote_dir, _remote) = github_repo(&api, "");
-
-    let (code, summary, output) = ship(&repo, &["run", "--dry-run", PRP]);
-    assert_eq!(summary["state"], "SHIPPED", "{summary:#}\n{output}");
-    assert_eq!(code, 0);
-    assert!(api.requests().is_empty(), "{:#?}", api.requests());
-    assert_eq!(
-        summary["ship"]["verdict_published"],
-        json!({ "as": "not_published", "why": "dry run (--dry-run)" })
-    );
-
-    let dir = run_dir(repo.path(), &summary);
-    let proof: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("proof.json")).expect("proof.json"))
-            .expect("JSON");
-    assert_eq!(proof["version"], 1);
-    assert_eq!(proof["verdict"], "APPROVE");
-    assert_eq!(proof["commit"], summary["ship"]["commit"]);
-    assert_eq!(proof["fail_to_pass"]["holds"], true, "{proof:#}");
-    let tests = proof["fail_to_pass"]["tests"].as_array().expect("tests");
-    assert_eq!(tests.len(), 1, "{proof:#}");
-    assert!(
-        tests[0]["name"]
-            .as_str()
-            .is_some_and(|name| name.contains("AC-1: multiply returns the product of two numbers")),
-        "{proof:#}"
-    );
-    assert_eq!(tests[0]["without_feature"], "failed");
-    assert_eq!(tests[0]["with_feature"], "passed");
-    assert_eq!(proof["held_out"], json!([]));
-    assert!(proof["harness"]["frozen_in_tree"].is_string(), "{proof:#}");
-    let audit = &proof["test_audit"];
-    assert_eq!(
-        audit["files"],
-        json!([{ "change": "added", "path": "test/multiply.test.js" }]),
-        "{audit:#}"
-    );
-    assert!(
-        audit["assertions"]["after"].as_u64() > audit["assertions"]["before"].as_u64(),
-        "{audit:#}"
-    );
-    assert!(
-        proof["checks"].as_array().is_some_and(|checks| checks
-            .iter()
-            .any(|check| check["id"] == "F2P" && check["outcome"] == "passed")),
-        "{proof:#}"
-    );
-
-    let markdown = std::fs::read_to_string(dir.join("proof.md")).expect("proof.md");
-    for expected in [
-        "# Proof: Multiply numbers",
-        "**`prpd / verdict`:** not published: dry run (--dry-run)",
-        "AC-1: multiply returns the product of two numbers | failed | passed |",
-    ] {
-        assert!(
-            markdown.contains(expected),
-            "no {expected:?} in:\n{markdown}"
-        );
-    }
-    let pr = std::fs::read_to_string(dir.join("pr.md")).expect("pr.md");
-    assert!(
-        pr.contains("## Proof") && pr.contains("not published: dry run (--dry-run)"),
-        "{pr}"
-    );
     assert_token_only_in_authorization(&repo, &api);
 }
 
