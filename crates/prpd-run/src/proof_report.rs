@@ -212,9 +212,19 @@ impl FailToPass {
 fn outcomes(name: &str, runs: Option<Runs<'_>>) -> TestOutcomes {
     TestOutcomes {
         name: name.to_owned(),
-        without_feature: runs.and_then(|runs| runs.without_feature.cases.get(name).copied()),
-        with_feature: runs.and_then(|runs| runs.with_feature.cases.get(name).copied()),
+        without_feature: runs.and_then(|runs| named(runs.without_feature, name)),
+        with_feature: runs.and_then(|runs| named(runs.with_feature, name)),
     }
+}
+
+/// How the test `name` ended in `run`. The proof names a file whose tests could not load
+/// without the feature with a note (`test/x.test.js (failed before its tests could run)`): the
+/// run knows it by the file alone.
+fn named(run: &CasesRun, name: &str) -> Option<Outcome> {
+    run.cases.get(name).copied().or_else(|| {
+        let (file, _note) = name.strip_suffix(')')?.rsplit_once(" (")?;
+        run.cases.get(file).copied()
+    })
 }
 
 /// The results of the `held_out` tests in `runs`, each with the requirement of `requirements`

@@ -263,3 +263,26 @@ fn proof_json_keeps_its_field_names() {
     assert_eq!(json["verdict"], "APPROVE");
     assert_eq!(json["test_audit"]["files"][1]["from"], "test/add.test.js");
 }
+
+#[test]
+fn a_test_file_that_could_not_load_without_the_feature_shows_how_it_failed() {
+    let without = run(&[("test/ac2.test.js", Outcome::Failed)], 1);
+    let with = run(&[("AC-2: averages", Outcome::Passed)], 0);
+    let runs = Runs {
+        without_feature: &without,
+        with_feature: &with,
+    };
+    let proof = crate::proof::Proof {
+        fail_to_pass: vec!["test/ac2.test.js (failed before its tests could run)".to_owned()],
+        ..crate::proof::Proof::default()
+    };
+    let fail_to_pass = FailToPass::new(Some(&proof), Some(runs), "unused");
+    assert_eq!(
+        fail_to_pass.tests,
+        [TestOutcomes {
+            name: "test/ac2.test.js (failed before its tests could run)".to_owned(),
+            without_feature: Some(Outcome::Failed),
+            with_feature: None,
+        }]
+    );
+}
