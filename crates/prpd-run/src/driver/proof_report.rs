@@ -1,8 +1,8 @@
 //! SHIP's proof (`proof_report.rs` builds and renders it): collected from the run record and
 //! prpd's own measurements — the test run QA approved (its log read back while it hashes to
 //! the sealed fingerprint, else the tests run once more), the run without the feature (from
-//! the record), the hold-out tests, the frozen harness, the test files between the base and
-//! the shipped commit — written to `proof.json` and `proof.md` in the run directory in every
+//! the record), the hold-out tests, the frozen harness, the test files the shipped commit
+//! changes against its base — written to `proof.json` and `proof.md` in the run directory in every
 //! case, dry runs included, then published on the shipped commit as the check run
 //! `prpd / verdict` when SHIP delivers. The pull request's body carries its short section.
 //!
@@ -242,14 +242,11 @@ impl Driver {
         Ok(Some((without, with.cases, files)))
     }
 
-    /// The test files between the run's base snapshot and `commit`.
+    /// The test files the shipped `commit` changes against the base it ships on.
     fn test_diff(&self, commit: &str) -> Result<TestDiff, Stop> {
-        let Some(base) = &self.record.snapshots.base else {
-            return Ok(TestDiff::default());
-        };
         Ok(self
             .snapshots()?
-            .test_diff(&base.commit, commit)
+            .test_diff(commit)
             .map_err(DriveError::from)?)
     }
 

@@ -1,5 +1,6 @@
-//! The tests since the run's base, audited from evidence rather than an agent's account: which
-//! test files the shipped tree added, deleted, renamed or changed (git's own rename detection),
+//! The tests since the base, audited from evidence rather than an agent's account: which test
+//! files the shipped commit added, deleted, renamed or changed against the base it ships on
+//! (git's own rename detection),
 //! which tests only one of the two measured runs named, how many each run skipped (expected
 //! failures included: the runners report them as skips), and the assertions and skip or xfail
 //! markers in the test files at the base and in the shipped tree. A weakened suite shows here

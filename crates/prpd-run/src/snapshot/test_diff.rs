@@ -1,7 +1,8 @@
-//! The test files between two commits of the run (its base snapshot and the shipped commit),
-//! for the proof's test audit: each test file added, deleted, renamed (git's rename detection,
-//! so a test file moved and trimmed shows as the rename it is) or modified, and what the test
-//! files' text counts at each end (`proof_report::TextCounts`).
+//! The test files a commit changes against its parent — for the shipped commit, exactly what
+//! its pull request changes against the base it ships on (the run's start, or the moved base
+//! it was replayed onto) — for the proof's test audit: each test file added, deleted, renamed
+//! (git's rename detection, so a test file moved and trimmed shows as the rename it is) or
+//! modified, and what the test files' text counts at each end (`proof_report::TextCounts`).
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use super::{SnapshotError, Snapshots};
 use crate::frozen;
 use crate::proof_report::{FileChange, TestFileChange, TextCounts};
 
-/// The test files that differ between two commits, and the counts of the test files at each.
+/// The test files a commit changes, and the counts of the test files before and after it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TestDiff {
     pub changes: Vec<TestFileChange>,
@@ -20,14 +21,23 @@ pub struct TestDiff {
 }
 
 impl Snapshots {
-    /// The test files between commit `from` and commit `to` (hex ids).
-    pub fn test_diff(&self, from: &str, to: &str) -> Result<TestDiff, SnapshotError> {
-        let from_tree = self.tree_of_commit(from)?;
-        let to_tree = self.tree_of_commit(to)?;
+    /// The test files `commit` (hex) changes against its first parent (every file is added
+    /// when it has none).
+    pub fn test_diff(&self, commit: &str) -> Result<TestDiff, SnapshotError> {
+        let oid = self.git("read a commit id", Oid::from_str(commit))?;
+        let commit = self.git("find a commit", self.repo.find_commit(oid))?;
+        let to_tree = self.git("read a commit's tree", commit.tree())?;
+        let from_tree = match commit.parent_count() {
+            0 => None,
+            _ => Some(self.git(
+                "read the parent's tree",
+                commit.parent(0).and_then(|parent| parent.tree()),
+            )?),
+        };
         let mut diff = self.git(
-            "compare the base with the shipped commit",
+            "compare the shipped commit with its base",
             self.repo
-                .diff_tree_to_tree(Some(&from_tree), Some(&to_tree), None),
+                .diff_tree_to_tree(from_tree.as_ref(), Some(&to_tree), None),
         )?;
         self.git(
             "find renamed files",
@@ -65,15 +75,12 @@ impl Snapshots {
         }
         Ok(TestDiff {
             changes,
-            at_from: self.test_counts(&from_tree)?,
+            at_from: match &from_tree {
+                Some(tree) => self.test_counts(tree)?,
+                None => TextCounts::default(),
+            },
             at_to: self.test_counts(&to_tree)?,
         })
-    }
-
-    fn tree_of_commit(&self, hex: &str) -> Result<Tree<'_>, SnapshotError> {
-        let oid = self.git("read a commit id", Oid::from_str(hex))?;
-        let commit = self.git("find a commit", self.repo.find_commit(oid))?;
-        self.git("read a commit's tree", commit.tree())
     }
 
     /// The counts of every test file of `tree`.
@@ -145,8 +152,8 @@ mod tests {
         let shipped = snaps.record(1, Some(&base), "shipped").expect("record");
 
         let diff = snaps
-            .test_diff(&base.commit, &shipped.commit)
-            .expect("diff");
+            .test_diff(&shipped.commit)
+            .expect("diff against its parent, the base");
 
         let mut found: Vec<(FileChange, String, Option<String>)> = diff
             .changes
