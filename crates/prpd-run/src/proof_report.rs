@@ -62,6 +62,16 @@ pub struct ProofReport {
     pub published: Publication,
 }
 
+impl ProofReport {
+    /// The verdict on GitHub is a pass: QA approved, the fail-to-pass proof holds, and every
+    /// hold-out test fails without the feature and passes with it.
+    pub fn passes(&self) -> bool {
+        self.verdict == Some(QaVerdict::Approve)
+            && self.fail_to_pass.holds
+            && self.held_out.iter().all(HeldOutResult::holds)
+    }
+}
+
 /// The fail-to-pass proof as it stands for the shipped tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FailToPass {

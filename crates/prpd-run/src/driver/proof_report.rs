@@ -129,12 +129,7 @@ impl Driver {
         };
         let check = VerdictCheck {
             sha: report.commit.clone(),
-            passed: report.verdict == Some(crate::machine::QaVerdict::Approve)
-                && report.fail_to_pass.holds
-                && report
-                    .held_out
-                    .iter()
-                    .all(proof_report::HeldOutResult::holds),
+            passed: report.passes(),
             title: proof_report::verdict_title(report),
             summary: proof_report::summary(report),
             text: proof_report::render(report, Rendering::CheckRun),

@@ -186,6 +186,13 @@ fn the_title_and_the_pull_requests_section_say_the_proof_in_a_few_lines() {
         verdict_title(&report),
         "APPROVE: 2 test(s) fail without the feature and pass with it; 1 of 1 hold-out test(s) hold"
     );
+    assert!(report.passes());
+    let mut failing_hold_out = report.clone();
+    failing_hold_out.held_out[0].with_feature = Some(Outcome::Failed);
+    assert!(
+        !failing_hold_out.passes(),
+        "a hold-out test that fails is no pass on GitHub"
+    );
     let section = pull_request_section(&report, Path::new(".prp-session/runs/r/proof.md"));
     for expected in [
         "## Proof\n\n**`prpd / verdict`:** published as a commit status on the commit, not as a check run: GitHub creates check runs only for a GitHub App",
@@ -212,6 +219,10 @@ fn a_run_with_nothing_to_compare_says_the_proof_does_not_hold_and_why() {
     assert_eq!(
         verdict_title(&report),
         "APPROVE: the fail-to-pass proof does not hold"
+    );
+    assert!(
+        !report.passes(),
+        "a proof that does not hold is no pass on GitHub"
     );
     let text = render(&report, Rendering::File);
     assert!(
