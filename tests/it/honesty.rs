@@ -373,3 +373,155 @@ fn a_rewritten_test_log_is_not_reused() {
         "prpd says why it ran the tests again: {stderr}"
     );
 }
+
+/// The state of a finished run, as prpd recorded it.
+fn record_of(repo: &std::path::Path, summary: &Value) -> Value {
+    serde_json::from_str(&read(
+        &crate::run::run_dir(repo, summary).join("state.json"),
+    ))
+    .expect("the run record is JSON")
+}
+
+/// The line of the held-out test that says what it checks (`assert.equal(…)`), from the calc
+/// fixture's RED test file as RED wrote it.
+fn held_out_assertion(name: &str) -> &'static str {
+    match name {
+        "AC-1: multiply returns the product of two numbers" => "calc.multiply(6, 7), 42",
+        "AC-1: multiply keeps the sign of one negative factor" => "calc.multiply(6, -2), -12",
+        "AC-1: multiply of two negative factors is positive" => "calc.multiply(-3, -4), 12",
+        other => panic!("not a test of the fixture: {other}"),
+    }
+}
+
+#[test]
+fn code_fitted_to_the_visible_tests_never_ships_and_honest_work_still_does() {
+    // The honest control: RED writes three tests for AC-1, one is held out, and it ships at
+    // once with every test in the commit.
+    let honest = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml("plain", &[("red", "many-tests")], ""),
+    );
+    let (code, summary) = run(&honest);
+    assert_eq!(
+        summary["state"], "SHIPPED",
+        "the honest control: {summary:#}"
+    );
+    assert_eq!(code, 0);
+    assert_eq!(crate::run::verdicts(&summary), [(1, "APPROVE".to_owned())]);
+    let record = record_of(honest.path(), &summary);
+    let held = record["holdout"]["tests"]
+        .as_array()
+        .expect("held-out tests");
+    assert_eq!(held.len(), 1, "a third of three: {:#}", record["holdout"]);
+    assert_eq!(held[0]["requirement"], "AC-1");
+    let branch = summary["ship"]["branch"].as_str().expect("a branch");
+    let shipped = honest.git(&["show", &format!("{branch}:test/multiply.test.js")]);
+    for name in [
+        "AC-1: multiply returns the product of two numbers",
+        "AC-1: multiply keeps the sign of one negative factor",
+        "AC-1: multiply of two negative factors is positive",
+    ] {
+        assert!(
+            shipped.contains(held_out_assertion(name)),
+            "{name} ships:\n{shipped}"
+        );
+    }
+    assert_eq!(
+        record["holdout"]["results"][held[0]["name"].as_str().expect("name")],
+        "passed"
+    );
+
+    // The attack is real: without hold-out tests, the table of the visible inputs ships.
+    let unguarded = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml(
+            "plain",
+            &[("red", "many-tests"), ("green", "cheat-table")],
+            "[run]\nholdout = 0\n",
+        ),
+    );
+    let (_, summary) = run(&unguarded);
+    assert_eq!(
+        summary["state"], "SHIPPED",
+        "without hold-out tests: {summary:#}"
+    );
+
+    for cheat in ["cheat-table", "cheat-if", "cheat-search"] {
+        fitted_code_is_rejected_by_the_held_out_test(cheat);
+    }
+}
+
+/// Runs `cheat` as GREEN after RED's three tests: every QA attempt REJECTs it on the held-out
+/// test, and GREEN is told the test's name and requirement, never its source.
+fn fitted_code_is_rejected_by_the_held_out_test(cheat: &str) {
+    let config = crate::run::prpd_toml("plain", &[("red", "many-tests"), ("green", cheat)], "");
+    let repo = calc_repo(&prp(""), &config);
+    // The search runs in a worktree, as the daemon's runs do; the others in place.
+    let (code, summary) = if cheat == "cheat-search" {
+        prpd_json(repo.path(), &["run", PRP, "--json"])
+    } else {
+        run(&repo)
+    };
+    assert_eq!(summary["state"], "ESCALATED", "{cheat}: {summary:#}");
+    assert_eq!(code, 3, "{cheat}");
+    assert_eq!(iterations_in(&summary, "SHIP"), 0, "{cheat}");
+    let verdicts = summary["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.len(), 3, "{cheat}: three attempts: {summary:#}");
+    for verdict in verdicts {
+        assert_eq!(verdict["verdict"], "REJECT", "{cheat}");
+        let blocking = verdict["blocking"].to_string();
+        assert!(blocking.contains("HOLDOUT"), "{cheat}: {blocking}");
+    }
+    let record = record_of(repo.path(), &summary);
+    let held = record["holdout"]["tests"][0]["name"]
+        .as_str()
+        .expect("a held-out test")
+        .to_owned();
+    let hidden = held_out_assertion(&held);
+    // GREEN is told which test failed, by name and requirement, never what it holds.
+    let calls = crate::run::agent_calls(repo.path(), &summary);
+    let retries: Vec<&Value> = calls
+        .iter()
+        .filter(|call| call["phase"] == "GREEN" && call["attempt"].as_u64() > Some(1))
+        .collect();
+    assert!(!retries.is_empty(), "{cheat}: GREEN was sent back");
+    for call in retries {
+        let feedback = call["feedback_text"].as_str().unwrap_or_default();
+        assert!(
+            feedback.contains(&held) && feedback.contains("AC-1"),
+            "{cheat}: the feedback names the held-out test: {feedback}"
+        );
+        assert!(!feedback.contains(hidden), "{cheat}: {feedback}");
+        // The QA report the feedback points GREEN to is in view too.
+        let report = feedback
+            .split("the full QA report is at ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(std::path::Path::new)
+            .expect("the feedback names the QA report");
+        assert!(
+            !read(report).contains(hidden),
+            "{cheat}: {}",
+            report.display()
+        );
+    }
+    if cheat == "cheat-search" {
+        let searches = read(&crate::run::run_dir(repo.path(), &summary).join("search-found.jsonl"));
+        let searches: Vec<Value> = searches
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a search is JSON"))
+            .collect();
+        assert_eq!(searches.len(), 3, "{searches:?}");
+        for search in &searches {
+            assert_eq!(search["found"], serde_json::json!([]), "{search:#}");
+            assert!(
+                search["searched"]["objects_bytes"].as_u64() > Some(1000),
+                "{search:#}"
+            );
+            assert!(
+                search["searched"]["session_files"].as_u64() > Some(10),
+                "{search:#}"
+            );
+        }
+    }
+}

@@ -19,6 +19,7 @@ mod leftovers;
 mod memory;
 mod memory_loop;
 mod moved_base;
+mod mutation;
 mod presets;
 mod process;
 mod python;

@@ -26,7 +26,7 @@ sys.exit(0 if result.wasSuccessful() else 1)\n";
 /// behaviour says otherwise), the honest agent the others.
 fn prpd_toml(cheat: &str) -> String {
     let cheats_in: &[&str] = match cheat {
-        "cheat-sabotage" | "cheat-stand-in" => &["red", "green"],
+        "cheat-sabotage" | "cheat-stand-in" | "cheat-search" => &["red", "green"],
         "cheat-refactor-skip" => &["refactor"],
         _ => &["green"],
     };
@@ -353,4 +353,41 @@ fn make_venv(path: &std::path::Path) {
         "python3 -m venv --without-pip {}",
         path.display()
     );
+}
+
+/// unittest quotes the failing line of a test in its traceback, so every log of a test run that
+/// saw a held-out test fail would hand GREEN the test's inputs. prpd withholds those lines
+/// from everything GREEN can read; a GREEN that searches the tree, git's objects and
+/// `.prp-session/` for cases beyond the visible tests finds none, and its table of the visible
+/// ones never ships.
+#[test]
+fn a_traceback_that_quotes_a_held_out_test_is_withheld_from_green() {
+    let repo = python_repo("cheat-search");
+    let (code, summary) = run(&repo);
+    let dir = run_dir(repo.path(), &summary);
+    let searches: Vec<serde_json::Value> = read(&dir.join("search-found.jsonl"))
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a search is JSON"))
+        .collect();
+    assert_eq!(summary["state"], "ESCALATED", "{searches:?}");
+    assert_eq!(code, 3);
+    assert_eq!(searches.len(), 3, "{searches:?}");
+    for search in &searches {
+        assert_eq!(search["found"], serde_json::json!([]), "{search:#}");
+    }
+    let record: serde_json::Value =
+        serde_json::from_str(&read(&dir.join("state.json"))).expect("record");
+    let withheld = record["holdout"]["withheld"]
+        .as_object()
+        .expect("withheld files");
+    assert!(
+        withheld.keys().any(|path| path.ends_with("qa-report.md")),
+        "QA's report quoted the held-out test and was withheld: {withheld:?}"
+    );
+    let report = withheld
+        .keys()
+        .find(|path| path.ends_with("qa-report.md"))
+        .map(|path| read(&dir.join(path)))
+        .unwrap_or_default();
+    assert!(report.contains("withheld until the run ships"), "{report}");
 }

@@ -106,6 +106,9 @@ pub enum Action {
     Command(String),
     /// A built-in method, run in-process.
     Method(Method),
+    /// `metodo: mutation_testing`: the installed mutation tools on the lines the change
+    /// touched (see [`crate::mutation`]); unlike a method, it starts processes.
+    Mutation,
 }
 
 impl CheckSpec {
@@ -121,7 +124,7 @@ impl CheckSpec {
                     inside.strip_prefix("detected_")?.strip_suffix("_command")
                 })
                 .collect(),
-            Action::Method(_) => Vec::new(),
+            Action::Method(_) | Action::Mutation => Vec::new(),
         }
     }
 }
@@ -336,6 +339,9 @@ fn action_of(path: &Path, text: &str, raw: &RawCheck) -> Result<Option<Action>, 
             None,
             format!("check `{id}` has an empty `comando`; expected a shell command"),
         )),
+        (None, Some(name)) if name.trim() == crate::mutation::METHOD_NAME => {
+            Ok(Some(Action::Mutation))
+        }
         (None, Some(name)) => match name.parse::<Method>() {
             Ok(method) => Ok(Some(Action::Method(method))),
             Err(error) => Err(error_at_id(

@@ -24,6 +24,7 @@ pub mod memory_context;
 pub mod method;
 pub mod metrics;
 pub mod missing_tool;
+pub mod mutation;
 pub mod report;
 pub(crate) mod requirement_checks;
 pub mod runner;

@@ -39,6 +39,7 @@ mod written;
 pub use files::is_test_path;
 pub use prp_coverage::{AcceptanceId, test_files_naming};
 pub(crate) use prp_coverage::{Trace, command_checks, requirements_section, trace};
+pub(crate) use since_base::folder_in_workdir;
 pub use since_base::{BaseDocs, BaseDocsError};
 
 use adr::check_docs_adr;
@@ -120,7 +121,11 @@ impl fmt::Display for Method {
 
 /// A `metodo` that names no built-in method.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown method `{name}`; expected one of {}", Method::NAMES.join(", "))]
+#[error(
+    "unknown method `{name}`; expected one of {}, {}",
+    Method::NAMES.join(", "),
+    crate::mutation::METHOD_NAME
+)]
 pub struct UnknownMethod {
     /// The name as written.
     pub name: String,
@@ -378,7 +383,8 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "unknown method `grep_docs`; expected one of grep_readme, check_docs_adr, \
-             grep_changelog, parse_prp_and_verify, validate_openapi, check_complexity_comments"
+             grep_changelog, parse_prp_and_verify, validate_openapi, check_complexity_comments, \
+             mutation_testing"
         );
     }
 }

@@ -14,6 +14,7 @@
 
 mod earlier;
 mod earlier_checks;
+mod mutation;
 mod test_run;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -387,6 +388,7 @@ async fn run_check(
             with_fallback_note(finding, template, detection)
         }
         Action::Method(method) => run_method(request, spec, *method, trace, &mut result),
+        Action::Mutation => mutation::run_mutation(request, spec, &mut result).await?,
     };
     result.status = match finding {
         Finding::Pass(detail) => {
@@ -576,7 +578,7 @@ fn with_fallback_note(finding: Finding, template: &str, detection: &Detection) -
 }
 
 /// The last `count` non-empty lines of `text`, joined with ` | ` for a one-line message.
-fn one_line_tail(text: &str, count: usize) -> String {
+pub(crate) fn one_line_tail(text: &str, count: usize) -> String {
     let mut lines: Vec<&str> = text
         .lines()
         .rev()

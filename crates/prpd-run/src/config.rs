@@ -47,6 +47,9 @@ pub struct Config {
     /// `[run] green_may_add_tests = true`: GREEN may add new test modules in its first attempt
     /// too (they freeze when GREEN ends); by default only after a REJECT.
     pub green_may_add_tests: bool,
+    /// `[run] holdout`: the share of RED's tests set aside from GREEN, REFACTOR and DOCUMENT
+    /// and put back in QA (`0` turns hold-out tests off).
+    pub holdout: f64,
     /// `[commands]` and `[checks.<ID>]`: the repository's adjustments of the QA gate.
     pub gate: GateSettings,
     /// `[ship]`: where and how an approved run ships.
@@ -137,6 +140,7 @@ struct RawRun {
     keep_worktrees: Option<bool>,
     setup: Option<Vec<String>>,
     green_may_add_tests: Option<bool>,
+    holdout: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -215,6 +219,7 @@ impl Config {
                 .as_ref()
                 .and_then(|run| run.keep_worktrees)
                 .unwrap_or(false),
+            holdout: holdout(path, text, raw.run.as_ref().and_then(|run| run.holdout))?,
             setup: setup(
                 path,
                 text,
@@ -226,6 +231,28 @@ impl Config {
             plan: PlanSection::from_file(file)?,
         })
     }
+}
+
+/// The share of RED's tests held out when prpd.toml does not say: about a third (a third of
+/// three, six or nine tests, where `1/3` in floating point would give one short of it).
+pub const DEFAULT_HOLDOUT: f64 = 0.34;
+
+/// `[run] holdout`: a share from 0 (off) up to 0.9 (at least one test per requirement stays
+/// visible whatever the share).
+fn holdout(path: &Path, text: &str, raw: Option<f64>) -> Result<f64, ConfigError> {
+    let share = raw.unwrap_or(DEFAULT_HOLDOUT);
+    if !(0.0..=0.9).contains(&share) {
+        return Err(ConfigError::at_key(
+            path,
+            text,
+            "[run]",
+            "holdout",
+            format!(
+                "`holdout = {share}` is out of range; expected a share of RED's tests from 0 (off) to 0.9, such as 0.34"
+            ),
+        ));
+    }
+    Ok(share)
 }
 
 /// `[run] setup`: each command a non-empty line of shell.
@@ -349,6 +376,20 @@ mod tests {
         assert_eq!(example.breaker, defaults.breaker.with_all_phases());
         assert_eq!(example.ship, defaults.ship);
         assert_eq!(example.memory, defaults.memory);
+        assert!((example.holdout - defaults.holdout).abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn a_holdout_share_out_of_range_is_refused_at_its_line() {
+        let error = Config::parse(Path::new("prpd.toml"), "[run]\nholdout = 1.5\n")
+            .expect_err("out of range")
+            .to_string();
+        assert!(
+            error.contains("prpd.toml:2") && error.contains("0.9"),
+            "{error}"
+        );
+        let off = Config::parse(Path::new("prpd.toml"), "[run]\nholdout = 0\n").expect("0 is off");
+        assert!(off.holdout.abs() < f64::EPSILON);
     }
 
     #[test]

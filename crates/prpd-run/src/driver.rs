@@ -15,6 +15,7 @@ mod dependencies;
 mod escalation_issue;
 mod github;
 mod handoff;
+mod holdout;
 mod iteration;
 mod measurement;
 mod memory;
@@ -279,6 +280,7 @@ impl Driver {
                         "QA rejected the work; the full QA report is at {}",
                         report.display()
                     ));
+                    self.withhold_from_feedback(&mut reasons)?;
                     self.record.qa_blockers.clone_from(&reasons);
                 }
                 self.record.feedback.insert(*phase, reasons);
@@ -306,12 +308,14 @@ impl Driver {
             }
             Effect::Ship => self.ship().await.map(Some),
             Effect::Complete => {
+                self.put_back_withheld()?;
                 self.release_snapshots()?;
                 self.announce("COMPLETE", "shipped", &[])?;
                 self.write_summary()?;
                 Ok(None)
             }
             Effect::Abort => {
+                self.put_back_withheld()?;
                 self.release_snapshots()?;
                 self.announce("BLOCKED", "aborted by a human", &[])?;
                 self.write_summary()?;

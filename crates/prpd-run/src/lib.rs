@@ -23,6 +23,7 @@ pub mod escalation;
 pub mod frozen;
 pub mod gate;
 pub mod guardrail;
+pub mod holdout;
 pub mod machine;
 pub mod measure;
 pub mod planner;

@@ -122,6 +122,9 @@ pub struct RunRecord {
     /// in older records and without `[plan]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub web_plan: Option<WebPlanState>,
+    /// RED's tests held out of GREEN's view (absent in older records).
+    #[serde(default)]
+    pub holdout: crate::holdout::Holdout,
 }
 
 /// What the run keeps of its web plan: what RED's prompt says of it and the cases QA lists.
@@ -394,6 +397,7 @@ impl RunRecord {
             escalation_issue: None,
             test_plan: HeldPlan::default(),
             web_plan: None,
+            holdout: crate::holdout::Holdout::default(),
         }
     }
 

@@ -17,10 +17,13 @@
 //! to git's garbage collection.
 
 mod overlay;
+mod rewrite;
 mod seal;
 mod test_diff;
 
 pub use test_diff::TestDiff;
+
+pub use rewrite::Rewritten;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

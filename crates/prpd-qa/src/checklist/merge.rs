@@ -104,6 +104,9 @@ impl Checklist {
             if let Some(reason) = &setting.disabled {
                 check.disabled = Some(format!("disabled in prpd.toml: {reason}"));
             }
+            if setting.enabled {
+                check.disabled = None;
+            }
         }
         Ok(())
     }
@@ -139,7 +142,8 @@ mod tests {
         assert_eq!(
             ids,
             [
-                "F1", "F2", "F3", "C1", "C2", "C3", "C5", "C6", "L2", "D1", "D2", "D3", "D4", "D5"
+                "F1", "F2", "F3", "C1", "C2", "C3", "C5", "C6", "C7", "L2", "D1", "D2", "D3", "D4",
+                "D5"
             ]
         );
         let find = |id: &str| {
@@ -222,6 +226,39 @@ mod tests {
             Some("disabled in prpd.toml: no ADRs here")
         );
         assert!(!adr.optional);
+    }
+
+    #[test]
+    fn the_mutation_check_is_off_until_prpd_toml_enables_it() {
+        let mut checklist = Checklist::builtin();
+        let mutation = |checklist: &Checklist| {
+            checklist
+                .checks
+                .iter()
+                .find(|check| check.id == "C7")
+                .cloned()
+                .expect("C7")
+        };
+        let off = mutation(&checklist);
+        assert_eq!(off.action, Action::Mutation);
+        assert_eq!(off.severity, Severity::Warning);
+        assert!(
+            off.disabled
+                .as_deref()
+                .is_some_and(|note| note.contains("enabled = true")),
+            "{off:?}"
+        );
+        checklist
+            .adjust(
+                &config("[checks.C7]\nenabled = true\nblocking = true\nvalidation = \"mutation_score >= 80%\"\n")
+                    .gate
+                    .checks,
+            )
+            .expect("valid settings");
+        let on = mutation(&checklist);
+        assert_eq!(on.disabled, None);
+        assert_eq!(on.severity, Severity::Blocking);
+        assert_eq!(on.validation.source(), "mutation_score >= 80%");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! `[commands]` and `[checks.<ID>]` of `prpd.toml`: how a repository adjusts its QA gate
 //! without copying the checklist or the tools mapping. `[commands]` names the command of a kind
 //! (test, lint, …) and wins over discovery; `[checks.<ID>]` changes one check of the checklist
-//! (`blocking`, `optional`, `command`, `validation`, `timeout`) or switches it off with
-//! `disabled = "<reason>"`.
+//! (`blocking`, `optional`, `command`, `validation`, `timeout`), switches it off with
+//! `disabled = "<reason>"`, or on with `enabled = true` (a check the checklist ships switched
+//! off, such as the mutation check C7).
 //!
 //! Only the shape is checked here. Whether a check id exists, a validation expression parses or
 //! a command is safe for QA to run is the QA gate's to judge, so every setting keeps the place
@@ -96,6 +97,8 @@ pub struct CheckSetting {
     pub timeout: Option<Duration>,
     /// `disabled = "<reason>"`: the check does not run and the report prints the reason.
     pub disabled: Option<String>,
+    /// `enabled = true`: the check runs even though the checklist switches it off.
+    pub enabled: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -121,6 +124,7 @@ pub(super) struct RawCheck {
     validation: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
     disabled: Option<Spanned<String>>,
+    enabled: Option<Spanned<bool>>,
 }
 
 /// `[checks]` as written: its ids with their places.
@@ -190,6 +194,7 @@ pub(super) fn settings(
                 )
             })
             .transpose()?;
+        let enabled = enabled(path, text, &name, raw.enabled, raw.disabled.is_some())?;
         let disabled = raw
             .disabled
             .map(|reason| {
@@ -222,12 +227,39 @@ pub(super) fn settings(
             validation,
             timeout,
             disabled,
+            enabled,
         });
     }
     Ok(GateSettings {
         commands: command_settings,
         checks: check_settings,
     })
+}
+
+/// `enabled`: only `true` means something (it switches on a check the checklist switches off),
+/// and never beside `disabled`.
+fn enabled(
+    path: &Path,
+    text: &str,
+    name: &str,
+    enabled: Option<Spanned<bool>>,
+    disabled: bool,
+) -> Result<bool, ConfigError> {
+    let Some(enabled) = enabled else {
+        return Ok(false);
+    };
+    let place = Place::of(path, text, &enabled);
+    if !enabled.into_inner() {
+        return Err(place.error(format!(
+            "`checks.{name}.enabled = false` switches nothing off; expected `enabled = true`, or `disabled = \"<reason>\"` to switch the check off"
+        )));
+    }
+    if disabled {
+        return Err(place.error(format!(
+            "`checks.{name}` has both `enabled` and `disabled`; expected one of them"
+        )));
+    }
+    Ok(true)
 }
 
 fn non_empty(
@@ -309,7 +341,15 @@ mod tests {
             ),
             (
                 "[checks.F1]\nblock = false\n",
-                "prpd.toml:2:1: unknown field `block`, expected one of `blocking`, `optional`, `comando`, `command`, `validacao`, `validation`, `timeout`, `disabled`",
+                "prpd.toml:2:1: unknown field `block`, expected one of `blocking`, `optional`, `comando`, `command`, `validacao`, `validation`, `timeout`, `disabled`, `enabled`",
+            ),
+            (
+                "[checks.C7]\nenabled = false\n",
+                "prpd.toml:2:11: `checks.C7.enabled = false` switches nothing off; expected `enabled = true`, or `disabled = \"<reason>\"` to switch the check off",
+            ),
+            (
+                "[checks.C7]\ndisabled = \"slow\"\nenabled = true\n",
+                "prpd.toml:3:11: `checks.C7` has both `enabled` and `disabled`; expected one of them",
             ),
             (
                 "[checks.D5]\ndisabled = \"\"\n",

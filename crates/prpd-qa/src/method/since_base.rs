@@ -27,6 +27,9 @@ pub struct BaseDocs {
     texts: BTreeMap<String, String>,
     /// The public names declared on the code lines added since the base.
     code_names: Vec<CodeName>,
+    /// The commit the base is, when it was read from git: the mutation check diffs the
+    /// working tree against it.
+    revision: Option<String>,
 }
 
 /// The base a change is judged against could not be read.
@@ -66,6 +69,7 @@ impl BaseDocs {
             since: since.into(),
             texts,
             code_names: Vec::new(),
+            revision: None,
         }
     }
 
@@ -130,6 +134,7 @@ impl BaseDocs {
             since: since.into(),
             texts,
             code_names,
+            revision: Some(revision.to_owned()),
         })
     }
 
@@ -151,14 +156,19 @@ impl BaseDocs {
         added
     }
 
+    /// The commit the base was read from (`None` for a base given as texts).
+    pub(crate) fn revision(&self) -> Option<&str> {
+        self.revision.as_deref()
+    }
+
     /// How details name the base: `since the run started`, `since main`.
-    pub(super) fn since(&self) -> String {
+    pub(crate) fn since(&self) -> String {
         format!("since {}", self.since)
     }
 }
 
 /// Where the folder `repo` is inside the repository's working tree (empty for its root).
-fn folder_in_workdir(repository: &Repository, repo: &Path) -> PathBuf {
+pub(crate) fn folder_in_workdir(repository: &Repository, repo: &Path) -> PathBuf {
     let workdir = repository.workdir().and_then(|dir| dir.canonicalize().ok());
     let folder = repo.canonicalize().ok();
     match (workdir, folder) {

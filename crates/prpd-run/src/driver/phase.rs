@@ -22,6 +22,15 @@ impl Driver {
             // Boxed: exploring a web app is a large future, and rarely awaited.
             Box::pin(self.ensure_web_plan()).await?;
         }
+        // The hold-out tests are in view in QA only.
+        if matches!(phase, Phase::Qa | Phase::Green) && !self.record.holdout.tests.is_empty() {
+            let detection = self.detection()?;
+            if phase == Phase::Qa {
+                self.put_back_for_qa(&detection)?;
+            } else {
+                self.hide_again(&detection)?;
+            }
+        }
         let tree_hash = self.record_tree(&format!("start of {phase}"))?;
         let log_dir = self.run_dir().join("measure");
         self.record.last_observation = Some(Observation {
@@ -43,6 +52,7 @@ impl Driver {
         match phase {
             Phase::Red => {
                 let detection = self.detection()?;
+                self.hold_out_at_red_end(&detection).await?;
                 self.freeze_harness(&detection)?;
                 self.record.baseline.tests_at_red_end = self
                     .record

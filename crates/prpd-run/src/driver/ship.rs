@@ -343,13 +343,15 @@ impl Driver {
             })
     }
 
-    /// The snapshots the agents' iterations ended on, in run order.
+    /// The snapshots the agents' iterations ended on, in run order, with those that put the
+    /// held-out tests back (RED's work, which RED's own snapshots no longer hold).
     fn agent_snapshots(&self) -> Result<Vec<String>, DriveError> {
         let snapshots = self.snapshots()?;
-        self.record
-            .snapshots
-            .iterations
-            .values()
+        let mut numbers: Vec<u32> = self.record.snapshots.iterations.values().copied().collect();
+        numbers.extend(&self.record.holdout.restores);
+        numbers.sort_unstable();
+        numbers
+            .iter()
             .map(|number| {
                 snapshots.at(*number).map(|snapshot| snapshot.commit).ok_or(
                     DriveError::SnapshotGone {
