@@ -2,11 +2,12 @@
 //! (the check run `prpd / verdict` in GitHub's documented request shape, or a commit status for
 //! a token that is not a GitHub App's; asserted for `ship_github.rs`'s scenarios), and what a
 //! dry run writes without asking GitHub anything: `proof.json` and `proof.md` naming the `calc`
-//! fixture's fail-to-pass test and saying the verdict was not published, and why.
+//! fixture's fail-to-pass test and saying the verdict was not published, and why; and the
+//! hold-out test of an honest run, in the proof with its requirement and results.
 
 use serde_json::{Value, json};
 
-use crate::run::{PRP, run_dir};
+use crate::run::{PRP, calc_repo, prp, prpd_toml, run, run_dir};
 use crate::ship_github::{
     Api, REPOSITORY, assert_token_only_in_authorization, body_of, github_repo, ship,
 };
@@ -197,4 +198,35 @@ fn a_dry_run_writes_the_proof_and_says_it_was_not_published() {
         "{pr}"
     );
     assert_token_only_in_authorization(&repo, &api);
+}
+
+/// RED writes three tests for AC-1 and one is held out of GREEN's sight: the proof shows it
+/// with its requirement, failing without the feature and passing with it.
+#[test]
+fn the_proof_shows_the_held_out_test_with_its_requirement_and_results() {
+    let repo = calc_repo(&prp(""), &prpd_toml("plain", &[("red", "many-tests")], ""));
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+
+    let dir = run_dir(repo.path(), &summary);
+    let proof: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("proof.json")).expect("proof.json"))
+            .expect("JSON");
+    let held = proof["held_out"].as_array().expect("held-out results");
+    assert_eq!(held.len(), 1, "{proof:#}");
+    assert_eq!(held[0]["requirement"], "AC-1", "{proof:#}");
+    assert_eq!(held[0]["without_feature"], "failed", "{proof:#}");
+    assert_eq!(held[0]["with_feature"], "passed", "{proof:#}");
+    let name = held[0]["name"].as_str().expect("a name");
+    let markdown = std::fs::read_to_string(dir.join("proof.md")).expect("proof.md");
+    assert!(
+        markdown.contains(&format!("| {name} | AC-1 | failed | passed | yes |")),
+        "{markdown}"
+    );
+    let pr = std::fs::read_to_string(dir.join("pr.md")).expect("pr.md");
+    assert!(
+        pr.contains("- Hold-out tests: 1 of 1 fail without the feature and pass with it"),
+        "{pr}"
+    );
 }

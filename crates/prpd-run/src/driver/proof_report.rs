@@ -41,14 +41,15 @@ enum Destination<'a> {
 const NO_PROOF: &str = "prpd could not prove the tests test the feature: no test command, or no test harness frozen at the end of RED";
 
 impl Driver {
-    /// The names of the tests held out of GREEN's sight and put back at QA, whose results the
-    /// proof shows. Empty for now: the hold-out work (issue 27) fills it from the run record.
-    #[expect(
-        clippy::unused_self,
-        reason = "the hold-out work reads the held-out names from the run record here"
-    )]
+    /// The names of the tests held out of GREEN's sight and put back at QA (`holdout.rs`),
+    /// whose results the proof shows.
     pub(super) fn held_out_tests(&self) -> BTreeSet<String> {
-        BTreeSet::new()
+        self.record
+            .holdout
+            .tests
+            .iter()
+            .map(|test| test.name.clone())
+            .collect()
     }
 
     /// The proof of the shipped `commit`, written and published, and the GitHub client SHIP
