@@ -29,6 +29,7 @@ mod run;
 mod setup;
 mod ship;
 mod ship_github;
+mod ship_proof;
 mod snapshots;
 mod stacks;
 mod task_runners;

@@ -4,7 +4,9 @@
 //! The scenarios: a pull request opened with its labels and the QA report, then updated (not
 //! duplicated) by a later run with a comment; a failed remote check that sends the run back to
 //! GREEN until the CI passes; and GitHub's refusals (403, 401, 429, the network), each
-//! escalating with a message that says what to do, resumed without a second commit. In every
+//! escalating with a message that says what to do, resumed without a second commit; and the
+//! verdict's check run `prpd / verdict` (a commit status for a token that is not a GitHub
+//! App's), asserted with `ship_proof.rs`. In every
 //! one, the token is only ever in the `Authorization` header: never in a file under
 //! `.prp-session/`, the output, the logs or the pull request's body.
 
@@ -18,6 +20,9 @@ use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
 use crate::run::{PRP, run_dir};
 use crate::ship::{BRANCH, bare_remote, branch_tip, files_under, oid, prpd, ship_repo};
+use crate::ship_proof::{
+    assert_verdict_check_run, assert_verdict_went_out_once_as_a_commit_status,
+};
 use crate::util::TestRepo;
 
 /// The token prpd finds in `$GITHUB_TOKEN`; long and odd enough that finding it is a leak.
@@ -87,7 +92,7 @@ impl Api {
         self.runtime.block_on(self.server.reset());
     }
 
-    fn requests(&self) -> Vec<Request> {
+    pub(crate) fn requests(&self) -> Vec<Request> {
         self.runtime
             .block_on(self.server.received_requests())
             .expect("recording is on")
@@ -128,7 +133,16 @@ impl Api {
         self.mount_labels_and_comments();
     }
 
+    /// `POST …/check-runs`: the verdict's check run is created (GitHub's documented answer).
+    fn mount_verdict_check_run(&self) {
+        self.mount(
+            authorized(Mock::given(method("POST")).and(path(format!("{REPOSITORY}/check-runs"))))
+                .respond_with(ResponseTemplate::new(201).set_body_json(fixture("check-run.json"))),
+        );
+    }
+
     fn mount_labels_and_comments(&self) {
+        self.mount_verdict_check_run();
         self.mount(
             authorized(
                 Mock::given(method("POST")).and(path(format!("{REPOSITORY}/issues/1347/labels"))),
@@ -147,6 +161,24 @@ impl Api {
     /// naming the permission it lacks).
     fn mount_token_that_may_not_open_pull_requests(&self) {
         let forbidden = fixture("error-403-permission.json");
+        // Not a GitHub App's token: no check run, a commit status instead.
+        self.mount(
+            authorized(Mock::given(method("POST")).and(path(format!("{REPOSITORY}/check-runs"))))
+                .respond_with(
+                    ResponseTemplate::new(403).set_body_json(fixture("error-403-check-runs.json")),
+                ),
+        );
+        self.mount(
+            authorized(
+                Mock::given(method("POST")).and(wiremock::matchers::path_regex(format!(
+                    "^{REPOSITORY}/statuses/[0-9a-f]{{40}}$"
+                ))),
+            )
+            .and(body_partial_json(
+                json!({ "context": "prpd / verdict", "state": "success" }),
+            ))
+            .respond_with(ResponseTemplate::new(201).set_body_json(fixture("commit-status.json"))),
+        );
         self.mount(
             authorized(Mock::given(method("GET")).and(path(format!("{REPOSITORY}/pulls"))))
                 .respond_with(ResponseTemplate::new(200).set_body_json(json!([]))),
@@ -190,7 +222,10 @@ pub(crate) fn path_regex_commits(tail: &str) -> wiremock::matchers::PathRegexMat
 
 /// The `calc` fixture shipping to a new bare remote through the mock API, with `extra` lines
 /// in `[ship]`.
-fn github_repo(api: &Api, extra: &str) -> (TestRepo, tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn github_repo(
+    api: &Api,
+    extra: &str,
+) -> (TestRepo, tempfile::TempDir, std::path::PathBuf) {
     let (remote_dir, remote) = bare_remote();
     let repo = ship_repo(&format!(
         "remote = \"{}\"\napi_url = \"http://127.0.0.1:{}\"\nrepository = \"acme/calc\"\n\
@@ -203,7 +238,7 @@ fn github_repo(api: &Api, extra: &str) -> (TestRepo, tempfile::TempDir, std::pat
 
 /// `prpd <args> --json` with the token, logging at `info`: the exit code, the summary and
 /// everything prpd printed.
-fn ship(repo: &TestRepo, args: &[&str]) -> (i32, Value, String) {
+pub(crate) fn ship(repo: &TestRepo, args: &[&str]) -> (i32, Value, String) {
     let output = prpd(
         repo.path(),
         &[args, &["--json"]].concat(),
@@ -226,7 +261,7 @@ fn ship(repo: &TestRepo, args: &[&str]) -> (i32, Value, String) {
 
 /// The token is nowhere but in `Authorization` headers: not in a file of the session, not in
 /// the repository's config, not in a request's URL, other header or body.
-fn assert_token_only_in_authorization(repo: &TestRepo, api: &Api) {
+pub(crate) fn assert_token_only_in_authorization(repo: &TestRepo, api: &Api) {
     for file in files_under(&repo.join(".prp-session")) {
         let bytes = std::fs::read(&file).expect("read");
         assert!(
@@ -268,7 +303,7 @@ fn escalates(repo: &TestRepo, args: &[&str]) -> (Value, String) {
     (summary, reason)
 }
 
-fn body_of(request: &Request) -> Value {
+pub(crate) fn body_of(request: &Request) -> Value {
     serde_json::from_slice(&request.body).expect("a JSON body")
 }
 
@@ -316,6 +351,7 @@ fn the_run_opens_its_pull_request_and_a_later_run_updates_it_with_a_comment() {
     let shipped = oid(&summary["ship"]["commit"]);
     let bare = Repository::open_bare(&remote).expect("remote");
     assert_eq!(branch_tip(&bare, BRANCH), shipped);
+    assert_verdict_check_run(&api, &summary, &shipped.to_string(), text);
     assert_token_only_in_authorization(&repo, &api);
 
     // A later run of the same PRP, from the committed tree (the agents' work is on the
@@ -567,6 +603,7 @@ fn githubs_refusals_escalate_with_what_to_do_and_resume_without_a_second_commit(
             .len(),
         1
     );
+    assert_verdict_went_out_once_as_a_commit_status(&repo, &api, &summary);
     assert_token_only_in_authorization(&repo, &api);
 }
 

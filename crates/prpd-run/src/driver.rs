@@ -22,6 +22,7 @@ mod measurement;
 mod memory;
 mod phase;
 mod proof;
+mod proof_report;
 mod pull_request;
 mod qa;
 mod rebase;

@@ -7,7 +7,8 @@
 //! returns, saving the record before each. An iteration checks the [`guardrail`]s, builds the
 //! [`prompt`], invokes the [`agent`], [`measure`]s the tree, evaluates the dual [`gate`] and
 //! classifies the iteration for the phase's [`breaker`]. QA runs the `qa` gate; a run that
-//! cannot finish ends with an [`escalation`] report.
+//! cannot finish ends with an [`escalation`] report; a shipped one carries its
+//! [`proof_report`].
 //!
 //! Owns: each run's record and artifacts under `.prp-session/runs/<id>/`, and the runs'
 //! worktrees under `.git/prpd/worktrees/`.
@@ -28,6 +29,7 @@ pub mod measure;
 pub mod planner;
 pub mod prompt;
 pub mod proof;
+pub mod proof_report;
 pub mod record;
 pub mod session;
 pub mod snapshot;

@@ -24,6 +24,7 @@ use crate::cache::CacheKey;
 use crate::frozen::Freeze;
 use crate::machine::{Effect, PhaseMachine, QaVerdict, State};
 use crate::proof::WithoutFeature;
+use crate::proof_report::Publication;
 use crate::snapshot::SnapshotLog;
 use prpd_ship::github::{IssueRef, PullRequest, RemoteChecks};
 
@@ -173,6 +174,14 @@ pub struct ShipProgress {
     /// keeps its checks here when SHIP starts over.
     #[serde(default)]
     pub remote_checks: Vec<RemoteChecks>,
+    /// `proof.md` (`proof.json` beside it), once SHIP wrote it (absent in older records).
+    #[serde(default)]
+    pub proof: Option<PathBuf>,
+    /// Where the verdict went on GitHub — the check run `prpd / verdict` or a commit status —
+    /// or why it went nowhere, so a resumed SHIP does not publish it twice (absent in older
+    /// records).
+    #[serde(default)]
+    pub verdict_published: Option<Publication>,
 }
 
 impl ShipProgress {

@@ -19,6 +19,9 @@
 mod overlay;
 mod rewrite;
 mod seal;
+mod test_diff;
+
+pub use test_diff::TestDiff;
 
 pub use rewrite::Rewritten;
 

@@ -11,6 +11,8 @@
 //! (`issues.rs`) files the escalation issue; [`GitHub::wait_for_checks`] (`wait.rs`) polls the
 //! check runs and commit statuses of a SHA with backoff and returns [`RemoteChecks`]
 //! (`checks.rs`, pure): finished, timed out, or no checks at all — never a silent pass.
+//! [`GitHub::publish_verdict`] (`check_run.rs`) puts the run's proof on the shipped commit as
+//! the check run `prpd / verdict`, or as a commit status when the token is not a GitHub App's.
 //! [`repository_from_remote_url`] reads `owner/repo` from a git remote's URL; [`repository_for`]
 //! and [`client_for`] (`repository.rs`) turn `[ship]` into the repository and its client, and
 //! [`not_on_github`] says why SHIP opens no pull request when the remote is not on GitHub.
@@ -20,6 +22,7 @@
 //! examples (`tests/fixtures/github/`).
 
 mod body_limit;
+mod check_run;
 mod checks;
 mod client;
 mod error;
@@ -34,6 +37,7 @@ mod wait;
 #[cfg(test)]
 mod tests;
 
+pub use check_run::{Published, VERDICT_CHECK_NAME, VerdictCheck};
 pub use checks::{CheckSource, ChecksOutcome, Conclusion, RemoteCheck, RemoteChecks};
 pub use client::{GitHub, GitHubTarget};
 pub use error::GitHubError;

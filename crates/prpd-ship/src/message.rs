@@ -121,12 +121,14 @@ pub fn prp_of(message: &str) -> Option<&str> {
     })
 }
 
-/// The pull request: the title, then a body made of what the PR implements, prpd's QA report
+/// The pull request: the title, then a body made of what the PR implements, the proof's
+/// section (`proof`, first, so a body cut to GitHub's limit keeps it), prpd's QA report
 /// (`qa_report`, as prpd rendered it) and the run's summary.
 pub fn pull_request(
     prp: &Prp,
     prp_path: &Path,
     facts: &RunFacts,
+    proof: Option<&str>,
     qa_report: Option<&str>,
 ) -> PullRequestText {
     let mut body = format!(
@@ -141,6 +143,10 @@ pub fn pull_request(
         .filter(|goal| !goal.is_empty())
     {
         let _ = write!(body, "{goal}\n\n");
+    }
+    if let Some(proof) = proof {
+        body.push_str(proof.trim_end());
+        body.push_str("\n\n");
     }
     match qa_report {
         Some(report) => {
@@ -357,13 +363,14 @@ mod tests {
             &prp("Word statistics", None),
             Path::new("PRPs/word-stats.md"),
             &facts(),
+            Some("## Proof\n\n- Fail-to-pass: holds\n"),
             Some("# QA Report\n\n## Verdict: ✅ APPROVED\n"),
         );
         assert_eq!(text.title, "feat: Word statistics");
         let markdown = text.markdown();
         assert!(
             markdown.starts_with(
-                "# feat: Word statistics\n\nImplements `PRPs/word-stats.md` (prpd run `run-1`).\n\n# QA Report"
+                "# feat: Word statistics\n\nImplements `PRPs/word-stats.md` (prpd run `run-1`).\n\n## Proof\n\n- Fail-to-pass: holds\n\n# QA Report"
             ),
             "{markdown}"
         );
@@ -390,7 +397,7 @@ mod tests {
             verdicts: Vec::new(),
             ..facts()
         };
-        let body = pull_request(&prp("X", None), Path::new("PRPs/x.md"), &facts, None).body;
+        let body = pull_request(&prp("X", None), Path::new("PRPs/x.md"), &facts, None, None).body;
         for expected in [
             "prpd has no QA report for this run.",
             "- QA verdicts: none",

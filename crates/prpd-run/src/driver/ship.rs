@@ -27,6 +27,11 @@
 //! local step — the commit, the branch, and the push when the remote is a local path — and
 //! writes the pull request to `runs/<id>/pr.md`; nothing goes over the network and no token is
 //! used.
+//!
+//! The proof: after the push and before the pull request, `proof.json` and `proof.md` are
+//! written in every case and, when SHIP delivers, published on the commit as the check run
+//! `prpd / verdict` (`proof_report.rs` of the driver); the pull request's body carries its
+//! summary and says where it is.
 
 use crate::machine::{Event, QaVerdict};
 use crate::record::Delivery;
@@ -102,27 +107,7 @@ impl Driver {
         let config = self.context.config.ship.clone();
         let branch = config.branch_for(&self.context.prp.slug());
         let facts = self.run_facts();
-        let recorded = self
-            .record
-            .ship
-            .commit
-            .clone()
-            .filter(|commit| git::exists(&repo, commit));
-        let commit = if let Some(commit) = recorded {
-            commit
-        } else {
-            let plan = CommitPlan {
-                repo: repo.clone(),
-                base_snapshot: self.base_snapshot()?,
-                agent_snapshots: self.agent_snapshots()?,
-                message: message::commit_message(&self.context.prp, &self.record.prp, &facts),
-            };
-            let commit = blocking(move || git::commit(&plan)).await?;
-            tracing::info!(%commit, "SHIP: committed the agents' work");
-            self.record.ship.commit = Some(commit.clone());
-            self.save()?;
-            commit
-        };
+        let commit = self.commit(&facts).await?;
         let commit = self.on_current_base(commit, token).await?;
 
         let moved = {
@@ -151,10 +136,19 @@ impl Driver {
         }
 
         let no_pull_request = self.why_no_pull_request(dry_run.as_deref()).await?;
+        let (proof, github) = self
+            .publish_proof(
+                &commit,
+                token,
+                dry_run.as_deref(),
+                no_pull_request.as_deref(),
+            )
+            .await?;
         let text = message::pull_request(
             &self.context.prp,
             &self.record.prp,
             &facts,
+            Some(&proof),
             self.record.last_qa_markdown.as_deref(),
         );
         let base = config
@@ -175,7 +169,7 @@ impl Driver {
                 .clone_from(&no_pull_request);
             self.save()?;
         }
-        let Some(token) = token.filter(|_| no_pull_request.is_none()) else {
+        let (Some(token), Some(github)) = (token, github) else {
             if dry_run.is_none()
                 && let Some(why) = &no_pull_request
             {
@@ -189,13 +183,38 @@ impl Driver {
                  set `[ship] base` in prpd.toml, then run `prpd resume` (the commit is on {branch})"
             ))
         })?;
-        let github = self.github(token).await.map_err(Stop::Failed)?;
         self.deliver_pull_request(&github, &text, &branch, &base, &commit)
             .await?;
         if config.wait_for_checks {
             return self.await_remote_checks(&github, &commit, token).await;
         }
         Ok(Delivered::Shipped)
+    }
+
+    /// The shipped commit: the one the record holds when it still exists, else the agents'
+    /// work committed now (and recorded).
+    async fn commit(&mut self, facts: &RunFacts) -> Result<String, Stop> {
+        let repo = self.context.home.clone();
+        if let Some(commit) = self
+            .record
+            .ship
+            .commit
+            .clone()
+            .filter(|commit| git::exists(&repo, commit))
+        {
+            return Ok(commit);
+        }
+        let plan = CommitPlan {
+            repo,
+            base_snapshot: self.base_snapshot()?,
+            agent_snapshots: self.agent_snapshots()?,
+            message: message::commit_message(&self.context.prp, &self.record.prp, facts),
+        };
+        let commit = blocking(move || git::commit(&plan)).await?;
+        tracing::info!(%commit, "SHIP: committed the agents' work");
+        self.record.ship.commit = Some(commit.clone());
+        self.save()?;
+        Ok(commit)
     }
 
     /// Why SHIP opens no pull request: a dry run, or a push remote that is not on GitHub with

@@ -3,6 +3,7 @@
 //! an authenticated endpoint matches the `Authorization` header, so each test also proves the
 //! token is sent — and [`token_only_in_authorization`] that it is sent nowhere else.
 
+mod check_run;
 mod checks;
 mod errors;
 mod pulls;

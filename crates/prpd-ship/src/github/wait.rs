@@ -10,6 +10,8 @@
 //! `/repos/{o}/{r}/commits/{sha}/check-runs`; statuses from `/commits/{sha}/status` (octocrab's
 //! own `combined_status_for_ref` takes only a branch or tag). The combined `state` is not used:
 //! GitHub reports `pending` for a commit with no status at all, which would wait for nothing.
+//! prpd's own verdict (`prpd / verdict`, a check run or a status) is not the remote CI's and
+//! is left out.
 
 use std::time::Duration;
 
@@ -17,6 +19,7 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
 use tokio::time::Instant;
 
+use super::check_run::VERDICT_CHECK_NAME;
 use super::checks::{CheckRunJson, Look, RemoteCheck, RemoteChecks, StatusJson, look};
 use super::client::{GitHub, Verb};
 use super::error::GitHubError;
@@ -141,7 +144,13 @@ impl GitHub {
                 .await?;
             let count = listed.check_runs.len();
             seen += count;
-            checks.extend(listed.check_runs.into_iter().map(CheckRunJson::into_check));
+            checks.extend(
+                listed
+                    .check_runs
+                    .into_iter()
+                    .map(CheckRunJson::into_check)
+                    .filter(is_remote),
+            );
             if count == 0 || seen >= listed.total_count {
                 break;
             }
@@ -160,11 +169,24 @@ impl GitHub {
                 .await?;
             let count = combined.statuses.len();
             seen += count;
-            checks.extend(combined.statuses.into_iter().map(StatusJson::into_check));
+            checks.extend(
+                combined
+                    .statuses
+                    .into_iter()
+                    .map(StatusJson::into_check)
+                    .filter(is_remote),
+            );
             if count == 0 || seen >= combined.total_count.unwrap_or(seen) {
                 break;
             }
         }
         Ok(checks)
     }
+}
+
+/// Whether a check is the remote CI's, not prpd's own verdict (`check_run.rs`): prpd's word on
+/// the commit is no CI passing it, so a commit whose only check is `prpd / verdict` still has
+/// no checks reported.
+fn is_remote(check: &RemoteCheck) -> bool {
+    check.name != VERDICT_CHECK_NAME
 }

@@ -604,3 +604,27 @@ fn the_checks_read_as_json_for_the_run_summary() {
         })
     );
 }
+
+#[tokio::test]
+async fn prpds_own_verdict_is_not_a_remote_check() {
+    let server = MockServer::start().await;
+    mount_check_runs(
+        &server,
+        check_runs(&[check_run("prpd / verdict", "completed", Some("success"))]),
+        None,
+    )
+    .await;
+    mount_statuses(&server, combined_status(&[("prpd / verdict", "success")])).await;
+
+    let checks = client(&server)
+        .wait_for_checks(SHA, &quick(60))
+        .await
+        .expect("asked");
+
+    assert!(
+        matches!(checks.outcome, ChecksOutcome::NoChecksReported { .. }),
+        "{checks:?}"
+    );
+    assert!(checks.checks.is_empty(), "{checks:?}");
+    assert!(!checks.passed());
+}
