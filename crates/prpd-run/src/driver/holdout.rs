@@ -124,7 +124,8 @@ impl Driver {
         )
     }
 
-    /// The held-out tests' names, for the proof.
+    /// The held-out tests' names (RED's and the examiner's), for the cut's proof and the
+    /// proof on the pull request.
     pub(super) fn held_names(&self) -> BTreeSet<String> {
         self.record
             .holdout

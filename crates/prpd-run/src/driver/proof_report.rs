@@ -12,7 +12,6 @@
 //! like the pull request's would, and `prpd resume` carries on; a verdict published once is not
 //! published again for the same commit.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::SystemTime;
 
@@ -41,17 +40,6 @@ enum Destination<'a> {
 const NO_PROOF: &str = "prpd could not prove the tests test the feature: no test command, or no test harness frozen at the end of RED";
 
 impl Driver {
-    /// The names of the tests held out of GREEN's sight and put back at QA (`holdout.rs`),
-    /// whose results the proof shows.
-    pub(super) fn held_out_tests(&self) -> BTreeSet<String> {
-        self.record
-            .holdout
-            .tests
-            .iter()
-            .map(|test| test.name.clone())
-            .collect()
-    }
-
     /// The proof of the shipped `commit`, written and published, and the GitHub client SHIP
     /// goes on with: with a `token`, unless a `dry_run` or `no_pull_request` says why not.
     /// Returns the pull request's section.
@@ -187,11 +175,7 @@ impl Driver {
             commit: commit.to_owned(),
             verdict: self.record.verdicts.last().map(|verdict| verdict.verdict),
             fail_to_pass: FailToPass::new(proof.as_ref(), runs, NO_PROOF),
-            held_out: held_out_results(
-                &self.held_out_tests(),
-                runs,
-                &self.context.prp.requirements,
-            ),
+            held_out: held_out_results(&self.held_names(), runs, &self.context.prp.requirements),
             harness,
             test_audit: TestAudit::new(test_diff.changes, test_diff.at_from, test_diff.at_to, runs),
             checks: checks_of_qa_report(self.record.last_qa_markdown.as_deref().unwrap_or("")),
