@@ -28,6 +28,7 @@ fn prpd_toml(cheat: &str) -> String {
     let cheats_in: &[&str] = match cheat {
         "cheat-sabotage" | "cheat-stand-in" | "cheat-search" => &["red", "green"],
         "cheat-refactor-skip" => &["refactor"],
+        "split-tests" => &["red"],
         _ => &["green"],
     };
     let mut toml = String::new();
@@ -389,4 +390,39 @@ fn a_traceback_that_quotes_a_held_out_test_is_withheld_from_green() {
         summary["verdicts"][0]["report"].as_str().expect("a report"),
     ));
     assert!(report.contains("withheld until the run ships"), "{report}");
+}
+
+/// Cutting the only test of a unittest class out leaves a class Python cannot load: that file
+/// goes back whole, the other file's held-out tests stay held out, and the honest run ships.
+#[test]
+fn a_cut_that_breaks_a_file_gives_that_file_back_and_keeps_the_rest_held_out() {
+    let repo = python_repo("split-tests");
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    let record: serde_json::Value =
+        serde_json::from_str(&read(&run_dir(repo.path(), &summary).join("state.json")))
+            .expect("record");
+    let holdout = &record["holdout"];
+    let files: Vec<&str> = holdout["files"]
+        .as_array()
+        .expect("held files")
+        .iter()
+        .filter_map(|file| file["path"].as_str())
+        .collect();
+    assert_eq!(files, ["tests/test_multiply.py"], "{holdout:#}");
+    assert_eq!(
+        holdout["tests"].as_array().map(Vec::len),
+        Some(2),
+        "{holdout:#}"
+    );
+    assert!(
+        holdout["notes"].to_string().contains("tests/test_sign.py"),
+        "{holdout:#}"
+    );
+    let branch = summary["ship"]["branch"].as_str().expect("a branch");
+    let sign = repo.git(&["show", &format!("{branch}:tests/test_sign.py")]);
+    assert!(sign.contains("calc.multiply(6, -2), -12"), "{sign}");
+    let multiply = repo.git(&["show", &format!("{branch}:tests/test_multiply.py")]);
+    assert!(multiply.contains("calc.multiply(1000, 1000)"), "{multiply}");
 }

@@ -22,8 +22,7 @@ use std::path::PathBuf;
 mod files;
 mod unbuilt;
 
-pub use files::TestFiles;
-use files::{Owner, Owners};
+pub use files::{Owner, Owners, TestFiles};
 pub use unbuilt::build_failure;
 
 use serde::{Deserialize, Serialize};

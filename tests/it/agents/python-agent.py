@@ -23,6 +23,9 @@ Usage, as prpd.toml's `command`: python3 python-agent.py BEHAVIOUR
                        writes `multiply`, so a test elsewhere flips instead of RED's
   cheat-refactor-skip  REFACTOR: makes `multiply` skip its own test (raises unittest.SkipTest),
                        so every later test run exits 0 with the feature gone
+  split-tests          RED: writes eight tests of AC-1 in tests/test_multiply.py and one in
+                       tests/test_sign.py, alone in its class (cutting it out would leave the
+                       class empty, which Python cannot load); the other phases are honest
   cheat-search         RED: writes three tests of AC-1 (prpd holds one out of GREEN's view);
                        GREEN: looks for the hidden test's inputs in the tree, in every object
                        of git's store and in `.prp-session/` (where unittest's tracebacks,
@@ -192,7 +195,43 @@ def search():
     return visible | found
 
 
+SPLIT_MULTIPLY = """import unittest
+
+import calc
+
+
+class MultiplyTest(unittest.TestCase):
+""" + "".join(
+    f"    def test_ac_1_{name}(self):\n        self.assertEqual({call}, {product})\n\n"
+    for name, call, product in [
+        ("multiply_returns_the_product", "calc.multiply(6, 7)", 42),
+        ("two_negatives_make_a_positive", "calc.multiply(-3, -4)", 12),
+        ("multiply_by_zero", "calc.multiply(5, 0)", 0),
+        ("multiply_is_commutative", "calc.multiply(3, 4)", "calc.multiply(4, 3)"),
+        ("multiply_by_ten", "calc.multiply(7, 10)", 70),
+        ("multiply_hundreds", "calc.multiply(100, 3)", 300),
+        ("multiply_by_one", "calc.multiply(9, 1)", 9),
+        ("multiply_large", "calc.multiply(1000, 1000)", 1000000),
+    ]
+)
+
+SPLIT_SIGN = """import unittest
+
+import calc
+
+
+class SignTest(unittest.TestCase):
+    def test_ac_1_keeps_the_sign(self):
+        self.assertEqual(calc.multiply(6, -2), -12)
+"""
+
+
 def cheat():
+    if BEHAVIOUR == "split-tests":
+        write("tests/test_multiply.py", SPLIT_MULTIPLY)
+        write("tests/test_sign.py", SPLIT_SIGN)
+        run_the_tests()
+        return True
     if BEHAVIOUR == "cheat-search" and PHASE == "RED":
         write("tests/test_multiply.py", MANY_TESTS)
         run_the_tests()
@@ -240,6 +279,7 @@ CHEATS_IN = {
     "cheat-stand-in": ("RED", "GREEN"),
     "cheat-refactor-skip": ("REFACTOR",),
     "cheat-search": ("RED", "GREEN"),
+    "split-tests": ("RED",),
 }.get(BEHAVIOUR, ("GREEN",))
 DONE = cheat() if not BEHAVIOUR.startswith("honest") and PHASE in CHEATS_IN else honest()
 sys.stdout.write(f"{PHASE}: done.\n{block(DONE, f'{BEHAVIOUR} agent')}")

@@ -19,7 +19,6 @@ mod objects;
 mod withhold;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::holdout::withhold::HeldLines;
@@ -54,38 +53,115 @@ impl Driver {
         if self.record.holdout.tests.is_empty() {
             return Ok(());
         }
-        self.write_held_files(false)?;
         let log_dir = self.run_dir().join("measure");
-        let after = self
-            .probe(detection, &log_dir)
-            .tests("tests-after-holdout", None)
-            .await?;
-        if let Some(problem) = cut_problem(before.as_ref(), after.as_ref(), &self.held_names()) {
-            tracing::warn!(%problem, "hold-out tests: the cut did not prove out; RED's tests all stay visible");
-            // RED's files go back whole; the examiner's (held out whole) stay held out.
-            self.write_held_files(true)?;
-            let holdout = &mut self.record.holdout;
-            holdout.notes.push(format!(
-                "the tests did not run as expected without RED's held-out ones ({problem}), so every test of RED's stays visible"
-            ));
-            let whole: BTreeSet<PathBuf> = holdout
-                .files
-                .iter()
-                .filter(|file| file.whole)
-                .map(|file| file.path.clone())
-                .collect();
-            holdout.files.retain(|file| file.whole);
-            holdout.tests.retain(|test| whole.contains(&test.file));
+        // A cut that breaks a file (a class left without a method, an import only a held test
+        // used) costs that file's hold-out: it goes back whole and the rest is proven again.
+        for round in 1..=2 {
             self.write_held_files(false)?;
-            if self.record.holdout.tests.is_empty() {
-                self.record.holdout.exposed = false;
-                return self.save();
+            let after = self
+                .probe(detection, &log_dir)
+                .tests("tests-after-holdout", None)
+                .await?;
+            let problems = cut_problems(before.as_ref(), after.as_ref(), &self.held_names());
+            if problems.is_empty() {
+                if let Some(observation) = &mut self.record.last_observation {
+                    observation.tests = after.and_then(|after| after.run.counts);
+                }
+                break;
+            }
+            let said = problems
+                .iter()
+                .map(|(name, what)| format!("`{name}` {what}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut broken = self.files_of(&problems)?;
+            let red_files = self.record.holdout.files.iter().filter(|file| !file.whole);
+            if round == 2 || broken.is_empty() || red_files.count() == broken.len() {
+                broken = self
+                    .record
+                    .holdout
+                    .files
+                    .iter()
+                    .filter(|file| !file.whole)
+                    .map(|file| file.path.clone())
+                    .collect();
+            }
+            tracing::warn!(problems = %said, "hold-out tests: the cut did not prove out");
+            self.record.holdout.notes.push(format!(
+                "the tests did not run as expected after the cut ({said}), so the tests of {} all stay visible",
+                broken.iter().map(|path| format!("`{}`", path.display())).collect::<Vec<_>>().join(", ")
+            ));
+            self.give_back(&broken)?;
+            if !self.record.holdout.files.iter().any(|file| !file.whole) {
+                break;
             }
         }
-        if let Some(observation) = &mut self.record.last_observation {
-            observation.tests = after.and_then(|after| after.run.counts);
+        if self.record.holdout.tests.is_empty() {
+            self.record.holdout.exposed = false;
+            return self.save();
         }
         self.set_aside(detection, 1)
+    }
+
+    /// The held files (RED's, cut in blocks) the `problems` of a cut point at: a held test's
+    /// own file, or the file a test that went wrong is defined in.
+    fn files_of(&self, problems: &[(String, String)]) -> Result<BTreeSet<PathBuf>, DriveError> {
+        let held = crate::proof::TestFiles {
+            red: self
+                .record
+                .holdout
+                .files
+                .iter()
+                .filter(|file| !file.whole)
+                .map(|file| file.path.clone())
+                .collect(),
+            other: BTreeSet::new(),
+        };
+        let owners = crate::proof::Owners::new(&held);
+        // A name that says its file (pytest's path, unittest's module, a loader's stand-in for
+        // a module that no longer loads).
+        let mut files: BTreeSet<PathBuf> = problems
+            .iter()
+            .filter_map(|(name, _)| match owners.of(name) {
+                crate::proof::Owner::Red(path) => Some(path.to_path_buf()),
+                _ => None,
+            })
+            .collect();
+        for file in self.record.holdout.files.iter().filter(|file| !file.whole) {
+            let original = self.stored_original(file)?;
+            let points_here = problems.iter().any(|(name, _)| {
+                self.record
+                    .holdout
+                    .tests
+                    .iter()
+                    .any(|test| test.name == *name && test.file == file.path)
+                    || holdout::blocks::find(&original, holdout::blocks::leaf_name(name)).is_some()
+            });
+            if points_here {
+                files.insert(file.path.clone());
+            }
+        }
+        Ok(files)
+    }
+
+    /// The held files at `paths` go back into the tree whole, and hold nothing out any more.
+    fn give_back(&mut self, paths: &BTreeSet<PathBuf>) -> Result<(), DriveError> {
+        for file in self
+            .record
+            .holdout
+            .files
+            .iter()
+            .filter(|file| paths.contains(&file.path))
+        {
+            write_text(
+                &self.context.repo.join(&file.path),
+                &self.stored_original(file)?,
+            )?;
+        }
+        let holdout = &mut self.record.holdout;
+        holdout.files.retain(|file| !paths.contains(&file.path));
+        holdout.tests.retain(|test| !paths.contains(&test.file));
+        Ok(())
     }
 
     /// At QA's start: the held-out tests go back into the tree, and freeze with the harness.
@@ -413,17 +489,44 @@ fn read_stored(path: &Path) -> Option<String> {
     holdout::decode(&std::fs::read_to_string(path).ok()?)
 }
 
-/// Why the tests after the cut do not prove it: a held-out test still ran, or another test
-/// went missing or ended otherwise. `None` when the cut is proven.
-fn cut_problem(
+/// Why the tests after the cut do not prove it, by test: a held-out test still ran, or another
+/// test went missing or ended otherwise. Empty when the cut is proven.
+fn cut_problems(
     before: Option<&TestMeasurement>,
     after: Option<&TestMeasurement>,
     held: &BTreeSet<String>,
-) -> Option<String> {
+) -> Vec<(String, String)> {
     let (Some(before), Some(after)) = (before, after) else {
-        return Some("the test command did not run".to_owned());
+        return vec![("the test command".to_owned(), "did not run".to_owned())];
     };
-    let mut problems = String::new();
+    let mut problems: Vec<(String, String)> = after
+        .cases
+        .cases
+        .keys()
+        .filter(|name| !before.cases.cases.contains_key(*name))
+        .map(|name| (name.clone(), "appeared after the cut".to_owned()))
+        .collect();
+    // A failure the runner does not name (a file that no longer loads) shows in the counts.
+    if let (Some(was), Some(now)) = (before.run.counts, after.run.counts) {
+        let held_failing = before
+            .cases
+            .cases
+            .iter()
+            .filter(|(name, outcome)| held.contains(*name) && **outcome == Outcome::Failed)
+            .count();
+        let expected = usize::try_from(was.failing)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(held_failing);
+        if usize::try_from(now.failing).unwrap_or(usize::MAX) > expected {
+            problems.push((
+                "the test run".to_owned(),
+                format!(
+                    "counted {} failing test(s) after the cut where {expected} were expected",
+                    now.failing
+                ),
+            ));
+        }
+    }
     for (name, outcome) in &before.cases.cases {
         let now = after.cases.cases.get(name);
         let fine = if held.contains(name) {
@@ -432,16 +535,11 @@ fn cut_problem(
             now == Some(outcome)
         };
         if !fine {
-            let _ = write!(
-                problems,
-                "{}`{name}` {} after the cut",
-                if problems.is_empty() { "" } else { ", " },
-                now.map_or("was gone".to_owned(), |now| format!(
-                    "ended {}",
-                    now.as_str()
-                ))
-            );
+            let what = now.map_or("was gone after the cut".to_owned(), |now| {
+                format!("ended {} after the cut", now.as_str())
+            });
+            problems.push((name.clone(), what));
         }
     }
-    (!problems.is_empty()).then_some(problems)
+    problems
 }

@@ -105,7 +105,7 @@ fn unittest_result(line: &str) -> Option<Finding> {
 /// `ERROR: …`, and `UNEXPECTED SUCCESS: …`, which fails unittest's run (nose2 prints none).
 fn unittest_failure(line: &str) -> Option<Finding> {
     static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)$"));
+        LazyLock::new(|| regex(r"^(?:FAIL|ERROR|UNEXPECTED SUCCESS): ([\w.]+) \(([\w.]+)\)$"));
     let captures = PATTERN.captures(line.trim_end())?;
     Some(Finding::Case(
         unittest_name(&captures[1], &captures[2]),
@@ -126,10 +126,12 @@ fn unittest_name(method: &str, qualified: &str) -> String {
 /// unittest `-v`: `test_mul (test_calc.TestCalc.test_mul) ... ok` (Python 3.11+) or
 /// `test_mul (test_calc.TestCalc) ... FAIL` (before). When the test writes output, the line
 /// stops after `... ` and the outcome comes on a later line of its own; when the test has a
-/// docstring, the name stands alone and its first line follows as `Doc line. ... ok`.
+/// docstring, the name stands alone and its first line follows as `Doc line. ... ok`. A
+/// module of a package that could not load is named by its dotted path:
+/// `tests.test_calc (unittest.loader._FailedTest.tests.test_calc) ... ERROR`.
 fn unittest_case(line: &str) -> Option<Finding> {
     static PATTERN: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^(\w+) \(([\w.]+)\)(?: \.\.\.(?: (.*))?)?$"));
+        LazyLock::new(|| regex(r"^([\w.]+) \(([\w.]+)\)(?: \.\.\.(?: (.*))?)?$"));
     let captures = PATTERN.captures(line.trim_end())?;
     let name = unittest_name(&captures[1], &captures[2]);
     match captures.get(3).map(|rest| unittest_word(rest.as_str())) {
@@ -193,6 +195,7 @@ test_old (test_calc.TestCalc.test_old) ... skipped 'obsolete'
 test_wip (test_calc.TestCalc.test_wip) ... expected failure
 test_doc (test_calc.TestCalc.test_doc)
 AC-1: multiply returns the product. ... ok
+tests.test_sign (unittest.loader._FailedTest.tests.test_sign) ... ERROR
 ";
         let metrics = parse(output);
         let cases = metrics.test_cases();
@@ -220,7 +223,12 @@ AC-1: multiply returns the product. ... ok
             cases.get("test_calc.TestCalc.test_doc"),
             Some(Outcome::Passed)
         );
-        assert_eq!(tests(output), Some((3.0, 1.0, 2.0, 6.0)));
+        assert_eq!(
+            cases.get("unittest.loader._FailedTest.tests.test_sign"),
+            Some(Outcome::Failed),
+            "a package's module that could not load"
+        );
+        assert_eq!(tests(output), Some((3.0, 2.0, 2.0, 7.0)));
     }
 
     #[test]

@@ -53,7 +53,13 @@ impl Driver {
                         holdout::message::of(&log, &test.name)
                     })
                     .map_or_else(String::new, |message| format!(": {message}"));
-                failed.push(format!("{} {how}{said}", describe(test)));
+                let examiner = self
+                    .record
+                    .holdout
+                    .files
+                    .iter()
+                    .any(|file| file.whole && file.path == test.file);
+                failed.push(format!("{} {how}{said}", describe(test, examiner)));
             }
         }
         self.record.holdout.results = results;
@@ -95,10 +101,13 @@ impl Driver {
     }
 }
 
-/// A held-out test as GREEN's feedback names it: `name` (`AC-2`).
-pub(in crate::driver) fn describe(test: &HeldTest) -> String {
-    match &test.requirement {
-        Some(id) => format!("`{}` ({id})", test.name),
-        None => format!("`{}`", test.name),
-    }
+/// A held-out test as GREEN's feedback names it: `name` (`AC-2`), and whose it is when the
+/// examiner wrote it (a test of the examiner's that is wrong is a human's call, not GREEN's).
+fn describe(test: &HeldTest, examiner: bool) -> String {
+    let id = test
+        .requirement
+        .as_ref()
+        .map_or_else(String::new, |id| format!(" ({id})"));
+    let whose = if examiner { ", the examiner's" } else { "" };
+    format!("`{}`{id}{whose}", test.name)
 }
