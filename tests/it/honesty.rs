@@ -627,3 +627,30 @@ fn an_aborted_run_in_place_gives_the_user_back_every_test_red_wrote() {
     let test = read(&repo.join("test/multiply.test.js"));
     assert!(test.contains(hidden), "the held-out test is back: {test}");
 }
+
+#[test]
+fn a_held_out_test_weakened_in_prpds_store_is_refused_naming_the_store() {
+    let repo = calc_repo(
+        &prp(""),
+        &crate::run::prpd_toml(
+            "plain",
+            &[("red", "many-tests"), ("green", "cheat-store")],
+            "",
+        ),
+    );
+    let output = repo
+        .prpd()
+        .args(["run", "--in-place", PRP, "--json"])
+        .output()
+        .expect("run prpd");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("with held-out tests") && stderr.contains("holdout/files/0.hex"),
+        "the error names the store: {stderr}"
+    );
+    assert!(
+        !repo.git(&["branch", "--list"]).contains("prpd/"),
+        "nothing shipped"
+    );
+}

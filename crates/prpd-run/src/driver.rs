@@ -109,6 +109,13 @@ pub enum DriveError {
         "the run record asks for an iteration of SHIP, which has none; the record is damaged: abort the run"
     )]
     ShipIteration,
+    #[error(
+        "prpd's copy of {} with held-out tests ({}) is missing or was changed since prpd \
+         wrote it, so the tests QA would put back cannot be trusted; abort the run (`prpd abort`)",
+        file.display(),
+        stored.display()
+    )]
+    HoldoutStore { file: PathBuf, stored: PathBuf },
     #[error("failed to write {}", path.display())]
     Write {
         path: PathBuf,

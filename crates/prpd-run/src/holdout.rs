@@ -104,7 +104,8 @@ pub struct HeldFile {
     pub path: PathBuf,
     /// The lines (0-based, end exclusive) cut from the original.
     pub blocks: Vec<Range<usize>>,
-    /// The original's blob id (it is not kept in git: see `driver/holdout.rs`).
+    /// The original's content hash (a git blob id, though no such object is kept): what the
+    /// store's copy must hash to when prpd reads it back (an agent can write the store).
     pub full_blob: String,
     /// Where the original is in prpd's store, relative to the run directory.
     pub stored: PathBuf,

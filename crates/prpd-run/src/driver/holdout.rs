@@ -361,13 +361,7 @@ impl Driver {
     }
 
     fn stored_original(&self, file: &HeldFile) -> Result<String, DriveError> {
-        let path = self.run_dir().join(&file.stored);
-        read_stored(&path).ok_or_else(|| DriveError::Write {
-            path,
-            source: std::io::Error::other(
-                "prpd's copy of a file with held-out tests is missing or damaged",
-            ),
-        })
+        original(&self.run_dir(), file)
     }
 
     fn held_lines(&self) -> Result<HeldLines, DriveError> {
@@ -460,14 +454,7 @@ fn compiled_copies(repo: &Path, path: &Path) -> Vec<PathBuf> {
 pub fn put_back(run_dir: &Path, tree: &Path, holdout: &mut Holdout) -> Result<(), DriveError> {
     if !holdout.tests.is_empty() && !holdout.exposed {
         for file in &holdout.files {
-            let stored = run_dir.join(&file.stored);
-            let original = read_stored(&stored).ok_or_else(|| DriveError::Write {
-                path: stored,
-                source: std::io::Error::other(
-                    "prpd's copy of a file with held-out tests is missing or damaged",
-                ),
-            })?;
-            write_text(&tree.join(&file.path), &original)?;
+            write_text(&tree.join(&file.path), &original(run_dir, file)?)?;
         }
         holdout.exposed = true;
     }
@@ -483,6 +470,18 @@ pub fn put_back(run_dir: &Path, tree: &Path, holdout: &mut Holdout) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The original of a held `file` from the store in `run_dir`, as prpd wrote it: the store is
+/// in a folder an agent can write, so its content hash must be the one the sealed record keeps.
+fn original(run_dir: &Path, file: &HeldFile) -> Result<String, DriveError> {
+    let stored = run_dir.join(&file.stored);
+    read_stored(&stored)
+        .filter(|text| prpd_base::files::content_hash(text.as_bytes()) == file.full_blob)
+        .ok_or(DriveError::HoldoutStore {
+            file: file.path.clone(),
+            stored,
+        })
 }
 
 fn read_stored(path: &Path) -> Option<String> {
