@@ -482,6 +482,25 @@ impl Snapshots {
     }
 }
 
+/// An index entry for `path` with the object `id` and `mode`, for a tree prpd builds in
+/// memory (no stat data: no working tree backs it).
+pub(crate) fn index_entry(path: &Path, id: Oid, mode: u32) -> git2::IndexEntry {
+    git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id,
+        flags: 0,
+        flags_extended: 0,
+        path: path.to_string_lossy().into_owned().into_bytes(),
+    }
+}
+
 fn set_executable(path: &Path, executable: bool) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     let mut permissions = std::fs::metadata(path)?.permissions();

@@ -45,6 +45,10 @@ impl Driver {
         {
             return Ok(());
         }
+        if self.context.config.holdout <= 0.0 && self.context.config.agents.examiner.is_none() {
+            self.record.holdout.decided = true;
+            return Ok(());
+        }
         let before = self.red_end_tests(detection).await?;
         if !self.record.holdout.decided {
             self.examine(detection, before.as_ref()).await?;
@@ -75,16 +79,9 @@ impl Driver {
                 .collect::<Vec<_>>()
                 .join(", ");
             let mut broken = self.files_of(&problems)?;
-            let red_files = self.record.holdout.files.iter().filter(|file| !file.whole);
-            if round == 2 || broken.is_empty() || red_files.count() == broken.len() {
-                broken = self
-                    .record
-                    .holdout
-                    .files
-                    .iter()
-                    .filter(|file| !file.whole)
-                    .map(|file| file.path.clone())
-                    .collect();
+            let red_files = self.red_cut_files();
+            if round == 2 || broken.is_empty() || red_files.len() == broken.len() {
+                broken = red_files;
             }
             tracing::warn!(problems = %said, "hold-out tests: the cut did not prove out");
             self.record.holdout.notes.push(format!(
@@ -92,7 +89,7 @@ impl Driver {
                 broken.iter().map(|path| format!("`{}`", path.display())).collect::<Vec<_>>().join(", ")
             ));
             self.give_back(&broken)?;
-            if !self.record.holdout.files.iter().any(|file| !file.whole) {
+            if self.red_cut_files().is_empty() {
                 break;
             }
         }
@@ -103,18 +100,22 @@ impl Driver {
         self.set_aside(detection, 1)
     }
 
+    /// RED's held files, cut in blocks (the examiner's are held out whole).
+    fn red_cut_files(&self) -> BTreeSet<PathBuf> {
+        self.record
+            .holdout
+            .files
+            .iter()
+            .filter(|file| !file.whole)
+            .map(|file| file.path.clone())
+            .collect()
+    }
+
     /// The held files (RED's, cut in blocks) the `problems` of a cut point at: a held test's
     /// own file, or the file a test that went wrong is defined in.
     fn files_of(&self, problems: &[(String, String)]) -> Result<BTreeSet<PathBuf>, DriveError> {
         let held = crate::proof::TestFiles {
-            red: self
-                .record
-                .holdout
-                .files
-                .iter()
-                .filter(|file| !file.whole)
-                .map(|file| file.path.clone())
-                .collect(),
+            red: self.red_cut_files(),
             other: BTreeSet::new(),
         };
         let owners = crate::proof::Owners::new(&held);

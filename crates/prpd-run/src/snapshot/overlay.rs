@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use git2::build::CheckoutBuilder;
-use git2::{Index, IndexEntry, IndexTime, Signature};
+use git2::{Index, Signature};
 
 use super::{Snapshot, SnapshotError, Snapshots};
 
@@ -28,20 +28,8 @@ impl Snapshots {
         for path in paths {
             match from_tree.get_path(path) {
                 Ok(entry) => {
-                    let entry = IndexEntry {
-                        ctime: IndexTime::new(0, 0),
-                        mtime: IndexTime::new(0, 0),
-                        dev: 0,
-                        ino: 0,
-                        mode: u32::try_from(entry.filemode()).unwrap_or(0o100_644),
-                        uid: 0,
-                        gid: 0,
-                        file_size: 0,
-                        id: entry.id(),
-                        flags: 0,
-                        flags_extended: 0,
-                        path: path.to_string_lossy().into_owned().into_bytes(),
-                    };
+                    let mode = u32::try_from(entry.filemode()).unwrap_or(0o100_644);
+                    let entry = super::index_entry(path, entry.id(), mode);
                     self.git("lay a file over the base tree", index.add(&entry))?;
                 }
                 Err(_) => {

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use git2::{Index, IndexEntry, IndexTime, Oid, Signature};
+use git2::{Index, Oid, Signature};
 
 use super::{Snapshot, SnapshotError, Snapshots};
 
@@ -96,7 +96,10 @@ impl Snapshots {
                 match blob {
                     Some(blob) => {
                         let mode = u32::try_from(entry.filemode()).unwrap_or(0o100_644);
-                        self.git("replace a file", index.add(&index_entry(path, blob, mode)))?;
+                        self.git(
+                            "replace a file",
+                            index.add(&super::index_entry(path, blob, mode)),
+                        )?;
                     }
                     None => self.git("take a file out", index.remove_path(path))?,
                 }
@@ -271,23 +274,6 @@ fn trees_along(tree: &git2::Tree<'_>, paths: &[PathBuf]) -> BTreeSet<String> {
         }
     }
     objects
-}
-
-fn index_entry(path: &Path, id: Oid, mode: u32) -> IndexEntry {
-    IndexEntry {
-        ctime: IndexTime::new(0, 0),
-        mtime: IndexTime::new(0, 0),
-        dev: 0,
-        ino: 0,
-        mode,
-        uid: 0,
-        gid: 0,
-        file_size: 0,
-        id,
-        flags: 0,
-        flags_extended: 0,
-        path: path.to_string_lossy().into_owned().into_bytes(),
-    }
 }
 
 #[cfg(test)]
