@@ -1052,3 +1052,25 @@ fn run_without_json_prints_a_status_block_per_iteration_and_a_summary() {
     );
     assert!(stdout.contains("Escalation report: "), "{stdout}");
 }
+
+/// An agent whose provider refuses its key cannot be helped by another iteration: the run
+/// escalates after the first, naming the line and what to check, and no breaker counts it.
+#[test]
+fn an_agent_that_cannot_use_its_model_escalates_at_once_naming_the_line_and_the_setting() {
+    let repo = calc_repo(&prp(""), &prpd_toml("plain", &[("red", "no-key")], ""));
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "ESCALATED", "{summary:#}");
+    assert_eq!(code, 3);
+    assert_eq!(
+        summary["agent_invocations"], 1,
+        "one call, no retry: {summary:#}"
+    );
+    let reason = summary["escalation_reason"].as_str().expect("a reason");
+    assert!(
+        reason.contains("litellm.AuthenticationError")
+            && reason.contains("[agents.red]")
+            && reason.contains("key"),
+        "{reason}"
+    );
+    assert_eq!(summary["breakers"]["RED"]["state"], "CLOSED", "{summary:#}");
+}

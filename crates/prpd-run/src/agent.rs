@@ -141,6 +141,10 @@ impl Usage {
 pub struct AgentReport {
     /// How the run ended, for the breaker.
     pub end: AgentEnd,
+    /// The line that says the agent could not use its model at all (a key its provider
+    /// refused, a model it does not know, a request it refuses), when the run gave no answer:
+    /// no retry fixes it, so the run escalates at once, naming it.
+    pub setup_error: Option<String>,
     /// The last status block in the agent's answer.
     pub status: Found,
     /// Present when the agent's output reported usage or cost.

@@ -37,6 +37,7 @@
 //                 refs/prpd/<run>/record and record-previous) with git
 //   malformed     does the phase's work but prints no status block
 //   hang          starts a `sleep 600` child, records both pids, and never ends
+//   no-key        prints what Aider prints when its provider refuses the key, and exits 0
 //   many-tests    RED: writes three tests for AC-1 (prpd holds one of them out of GREEN's view)
 //   cheat-table   GREEN: writes multiply as a table of exactly the inputs the visible tests use
 //                 (0 for anything else), says done
@@ -458,6 +459,11 @@ switch (behaviour) {
     break;
   case "many-tests":
     answer(`${phase}: did the work.\n${block(work())}`);
+    break;
+  case "no-key":
+    process.stdout.write(
+      'litellm.AuthenticationError: AnthropicException - {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}\n',
+    );
     break;
   case "examiner":
     writeFileSync("test/multiply-examiner.test.js", EXAMINER_TESTS_TEXT);

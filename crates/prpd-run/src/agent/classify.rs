@@ -65,6 +65,20 @@ const TRANSIENT_PATTERNS: &[&str] = &[
     r"API Error: (?:408|429|5\d\d)\b|overloaded_error",
 ];
 
+/// Patterns of an agent that cannot use its model at all — its provider refused the key, knows
+/// no such model, or refuses the request as made — which no retry fixes. They are read only from
+/// a run that gave no answer (no status block), so that an agent whose work prints such words (a
+/// test of an API client) is never taken for one. A library's exception class is trusted
+/// whatever the exit (Aider exits 0 after one: `litellm.AuthenticationError: …`).
+const SETUP_CLASSES: &str =
+    r"litellm\.(?:AuthenticationError|NotFoundError|BadRequestError|PermissionDeniedError)";
+
+/// A provider's error as the CLIs print it, trusted only when the run itself failed (a non-zero
+/// exit, Claude Code's `is_error`): Claude Code's `API Error: 401 {…authentication_error…}` and
+/// `Invalid API key · Please run /login`, and the error codes `invalid_api_key`,
+/// `model_not_found` and `Incorrect API key provided` that Codex CLI passes on.
+const SETUP_ERRORS: &str = r"API Error: (?:400|401|403|404)\b|Invalid API key · Please run /login|\binvalid_api_key\b|\bmodel_not_found\b|Incorrect API key provided";
+
 /// Lines that look like an error; they make up the error signature of a failed run.
 const ERROR_LINE_PATTERN: &str =
     r"(?i)error|fatal|panic|exception|traceback|fail|denied|limit|quota|overloaded";
@@ -140,8 +154,13 @@ pub(super) fn read_report(
             &note,
         )),
     };
+    let failed = reported_error || outcome.exit_code().is_some_and(|code| code != 0);
+    let setup_error = (!matches!(status, Found::Block(_)))
+        .then(|| setup_error(printed, failed))
+        .flatten();
     AgentReport {
         end,
+        setup_error,
         usage,
         exit_code: outcome.exit_code(),
         duration: outcome.duration,
@@ -169,6 +188,25 @@ pub(super) fn read_report(
             | AgentEnd::Crashed => None,
         },
     }
+}
+
+/// The last of the run's last lines that says it could not use its model at all; a provider's
+/// error counts only when the run `failed`.
+fn setup_error(printed: &str, failed: bool) -> Option<String> {
+    static CLASSES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(SETUP_CLASSES)
+            .unwrap_or_else(|error| unreachable!("the setup patterns compile: {error}"))
+    });
+    static ERRORS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(SETUP_ERRORS)
+            .unwrap_or_else(|error| unreachable!("the setup patterns compile: {error}"))
+    });
+    let lines: Vec<&str> = printed.lines().collect();
+    lines[lines.len().saturating_sub(FAILURE_LINES)..]
+        .iter()
+        .rev()
+        .find(|line| CLASSES.is_match(line) || (failed && ERRORS.is_match(line)))
+        .map(|line| one_line(line.trim()))
 }
 
 /// Whether the agent's block says the phase is done: a refusal it worked around does not

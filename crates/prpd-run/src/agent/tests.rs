@@ -690,3 +690,49 @@ async fn claude_reports_the_model_it_worked_with() {
         "sonnet"
     ));
 }
+
+/// Issue 28: an agent that cannot use its model at all is said so, not read as stuck.
+#[tokio::test]
+async fn an_agent_that_cannot_use_its_model_names_the_line_and_prose_about_keys_does_not() {
+    let fixture = Fixture::new();
+    // Aider without its provider's key prints litellm's exception and exits 0.
+    let aider = "Aider v0.86.1\nMain model: anthropic/claude-sonnet-4-5 with diff edit format\n\n\
+                 litellm.AuthenticationError: AnthropicException - {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}\n";
+    let report = fixture.invoke(&fixture.printing(aider, 0)).await;
+    let line = report.setup_error.expect("a set-up error");
+    assert!(line.starts_with("litellm.AuthenticationError"), "{line}");
+
+    // Claude Code without a key: its result is an error.
+    let json = claude_result("Invalid API key · Please run /login", true);
+    let report = fixture
+        .invoke(&fixture.printing(&format!("{json}\n"), 1))
+        .await;
+    assert_eq!(
+        report.setup_error.as_deref(),
+        Some("Invalid API key · Please run /login")
+    );
+
+    // Codex CLI's provider refusing the key, with a non-zero exit.
+    let codex =
+        "ERROR: unexpected status 401 Unauthorized: {\"error\":{\"code\":\"invalid_api_key\"}}\n";
+    let report = fixture.invoke(&fixture.printing(codex, 1)).await;
+    assert!(report.setup_error.is_some(), "{}", report.note);
+
+    // An agent that worked on an API client says these words and exits 0, or gives its block.
+    let prose = "Handled invalid_api_key and model_not_found from the provider.\n";
+    assert_eq!(
+        fixture
+            .invoke(&fixture.printing(prose, 0))
+            .await
+            .setup_error,
+        None
+    );
+    let answered = format!("API Error: 401 is mapped to AuthError now.\n{BLOCK}");
+    assert_eq!(
+        fixture
+            .invoke(&fixture.printing(&answered, 1))
+            .await
+            .setup_error,
+        None
+    );
+}

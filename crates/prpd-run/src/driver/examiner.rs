@@ -60,7 +60,13 @@ impl Driver {
                 "the examiner's provider refused for now (a rate or usage limit); no test of its is held out"
                     .to_owned(),
             ),
-            Ok(_) => {}
+            Ok(report) => {
+                if let Some(line) = report.setup_error {
+                    self.note(format!(
+                        "the examiner could not use its model (`{line}`); no test of its is held out"
+                    ));
+                }
+            }
         }
         let written = self.examiner_files()?;
         if written.is_empty() {

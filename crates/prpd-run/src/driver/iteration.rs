@@ -93,7 +93,7 @@ impl Driver {
                 Vec::new()
             }
         };
-        if let Some(message) = self.same_model_reported(phase, &report) {
+        if let Some(message) = self.fatal_agent_error(phase, &report) {
             return Ok(Event::FatalAgentError { message });
         }
         if tree_before.is_some_and(|before| before != tree.hash) {
@@ -336,6 +336,20 @@ impl Driver {
         self.record.evidence = evidence;
         self.write_breakers()?;
         Ok(Event::IterationFinished { gate, trip })
+    }
+
+    /// Why the agent's call ended in a way no retry fixes, when it did: it could not use its
+    /// model at all, or QA reviewed with GREEN's model.
+    fn fatal_agent_error(&mut self, phase: Phase, report: &agent::AgentReport) -> Option<String> {
+        if let Some(line) = &report.setup_error {
+            let table = self.context.config.agents.command_key(phase);
+            return Some(format!(
+                "the {phase} agent could not use its model: `{line}`; check the provider's key \
+                 (a variable the agent may see, through `env` in [agents.{table}]), the endpoint \
+                 it is pointed at, and `model`"
+            ));
+        }
+        self.same_model_reported(phase, report)
     }
 
     /// Runs the agent once; after a rate or usage limit it waits `breaker.quota_wait` (the
