@@ -1,8 +1,8 @@
 //! The driver's side of hold-out tests (`holdout.rs` decides which): at RED's end the chosen
 //! tests are cut from their files and the cut is proven by running the tests (the held-out
-//! ones are gone, every other test ends as before — else nothing is held out and the report
-//! says why); at QA's start they are put back, and frozen with the harness; after a REJECT,
-//! GREEN's start cuts them again.
+//! ones are gone, every other test ends as before, no new failure appears — else the files
+//! the failures point at go back whole, and the notes say why); at QA's start they are put
+//! back, and frozen with the harness; after a REJECT, GREEN's start cuts them again.
 //!
 //! Where the originals live while they are hidden, and where they do not. They are in prpd's
 //! store in the run directory (`holdout/`, hex-encoded, so no search of the folder for a
