@@ -550,4 +550,4 @@ fn judge_by_counts(without: &CasesRun, with: &CasesRun, proof: &mut Proof) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -2,7 +2,8 @@
 
 use super::*;
 
-fn run(exit_code: i32, cases: &[(&str, Outcome)]) -> CasesRun {
+/// A run that exited with `exit_code` and named `cases`, counted as a runner counts them.
+pub(crate) fn run(exit_code: i32, cases: &[(&str, Outcome)]) -> CasesRun {
     let count = |outcome| {
         u32::try_from(cases.iter().filter(|(_, ended)| *ended == outcome).count())
             .unwrap_or(u32::MAX)

@@ -6,32 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::cache::CacheKey;
+use crate::proof::tests::run;
 use crate::proof::{TestFiles, WithoutFeature, judge};
-
-fn run(cases: &[(&str, Outcome)], exit_code: i32) -> CasesRun {
-    let count = |wanted| {
-        u32::try_from(
-            cases
-                .iter()
-                .filter(|(_, outcome)| *outcome == wanted)
-                .count(),
-        )
-        .expect("small")
-    };
-    CasesRun {
-        exit_code: Some(exit_code),
-        counts: Some([
-            count(Outcome::Passed),
-            count(Outcome::Failed),
-            count(Outcome::Skipped),
-        ]),
-        cases: cases
-            .iter()
-            .map(|(name, outcome)| ((*name).to_owned(), *outcome))
-            .collect(),
-        did_not_build: None,
-    }
-}
 
 const AC1: &str = "test/multiply.test.js > AC-1: multiply returns the product of two numbers";
 const AC2: &str = "test/multiply.test.js > AC-2: multiply by zero is zero";
@@ -46,22 +22,22 @@ fn report(published: Publication) -> ProofReport {
             settings: "s".to_owned(),
         },
         run: run(
+            1,
             &[
                 (AC1, Outcome::Failed),
                 (AC2, Outcome::Failed),
                 (ADDS, Outcome::Passed),
             ],
-            1,
         ),
         log: PathBuf::from("tests-without-feature.log"),
     };
     let with = run(
+        0,
         &[
             (AC1, Outcome::Passed),
             (AC2, Outcome::Passed),
             (ADDS, Outcome::Passed),
         ],
-        0,
     );
     let mut files = TestFiles::default();
     files.red.insert(PathBuf::from("test/multiply.test.js"));
@@ -277,8 +253,8 @@ fn proof_json_keeps_its_field_names() {
 
 #[test]
 fn a_test_file_that_could_not_load_without_the_feature_shows_how_it_failed() {
-    let without = run(&[("test/ac2.test.js", Outcome::Failed)], 1);
-    let with = run(&[("AC-2: averages", Outcome::Passed)], 0);
+    let without = run(1, &[("test/ac2.test.js", Outcome::Failed)]);
+    let with = run(0, &[("AC-2: averages", Outcome::Passed)]);
     let runs = Runs {
         without_feature: &without,
         with_feature: &with,
