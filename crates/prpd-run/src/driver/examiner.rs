@@ -1,7 +1,8 @@
 //! The examiner (`[agents.examiner]`, off by default): after RED, an agent with another model
 //! than GREEN's writes acceptance tests from the PRP alone, and they go straight into the
 //! hold-out tests. RED's tests are what GREEN is measured against in view; the examiner's are
-//! a second opinion GREEN never sees, written without looking at RED's.
+//! a second opinion GREEN never sees, from a prompt that holds the PRP and not RED's tests
+//! (they are in the tree the examiner works in, though).
 //!
 //! The same rules hold as for RED's held-out tests, and more, since the examiner is an agent
 //! too: only new test files count (anything else it changed is put back, and said); each file's

@@ -66,10 +66,7 @@ impl Driver {
         self.judge_critical_points(&mut outcome)?;
         // What a check says becomes the report, the gate's reasons and GREEN's feedback, all
         // kept in the record: none of it quotes a held-out test.
-        for check in &mut outcome.checks {
-            check.detail = self.without_held_lines(std::mem::take(&mut check.detail))?;
-            check.output_tail = self.without_held_lines(std::mem::take(&mut check.output_tail))?;
-        }
+        self.withhold_from_checks(&mut outcome.checks)?;
         self.report_web_plan(&mut outcome);
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");

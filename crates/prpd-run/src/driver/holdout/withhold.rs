@@ -18,6 +18,26 @@ impl Driver {
         Ok(self.held_lines()?.redact(&text).unwrap_or(text))
     }
 
+    /// What each check says (its detail and the tail of its output) without a line of a
+    /// held-out test; the store is read once for all of them.
+    pub(in crate::driver) fn withhold_from_checks(
+        &self,
+        checks: &mut [prpd_qa::runner::CheckResult],
+    ) -> Result<(), DriveError> {
+        if self.record.holdout.tests.is_empty() {
+            return Ok(());
+        }
+        let lines = self.held_lines()?;
+        for check in checks {
+            for text in [&mut check.detail, &mut check.output_tail] {
+                if let Some(redacted) = lines.redact(text) {
+                    *text = redacted;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// GREEN's feedback after a REJECT says which held-out tests failed and what their runner
     /// said (the `HOLDOUT` check's line), never a line of their source.
     pub(in crate::driver) fn withhold_from_feedback(
