@@ -8,6 +8,7 @@ pub mod init;
 mod mcp;
 pub mod memory;
 mod plan;
+mod receipt;
 pub mod status;
 mod usage;
 mod verify;
@@ -88,6 +89,12 @@ pub enum Command {
     /// Iterations are numbered in run order, as their directories under
     /// `.prp-session/runs/<id>/iterations/` are. Example: `prpd diff 3`
     Diff(DiffArgs),
+    /// Show what each agent call of a run cost and what came of it: the agent, the model its
+    /// CLI reported, tokens by kind, cost (reported, priced from `[prices]`, or unknown), wall
+    /// time, the measured verdict and why the phase went round again.
+    ///
+    /// Example: `prpd receipt` (the latest run) or `prpd receipt <RUN> --json`
+    Receipt(ReceiptArgs),
     /// Continue a run (default: the only unfinished one): after a stop or crash from its last
     /// saved step; after an
     /// escalation as a human decision (the QA attempt counter resets, an open breaker gets one
@@ -253,6 +260,17 @@ pub struct StatusArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ReceiptArgs {
+    /// The run (default: the latest unfinished run, else the latest run).
+    pub run: Option<String>,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// Print the receipt as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The iteration (default: the last one).
     pub iteration: Option<u32>,
@@ -369,6 +387,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             )
         }
         Command::Status(args) => status(&args),
+        Command::Receipt(args) => receipt::receipt(&args),
         Command::Diff(args) => {
             let patch = session::diff(&repo_dir(&args.repo)?, args.run.as_deref(), args.iteration)?;
             if patch.is_empty() {

@@ -253,7 +253,7 @@ impl Status {
                 }
             }
         }
-        let _ = writeln!(out, "Usage:        {}", usage(summary));
+        let _ = writeln!(out, "Cost:         {}", cost(summary));
         if let Some(path) = &self.worktree {
             let _ = writeln!(out, "Worktree:     {}", path.display());
         }
@@ -360,13 +360,24 @@ pub fn daemon_lines(daemon: Option<&DaemonView>, queue: &[PathBuf]) -> String {
     out
 }
 
-fn usage(summary: &Summary) -> String {
-    if summary.tokens == 0 && summary.cost_usd.abs() < f64::EPSILON {
-        return "no tokens or cost reported by the agents".to_owned();
+/// The receipt's total in one line; `prpd receipt` shows it call by call.
+fn cost(summary: &Summary) -> String {
+    let totals = &summary.receipt_totals;
+    if totals.calls == 0 {
+        return "no agent called yet".to_owned();
     }
+    let unknown = match totals.calls_without_cost {
+        0 => String::new(),
+        count => format!(", {count} of unknown cost"),
+    };
     format!(
-        "{} tokens, ${:.4} reported by the agents",
-        summary.tokens, summary.cost_usd
+        "${:.4} for {} agent call(s){unknown}; {} tokens in, {} cache reads, {} out (`prpd receipt {}` for each call)",
+        totals.cost_usd,
+        totals.calls,
+        totals.tokens.input + totals.tokens.cache_write,
+        totals.tokens.cache_read,
+        totals.tokens.output,
+        summary.run_id
     )
 }
 

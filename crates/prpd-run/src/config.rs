@@ -1,5 +1,5 @@
 //! A run's configuration: the tables of `prpd.toml` this crate owns — `[agents]`,
-//! `[guardrails]`, `[breaker]`, `[run]` — read from raw serde structs (every field optional,
+//! `[guardrails]`, `[prices]`, `[breaker]`, `[run]` — read from raw serde structs (every field optional,
 //! unknown keys rejected) into validated values with defaults, and put together with the tables
 //! the run needs from the crates below (`[qa]`/`[commands]`/`[checks]` of prpd-qa, `[ship]`,
 //! `[memory]`, `[plan]`) into one [`Config`], all from one reading of the file.
@@ -23,9 +23,11 @@ use prpd_web::config::PlanSection;
 mod agents;
 pub mod model;
 mod presets;
+mod prices;
 
 pub use agents::{AgentConfig, Agents, PromptMode};
 pub use presets::Preset;
+pub use prices::{Price, Prices};
 
 /// Validated configuration, with every default filled in.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +37,8 @@ pub struct Config {
     pub qa: QaConfig,
     pub agents: Agents,
     pub guardrails: Guardrails,
+    /// `[prices]`: what each model's tokens cost, for receipts and budgets.
+    pub prices: Prices,
     pub breaker: BreakerConfig,
     /// What happens to a run's snapshots when it ends.
     pub snapshots: SnapshotRetention,
@@ -129,6 +133,7 @@ impl BreakerConfig {
 struct Tables {
     agents: Option<agents::RawAgents>,
     guardrails: Option<RawGuardrails>,
+    prices: Option<BTreeMap<String, prices::RawPrice>>,
     breaker: Option<RawBreaker>,
     run: Option<RawRun>,
 }
@@ -203,6 +208,7 @@ impl Config {
             qa,
             agents: agents::agents(path, text, raw.agents.unwrap_or_default())?,
             guardrails: guardrails(path, text, raw.guardrails.unwrap_or_default())?,
+            prices: prices::prices(path, text, raw.prices.unwrap_or_default())?,
             breaker: breaker(path, text, raw.breaker.unwrap_or_default())?,
             snapshots: if raw.run.as_ref().and_then(|run| run.keep_snapshots) == Some(true) {
                 SnapshotRetention::Keep

@@ -26,6 +26,7 @@ mod proof_report;
 mod pull_request;
 mod qa;
 mod rebase;
+mod receipt;
 mod remote_checks;
 mod setup;
 mod ship;
@@ -305,6 +306,7 @@ impl Driver {
                 blocking,
             } => {
                 self.record_verdict(*verdict, *attempt, blocking)?;
+                self.receipt_verdict(*verdict, blocking);
                 self.remember_verdict(*verdict, *attempt, blocking).await;
                 Ok(None)
             }
@@ -331,6 +333,7 @@ impl Driver {
                 Ok(None)
             }
             Effect::Escalate { reason } => {
+                self.receipt_stop(&reason.to_string());
                 let report = self.escalate(reason)?;
                 self.remember_escalation(reason).await;
                 self.open_escalation_issue(reason, &report).await?;

@@ -30,6 +30,7 @@ pub mod planner;
 pub mod prompt;
 pub mod proof;
 pub mod proof_report;
+pub mod receipt;
 pub mod record;
 pub mod session;
 pub mod snapshot;

@@ -125,6 +125,9 @@ pub struct RunRecord {
     /// RED's tests held out of GREEN's view (absent in older records).
     #[serde(default)]
     pub holdout: crate::holdout::Holdout,
+    /// One line per agent call: what it cost and what came of it (absent in older records).
+    #[serde(default)]
+    pub receipt: crate::receipt::Receipt,
 }
 
 /// What the run keeps of its web plan: what RED's prompt says of it and the cases QA lists.
@@ -287,7 +290,8 @@ pub struct RunUsage {
     /// The same tokens by kind, cache reads included (absent in older records).
     #[serde(default)]
     pub token_usage: TokenUsage,
-    /// Cost reported by the agents, in US dollars.
+    /// The agents' cost in US dollars: what their CLIs reported, else what `[prices]` makes of
+    /// the tokens they reported (calls of unknown cost are on the receipt, not in this sum).
     pub cost_usd: f64,
 }
 
@@ -398,6 +402,7 @@ impl RunRecord {
             test_plan: HeldPlan::default(),
             web_plan: None,
             holdout: crate::holdout::Holdout::default(),
+            receipt: crate::receipt::Receipt::default(),
         }
     }
 

@@ -41,8 +41,11 @@ pub struct RunFacts {
     pub agent_invocations: u32,
     /// The tokens the agents reported, by kind; `None` when no agent reported usage.
     pub tokens: Option<Tokens>,
-    /// The cost the agents reported, in US dollars; `None` when none reported a cost.
+    /// The agents' known cost in US dollars (reported by their CLIs, else priced from the
+    /// model's price); `None` when none is known.
     pub cost_usd: Option<f64>,
+    /// The run's receipt summed per phase, as a Markdown table; `None` when no agent ran.
+    pub receipt: Option<String>,
 }
 
 /// Tokens by kind, as the agents reported them.
@@ -221,9 +224,12 @@ fn run_summary(facts: &RunFacts) -> String {
         None => writeln!(text, "- Tokens: not reported by the agents"),
     };
     let _ = match facts.cost_usd {
-        Some(cost) => writeln!(text, "- Cost: ${cost:.4} (as the agents reported it)"),
+        Some(cost) => writeln!(text, "- Cost: ${cost:.4} (as the agents' CLIs reported it, or priced from their tokens)"),
         None => writeln!(text, "- Cost: not reported by the agents"),
     };
+    if let Some(receipt) = &facts.receipt {
+        let _ = write!(text, "\n### Receipt\n\n{receipt}");
+    }
     text
 }
 
@@ -317,6 +323,7 @@ mod tests {
                 output: 40,
             }),
             cost_usd: Some(0.123_456),
+            receipt: Some("| Phase | Calls |\n|---|---|\n| RED | 1 |\n".to_owned()),
         }
     }
 
@@ -380,7 +387,8 @@ mod tests {
             "- QA verdicts: REJECT on attempt 1, APPROVE on attempt 2",
             "- Agent invocations: 7",
             "- Tokens: 100 input, 20 cache writes, 300 cache reads, 40 output",
-            "- Cost: $0.1235 (as the agents reported it)",
+            "- Cost: $0.1235 (as the agents' CLIs reported it, or priced from their tokens)",
+            "\n### Receipt\n\n| Phase | Calls |\n|---|---|\n| RED | 1 |\n",
         ] {
             assert!(
                 markdown.contains(expected),
@@ -394,6 +402,7 @@ mod tests {
         let facts = RunFacts {
             tokens: None,
             cost_usd: None,
+            receipt: None,
             verdicts: Vec::new(),
             ..facts()
         };

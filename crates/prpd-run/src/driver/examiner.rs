@@ -51,6 +51,7 @@ impl Driver {
             feedback_path: &feedback,
             prompt: &prompt,
             extra_env: &[("PRPD_ROLE".to_owned(), "examiner".to_owned())],
+            role: Some("examiner"),
         };
         self.record.holdout.examined = true;
         match self.call_agent(&call, detection).await {

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::escalation;
 use crate::machine::{EscalationReason, State};
+use crate::receipt::{Receipt, Totals};
 use crate::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
 use prpd_base::paths::SessionPaths;
 use prpd_base::phase::Phase;
@@ -85,9 +86,14 @@ pub struct Summary {
     pub tokens: u64,
     /// Every token reported, by kind (`input`, `cache_write`, `cache_read`, `output`).
     pub token_usage: TokenUsage,
-    /// The cost the agents reported, summed, to a millionth of a dollar (a sum of floats
-    /// carries noise such as `0.060000000000000005`).
+    /// The agents' known cost (reported by their CLIs, else priced from `[prices]`), summed,
+    /// to a millionth of a dollar (a sum of floats carries noise such as
+    /// `0.060000000000000005`).
     pub cost_usd: f64,
+    /// One line per agent call: model, tokens, cost, time, verdict, why again.
+    pub receipt: Receipt,
+    /// The receipt's sums, with the calls of unknown cost counted apart.
+    pub receipt_totals: Totals,
     /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
     pub config_reloads: Vec<String>,
     /// What SHIP did: the commit, the branch, where it was pushed, the pull request's file and
@@ -134,6 +140,8 @@ impl Summary {
             tokens: record.usage.tokens,
             token_usage: record.usage.token_usage,
             cost_usd: (record.usage.cost_usd * 1e6).round() / 1e6,
+            receipt: record.receipt.clone(),
+            receipt_totals: record.receipt.totals(),
             ship: record.ship.started().then(|| record.ship.clone()),
         }
     }

@@ -286,6 +286,7 @@ impl Driver {
                 .map(|verdict| verdict == Verdict::Approve),
         };
         let gate = frozen::refuse(gate::evaluate(&measured, signal), &refused);
+        self.receipt_gate(phase, number, &gate);
         let class = breaker::classify(phase, self.record.last_observation.as_ref(), &observation);
         let breaker = self
             .record
@@ -379,6 +380,7 @@ impl Driver {
             feedback_path,
             prompt,
             extra_env: &extra_env,
+            role: None,
         };
         self.call_agent(&call, detection).await
     }
@@ -397,6 +399,7 @@ impl Driver {
             feedback_path,
             prompt,
             extra_env,
+            role: _,
         } = *call;
         let run_dir = self.run_dir();
         let prp_path = self.context.repo.join(&self.record.prp);
@@ -431,15 +434,7 @@ impl Driver {
         // however the agent ended, before prpd measures anything (and before a quota wait).
         stop_leftovers(phase).await;
         let report = invoked?;
-        if let Some(usage) = &report.usage {
-            self.record.usage.tokens += usage.billed_tokens();
-            let kinds = &mut self.record.usage.token_usage;
-            kinds.input += usage.input_tokens;
-            kinds.cache_write += usage.cache_write_tokens;
-            kinds.cache_read += usage.cache_read_tokens;
-            kinds.output += usage.output_tokens;
-            self.record.usage.cost_usd += usage.cost_usd.unwrap_or(0.0);
-        }
+        self.count_usage(call, &report);
         if report.end == AgentEnd::Quota {
             // A transient provider failure (a rate or usage limit, an outage, an overload) is
             // not the agent's doing: neither the breaker nor `max_agent_invocations` counts it.
@@ -472,6 +467,8 @@ pub(super) struct AgentCall<'a> {
     pub feedback_path: &'a Path,
     pub prompt: &'a str,
     pub extra_env: &'a [(String, String)],
+    /// Who is called when it is not the phase's own agent (`examiner`), for the receipt.
+    pub role: Option<&'a str>,
 }
 
 /// Stops every process that outlived the call that started it (prpd is a child subreaper, see

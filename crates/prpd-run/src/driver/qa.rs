@@ -70,7 +70,9 @@ impl Driver {
         self.report_web_plan(&mut outcome);
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");
-        let markdown = report::markdown(&outcome, Audience::Run);
+        let mut markdown = report::markdown(&outcome, Audience::Run);
+        markdown.push_str("\n## What the run cost so far\n\n");
+        markdown.push_str(&self.record.receipt.phase_markdown());
         write_text(&report_path, &markdown)?;
         self.record.last_qa_report = Some(report_path);
         // The record is sealed as a git object at every save: it never quotes a held-out test.

@@ -328,6 +328,8 @@ impl Driver {
                 output: kinds.output,
             }),
             cost_usd: (usage.cost_usd > 0.0).then_some(usage.cost_usd),
+            receipt: (!self.record.receipt.lines.is_empty())
+                .then(|| self.record.receipt.phase_markdown()),
         }
     }
 
