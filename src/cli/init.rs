@@ -237,8 +237,11 @@ fn render(preset: &Preset, found: Option<&Path>) -> String {
          # Reaching one escalates the run and names it in the escalation report.\n\
          max_agent_invocations = 40\n\
          max_wall_time = \"4h\"\n\
-         # Enforced when the agent reports its cost (Claude Code does).\n\
+         # Budgets: the agent is stopped as soon as its streamed usage crosses one, and\n\
+         # `prpd resume --budget +N` raises it. Cost is what the CLI reports, else priced\n\
+         # from [prices]; `prpd receipt` shows every call.\n\
          # max_cost_usd = 20.0\n\
+         # max_cost_usd_per_day = 50.0\n\
          \n\
          # SHIP commits what QA approved on its own branch and pushes it (the book's \"Shipping\"\n\
          # chapter lists every key). Without a token in the variable token_env names, it is a dry run:\n\

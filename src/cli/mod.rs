@@ -289,6 +289,11 @@ pub struct ResumeArgs {
     /// `.prpd/prompts/` changed since the run started (recorded in the run's summary).
     #[arg(long)]
     pub reload_config: bool,
+    /// Raise the budget that stopped the run by N: dollars for `max_cost_usd` or
+    /// `max_cost_usd_per_day` (today only), tokens for `max_tokens` or `max_tokens_per_day`.
+    /// Example: `prpd resume --budget +5`
+    #[arg(long, value_name = "+N", allow_hyphen_values = true)]
+    pub budget: Option<String>,
     #[command(flatten)]
     pub drive: DriveArgs,
 }
@@ -396,31 +401,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{patch}");
             Ok(ExitCode::Success)
         }
-        Command::Resume(args) => {
-            let repo = repo_dir(&args.drive.repo)?;
-            let request = watch::Request::Resume {
-                run: args.run.clone(),
-                reload_config: args.reload_config,
-            };
-            if let Some(reply) = watch::ask(&repo, &request)? {
-                return watch::answered(&reply);
-            }
-            let options =
-                session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
-            foreground::drive_in_foreground(
-                args.drive.json,
-                session::resume(
-                    &options,
-                    args.run.as_deref(),
-                    if args.reload_config {
-                        InputChanges::Reload
-                    } else {
-                        InputChanges::Refuse
-                    },
-                    session::Resumption::Human,
-                ),
-            )
-        }
+        Command::Resume(args) => resume(&args),
         Command::Abort(args) => abort(&args),
         Command::Watch(args) => watch::watch(repo_dir(&args.repo)?, args.config),
         Command::Queue(args) => {
@@ -549,6 +530,40 @@ fn status(args: &StatusArgs) -> anyhow::Result<ExitCode> {
         write!(stdout, "{}", status.render(&record))?;
     }
     Ok(ExitCode::Success)
+}
+
+/// `prpd resume`: through the daemon when one watches the repository, else in the foreground.
+fn resume(args: &ResumeArgs) -> anyhow::Result<ExitCode> {
+    let repo = repo_dir(&args.drive.repo)?;
+    let budget = args
+        .budget
+        .as_deref()
+        .map(prpd_run::budget::parse_raise)
+        .transpose()
+        .map_err(UsageError)?;
+    let request = watch::Request::Resume {
+        run: args.run.clone(),
+        reload_config: args.reload_config,
+        budget,
+    };
+    if let Some(reply) = watch::ask(&repo, &request)? {
+        return watch::answered(&reply);
+    }
+    let options = session_options(&args.drive.repo, args.drive.config.clone(), args.drive.json)?;
+    foreground::drive_in_foreground(
+        args.drive.json,
+        session::resume(
+            &options,
+            args.run.as_deref(),
+            if args.reload_config {
+                InputChanges::Reload
+            } else {
+                InputChanges::Refuse
+            },
+            session::Resumption::Human,
+            budget,
+        ),
+    )
 }
 
 fn abort(args: &AbortArgs) -> anyhow::Result<ExitCode> {

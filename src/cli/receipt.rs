@@ -27,31 +27,29 @@ struct Printed<'a> {
 pub fn receipt(args: &ReceiptArgs) -> anyhow::Result<ExitCode> {
     let repo = repo_dir(&args.repo)?;
     let listed = session::status(&repo)?;
-    let chosen = match &args.run {
-        Some(asked) => listed
+    let chosen = if let Some(asked) = &args.run {
+        listed
             .into_iter()
             .find(|run| &run.run_id == asked)
             .ok_or_else(|| session::SessionError::NoSuchRun {
                 run_id: asked.clone(),
                 repo: repo.clone(),
-            })?,
-        None => {
-            let unfinished = listed.iter().rposition(|run| {
-                run.record
-                    .as_ref()
-                    .map_or(true, |record| !record.is_finished())
-            });
-            match unfinished.or(listed.len().checked_sub(1)) {
-                Some(index) => listed.into_iter().nth(index).expect("an index of the list"),
-                None => {
-                    return Err(UsageError(format!(
-                        "no run in {}: `prpd run <PRP>` starts one",
-                        repo.display()
-                    ))
-                    .into());
-                }
-            }
-        }
+            })?
+    } else {
+        let unfinished = listed.iter().rposition(|run| {
+            run.record
+                .as_ref()
+                .map_or(true, |record| !record.is_finished())
+        });
+        let latest = unfinished.or(listed.len().checked_sub(1));
+        let Some(chosen) = latest.and_then(|index| listed.into_iter().nth(index)) else {
+            return Err(UsageError(format!(
+                "no run in {}: `prpd run <PRP>` starts one",
+                repo.display()
+            ))
+            .into());
+        };
+        chosen
     };
     let record = chosen.record?;
     let printed = Printed {

@@ -25,6 +25,7 @@ mod process;
 mod python;
 mod qa;
 mod real_claude;
+mod receipts;
 mod run;
 mod setup;
 mod ship;

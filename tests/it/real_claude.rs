@@ -148,6 +148,12 @@ struct Finished {
 /// fresh `HOME`, so nothing of the user's own configuration is read or changed, and nothing
 /// leaves the machine.
 fn run_with_claude(repo: &TestRepo) -> Finished {
+    prpd_with_claude(repo, &["run", "--in-place", PRP, "--json"])
+}
+
+/// `prpd <args>` (which print the JSON summary) with Claude Code pointed at a new mock, as
+/// [`run_with_claude`] does.
+fn prpd_with_claude(repo: &TestRepo, args: &[&str]) -> Finished {
     let work = tempfile::Builder::new()
         .prefix("prpd-real-claude-")
         .tempdir()
@@ -160,7 +166,7 @@ fn run_with_claude(repo: &TestRepo) -> Finished {
     let mock = MockModel::start(work.path());
     let output = repo
         .prpd()
-        .args(["run", "--in-place", PRP, "--json"])
+        .args(args)
         .env("HOME", &home)
         .env("ANTHROPIC_BASE_URL", &mock.url)
         .env("ANTHROPIC_API_KEY", "test-key")
@@ -257,6 +263,41 @@ fn claude_results(repo: &Path, summary: &Value) -> Vec<(String, Value)> {
             (name, result)
         })
         .collect()
+}
+
+/// The receipt has one line per call, with the model the mock served and the tokens it
+/// counted, and sums to the summary's cost.
+fn assert_receipt_is_what_the_mock_served(summary: &Value, requests: &[Value]) {
+    let lines = summary["receipt"]["lines"].as_array().expect("receipt");
+    assert_eq!(lines.len(), 5, "{summary:#}");
+    for line in lines {
+        let phase = line["phase"].as_str().expect("phase");
+        let served: Vec<&Value> = phase_requests(requests, phase);
+        let model = served.last().map(|request| request["model"].clone());
+        assert_eq!(Some(line["model"].clone()), model, "{line:#}");
+        assert_eq!(line["model_reported"], true, "{line:#}");
+        assert_eq!(line["cost"], "reported", "{line:#}");
+        let tokens = |key: &str| -> u64 {
+            served
+                .iter()
+                .map(|request| request["usage"][key].as_u64().unwrap_or(0))
+                .sum()
+        };
+        assert_eq!(
+            line["tokens"]["input"].as_u64().unwrap_or(0)
+                + line["tokens"]["cache_write"].as_u64().unwrap_or(0),
+            tokens("input_tokens"),
+            "{phase}: {line:#}"
+        );
+        assert_eq!(
+            line["tokens"]["output"],
+            tokens("output_tokens"),
+            "{line:#}"
+        );
+    }
+    let totals = &summary["receipt_totals"];
+    assert_eq!(totals["cost_usd"], summary["cost_usd"], "{summary:#}");
+    assert_eq!(totals["calls_without_cost"], 0);
 }
 
 /// The test output a Bash call of the test command brought back, or a panic naming what came.
@@ -359,11 +400,70 @@ fn claude_code_ships_the_scenario_running_its_own_tests_with_usage_read_and_noth
     let cost = summary["cost_usd"].as_f64().unwrap_or(0.0);
     assert!(cost > 0.0, "no cost was read: {summary:#}");
 
+    assert_receipt_is_what_the_mock_served(summary, requests);
+
     // The feature is in the tree, as Claude Code's edits left it.
     let calc = read(&repo.join("src/calc.js"));
     assert!(calc.contains("export function multiply(a, b)"), "{calc}");
     assert!(read(&repo.join("README.md")).contains("`multiply(a, b)`"));
     assert!(read(&repo.join("test/multiply.test.js")).contains("AC-1"));
+}
+
+#[test]
+#[ignore = "end-to-end tier: needs the Claude Code CLI; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
+fn a_budget_stops_claude_code_within_one_usage_report_and_a_raise_lets_it_ship() {
+    require_claude();
+    // The mock serves the model Claude Code asks for (its `sonnet` is `claude-sonnet-5`, which
+    // the built-in prices do not know): the price is the user's to give.
+    let config = claude_config().replace(
+        "[guardrails]\n",
+        "[prices.\"claude-sonnet-5\"]\ninput = 3.0\noutput = 15.0\n\n[guardrails]\nmax_cost_usd = 0.001\n",
+    );
+    assert!(config.contains("max_cost_usd = 0.001"), "{config}");
+    let repo = scenario_repo(&config);
+    let stopped = run_with_claude(&repo);
+    let summary = &stopped.summary;
+    assert_eq!(stopped.code, 3, "{summary:#}\n{}", stopped.stderr);
+    let guardrail = summary["guardrail"].as_str().unwrap_or_default();
+    assert!(
+        guardrail.starts_with("max_cost_usd = 0.001 for this run")
+            && guardrail.contains("stopped mid-call"),
+        "{summary:#}"
+    );
+    // RED's story takes several model calls; the first one's usage crossed the budget, and at
+    // most the one already in flight was served after it.
+    let red = phase_requests(&stopped.requests, "RED");
+    assert!(
+        (1..=2).contains(&red.len()),
+        "{} RED requests were served: {:#?}",
+        red.len(),
+        stopped.requests
+    );
+    let line = &summary["receipt"]["lines"][0];
+    assert_eq!(line["verdict"], "stopped", "{line:#}");
+    assert_eq!(line["cost"], "priced", "{line:#}");
+    assert!(
+        line["model"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("claude-sonnet")
+    );
+    assert!(!repo.join("test/multiply.test.js").exists() || red.len() == 2);
+
+    let run_id = summary["run_id"].as_str().expect("run id");
+    let resumed = prpd_with_claude(&repo, &["resume", run_id, "--budget", "+100", "--json"]);
+    assert_eq!(
+        (resumed.code, resumed.summary["state"].as_str()),
+        (0, Some("SHIPPED")),
+        "{:#}\n{}",
+        resumed.summary,
+        resumed.stderr
+    );
+    assert!(
+        resumed.left.is_empty(),
+        "processes outlived the run: {:?}",
+        resumed.left
+    );
 }
 
 #[test]

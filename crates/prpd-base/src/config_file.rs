@@ -21,15 +21,16 @@ pub const FILE_NAME: &str = "prpd.toml";
 pub const EXAMPLE: &str = include_str!("../../../config/prpd.toml");
 
 /// The tables `prpd.toml` may hold, and the crate that reads each: prpd-qa `qa`, `commands`,
-/// `checks`; prpd-run `agents`, `guardrails`, `breaker`, `run`; prpd-ship `ship`; prpd-memory
+/// `checks`; prpd-run `agents`, `guardrails`, `prices`, `breaker`, `run`; prpd-ship `ship`; prpd-memory
 /// `memory`; prpd-watch `watch`, `notify`; prpd-web `plan`. Each crate parses only its own
 /// tables and ignores the others, so the file's outline is checked here, once, when it is read.
-pub const TABLES: [&str; 12] = [
+pub const TABLES: [&str; 13] = [
     "qa",
     "commands",
     "checks",
     "agents",
     "guardrails",
+    "prices",
     "breaker",
     "run",
     "ship",

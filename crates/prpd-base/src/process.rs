@@ -32,6 +32,7 @@ pub mod owner;
 mod program;
 mod service;
 pub mod slots;
+mod watch;
 
 use std::fmt;
 use std::os::unix::process::ExitStatusExt;
@@ -52,6 +53,7 @@ pub use env::{EnvPolicy, inherited_by_measurements, is_secret_name, passed_secre
 pub use group::stop_orphaned_group;
 pub use program::{Missing, find_program};
 pub use service::{Service, ServiceSpec};
+pub use watch::OutputWatch;
 
 use group::{Cleanup, record_group, signal_group};
 use output::{Output, create_log, lock};
@@ -114,6 +116,9 @@ pub struct Spec {
     /// killed (SIGKILL reaches no drop guard) the next prpd can stop the orphaned group with
     /// [`stop_orphaned_group`].
     pub group_file: Option<PathBuf>,
+    /// Who reads the output as it comes and may stop the child before it ends (an agent's
+    /// budget read from its streamed usage).
+    pub watch: Option<OutputWatch>,
 }
 
 impl Spec {
@@ -152,6 +157,7 @@ impl Spec {
             tail_lines: DEFAULT_TAIL_LINES,
             max_log_bytes: DEFAULT_MAX_LOG_BYTES,
             group_file: None,
+            watch: None,
         }
     }
 }
@@ -165,6 +171,8 @@ pub enum Termination {
     Signaled(i32),
     /// It ran past [`Spec::timeout`] and its group was killed.
     TimedOut,
+    /// Its [`Spec::watch`] asked for it to stop, and its group was killed.
+    Stopped,
 }
 
 /// The result of a process that ran; a failing exit code is an `Outcome`, not an error.
@@ -194,7 +202,7 @@ impl Outcome {
     pub fn exit_code(&self) -> Option<i32> {
         match self.termination {
             Termination::Exited(code) => Some(code),
-            Termination::Signaled(_) | Termination::TimedOut => None,
+            Termination::Signaled(_) | Termination::TimedOut | Termination::Stopped => None,
         }
     }
 }
@@ -299,6 +307,7 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         tail_lines,
         max_log_bytes,
         group_file,
+        watch,
     } = spec;
     let command_line = program.to_string();
     let _slot = take_slot(&env_policy).await;
@@ -309,8 +318,12 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         command: command_line.clone(),
         source,
     };
+    let (chunks, mut stop) = match watch {
+        Some(OutputWatch { chunks, stop }) => (Some(chunks), Some(stop)),
+        None => (None, None),
+    };
     let (output, pipe_writer) =
-        Output::start(log, max_log_bytes, tail_lines).map_err(capture_error)?;
+        Output::start(log, max_log_bytes, tail_lines, chunks).map_err(capture_error)?;
     command
         .stdout(pipe_writer.try_clone().map_err(capture_error)?)
         .stderr(pipe_writer)
@@ -345,33 +358,14 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     let mut cleanup = Cleanup::new(pgid, group_file, waited_for);
     cleanup.stdin_writer = write_stdin(stdin, &mut child);
 
-    let exit = tokio::select! {
-        status = child.wait() => Some(status),
-        () = tokio::time::sleep(timeout) => None,
+    let ending = Ending {
+        timeout,
+        grace,
+        stop: stop.as_mut(),
+        pgid,
+        command_line: &command_line,
     };
-    let termination = if let Some(status) = exit {
-        let status = status.map_err(|source| ProcessError::Wait {
-            command: command_line.clone(),
-            source,
-        })?;
-        if tokio::time::timeout(LEFTOVER_WAIT, output.closed())
-            .await
-            .is_err()
-        {
-            tracing::warn!(command = %command_line, "processes left behind by the command kept its output open; killing them");
-        }
-        termination_of(status)
-    } else {
-        tracing::debug!(command = %command_line, ?timeout, "timed out; sending SIGTERM");
-        signal_group(pgid, Signal::SIGTERM);
-        let finished = async {
-            // A wait error here changes nothing: SIGKILL follows either way.
-            let _ = child.wait().await;
-            output.closed().await;
-        };
-        let _ = tokio::time::timeout(grace, finished).await;
-        Termination::TimedOut
-    };
+    let termination = ending.wait(&mut child, &output).await?;
     cleanup.kill_group();
     let reaped = async {
         let _ = child.wait().await;
@@ -392,6 +386,64 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         log_truncated: capture.log_truncated,
         log_path,
     })
+}
+
+/// How [`run`] waits for its child to end: by itself, at its timeout, or when its watcher asks.
+struct Ending<'a> {
+    timeout: Duration,
+    grace: Duration,
+    stop: Option<&'a mut tokio::sync::watch::Receiver<bool>>,
+    pgid: Pid,
+    command_line: &'a str,
+}
+
+impl Ending<'_> {
+    /// Waits for the child's exit, or sends its group SIGTERM at the timeout or on request and
+    /// gives it the grace to finish; the caller sends SIGKILL after either.
+    async fn wait(
+        self,
+        child: &mut tokio::process::Child,
+        output: &Output,
+    ) -> Result<Termination, ProcessError> {
+        let Ending {
+            timeout,
+            grace,
+            stop,
+            pgid,
+            command_line,
+        } = self;
+        let exit = tokio::select! {
+            status = child.wait() => Ok(status),
+            () = tokio::time::sleep(timeout) => Err(Termination::TimedOut),
+            () = watch::stop_asked(stop) => Err(Termination::Stopped),
+        };
+        Ok(match exit {
+            Ok(status) => {
+                let status = status.map_err(|source| ProcessError::Wait {
+                    command: command_line.to_owned(),
+                    source,
+                })?;
+                if tokio::time::timeout(LEFTOVER_WAIT, output.closed())
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!(command = %command_line, "processes left behind by the command kept its output open; killing them");
+                }
+                termination_of(status)
+            }
+            Err(ended) => {
+                tracing::debug!(command = %command_line, ?timeout, ?ended, "timed out or asked to stop; sending SIGTERM");
+                signal_group(pgid, Signal::SIGTERM);
+                let finished = async {
+                    // A wait error here changes nothing: SIGKILL follows either way.
+                    let _ = child.wait().await;
+                    output.closed().await;
+                };
+                let _ = tokio::time::timeout(grace, finished).await;
+                ended
+            }
+        })
+    }
 }
 
 /// The only `Command::new` in prpd.
@@ -552,6 +604,51 @@ mod tests {
         assert_eq!(lines[1], "end");
         let log = std::fs::metadata(dir.path().join("out.log")).expect("log");
         assert_eq!(log.len(), 100_000 + 1 + 4);
+    }
+
+    #[tokio::test]
+    async fn a_watcher_reads_the_output_as_it_comes_and_stops_the_child() {
+        let dir = temp();
+        let mut spec = shell(
+            "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.05; done",
+            dir.path(),
+        );
+        spec.timeout = Duration::from_secs(30);
+        let (chunks, mut received) = tokio::sync::mpsc::unbounded_channel();
+        let (stop, stop_asked) = tokio::sync::watch::channel(false);
+        spec.watch = Some(OutputWatch {
+            chunks,
+            stop: stop_asked,
+        });
+        let watcher = tokio::spawn(async move {
+            let mut seen = String::new();
+            while let Some(chunk) = received.recv().await {
+                seen.push_str(&String::from_utf8_lossy(&chunk));
+                if seen.contains("line 5\n") {
+                    let _ = stop.send(true);
+                    break;
+                }
+            }
+            seen
+        });
+        let started = Instant::now();
+        let outcome = run(spec).await.expect("runs");
+        assert_eq!(outcome.termination, Termination::Stopped);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        let seen = watcher.await.expect("watcher");
+        assert!(seen.starts_with("line 1\nline 2\n"), "{seen}");
+        let last: u32 = outcome
+            .tail
+            .lines()
+            .last()
+            .and_then(|line| line.strip_prefix("line "))
+            .and_then(|number| number.parse().ok())
+            .expect("a numbered last line");
+        assert!((5..10).contains(&last), "stopped soon after line 5: {last}");
     }
 
     #[tokio::test]

@@ -218,6 +218,7 @@ async fn run_tool(
         Termination::Signaled(signal) => {
             return Ok(Err(format!("`{command}` was killed by signal {signal}")));
         }
+        Termination::Stopped => return Ok(Err(format!("`{command}` was stopped by prpd"))),
         Termination::TimedOut => {
             return Ok(Err(format!(
                 "`{command}` did not finish within the check's {} limit; its process group was \

@@ -512,6 +512,13 @@ async fn run_command(
                 resolved.command
             )));
         }
+        Termination::Stopped => {
+            result.metrics = metrics;
+            return Ok(Finding::Fail(format!(
+                "`{}` was stopped by prpd",
+                resolved.command
+            )));
+        }
         Termination::TimedOut => {
             result.metrics = metrics;
             return Ok(Finding::Fail(format!(

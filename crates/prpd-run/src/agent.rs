@@ -21,10 +21,12 @@
 
 mod aider;
 mod argv;
+mod budget_watch;
 mod classify;
 mod formats;
 mod output;
 mod preflight;
+mod stream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -41,6 +43,7 @@ use output::read_output;
 
 pub use aider::{EXCLUDE_PATTERN as AIDER_EXCLUDE, is_aider};
 pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
+pub use budget_watch::CallBudget;
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
 
 /// The prompt as the agent received it.
@@ -77,6 +80,8 @@ pub struct Invocation<'a> {
     pub group_file: Option<&'a Path>,
     /// The run's discovered commands, for `{test_command}` and `{lint_command}`.
     pub commands: &'a Commands,
+    /// The budgets the call may not cross; its streamed usage is watched against them.
+    pub budget: Option<&'a CallBudget>,
 }
 
 /// Shows the names of `extra_env` only: its values may be tokens.
@@ -105,6 +110,7 @@ impl fmt::Debug for Invocation<'_> {
             )
             .field("group_file", &self.group_file)
             .field("commands", &self.commands)
+            .field("budget", &self.budget)
             .finish()
     }
 }
@@ -173,6 +179,8 @@ pub struct AgentReport {
     /// [`prpd_protocols::test_plan::MAX_PLAN_BYTES`]), with the secrets it was given
     /// redacted: where a RED agent's `TestPlan` is looked for.
     pub answer: String,
+    /// The budget the agent's streamed usage crossed, for which prpd stopped it.
+    pub budget_crossed: Option<crate::budget::Crossing>,
 }
 
 /// prpd could not run the agent at all; the orchestrator escalates.
@@ -240,7 +248,14 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     let index = aider::is_aider(config)
         .then(|| aider::SavedIndex::save(invocation.repo))
         .flatten();
+    let watching = invocation.budget.map(|budget| {
+        budget_watch::Watching::start(budget.clone(), config.model.clone(), &mut spec)
+    });
     let outcome = process::run(spec).await;
+    let watched = match watching {
+        Some(watching) => Some(watching.finish().await),
+        None => None,
+    };
     if let Some(index) = &index {
         index.restore();
     }
@@ -249,7 +264,13 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     redact_secrets(&mut outcome, &secrets).await;
     let output = read_output(&outcome).await;
     let last_message = read_last_message(&last_message_path, &secrets).await;
-    let report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
+    let mut report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
+    if let Some(watched) = watched {
+        // A call stopped mid-turn never printed its totals: what it streamed is what it used.
+        report.usage = report.usage.or(watched.usage);
+        report.model = report.model.or(watched.model);
+        report.budget_crossed = watched.crossing;
+    }
     if let Found::Block(block) = &report.status {
         write_artifact(
             &invocation.iteration_dir.join(STATUS_BLOCK_FILE),

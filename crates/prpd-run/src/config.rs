@@ -89,10 +89,14 @@ impl Default for Config {
 pub struct Guardrails {
     pub max_agent_invocations: u32,
     pub max_wall_time: Duration,
-    /// Only enforced when the agent reports usage.
+    /// Tokens the run's agents may use (`budget.rs`); counted from the usage they report.
     pub max_tokens: Option<u64>,
-    /// Only enforced when the agent reports cost.
+    /// Dollars the run's agents may spend (`budget.rs`): reported by their CLIs, else priced.
     pub max_cost_usd: Option<f64>,
+    /// Dollars every run of the repository together may spend in one UTC day.
+    pub max_cost_usd_per_day: Option<f64>,
+    /// Tokens every run of the repository together may use in one UTC day.
+    pub max_tokens_per_day: Option<u64>,
     /// Agent invocations allowed in any rolling hour; more wait for the window.
     pub max_calls_per_hour: u32,
 }
@@ -159,6 +163,8 @@ struct RawGuardrails {
     max_wall_time: Option<String>,
     max_tokens: Option<u64>,
     max_cost_usd: Option<f64>,
+    max_cost_usd_per_day: Option<f64>,
+    max_tokens_per_day: Option<u64>,
     max_calls_per_hour: Option<u32>,
 }
 
@@ -282,9 +288,37 @@ fn guardrails(path: &Path, text: &str, raw: RawGuardrails) -> Result<Guardrails,
         max_wall_time: config_file::duration(path, text, "max_wall_time", raw.max_wall_time)?
             .unwrap_or(Duration::from_secs(4 * 3600)),
         max_tokens: raw.max_tokens,
-        max_cost_usd: raw.max_cost_usd,
+        max_cost_usd: dollars(path, text, "max_cost_usd", raw.max_cost_usd)?,
+        max_cost_usd_per_day: dollars(
+            path,
+            text,
+            "max_cost_usd_per_day",
+            raw.max_cost_usd_per_day,
+        )?,
+        max_tokens_per_day: raw.max_tokens_per_day,
         max_calls_per_hour: raw.max_calls_per_hour.unwrap_or(100),
     })
+}
+
+/// A budget in dollars of `[guardrails]`: positive when set.
+fn dollars(
+    path: &Path,
+    text: &str,
+    key: &str,
+    raw: Option<f64>,
+) -> Result<Option<f64>, ConfigError> {
+    match raw {
+        Some(limit) if !limit.is_finite() || limit <= 0.0 => Err(ConfigError::at_key(
+            path,
+            text,
+            "[guardrails]",
+            key,
+            format!(
+                "`{key} = {limit}` is not a budget; expected a positive number of US dollars, such as 20.0"
+            ),
+        )),
+        other => Ok(other),
+    }
 }
 
 fn breaker(path: &Path, text: &str, raw: RawBreaker) -> Result<BreakerConfig, ConfigError> {

@@ -10,6 +10,7 @@
 //! machine. The agent's word moves nothing on its own (gate 2 only); the measurements alone
 //! move nothing either (gate 1 only).
 
+mod budget;
 mod critical_points;
 mod dependencies;
 mod escalation_issue;

@@ -78,11 +78,7 @@ pub fn render(
 
     obstacles(&mut out, &record.agent_obstacles);
 
-    let _ = writeln!(
-        out,
-        "## Receipt\n\n{}",
-        record.receipt.markdown()
-    );
+    let _ = writeln!(out, "## Receipt\n\n{}", record.receipt.markdown());
 
     let _ = writeln!(out, "## Last status blocks\n");
     if last_blocks.is_empty() {

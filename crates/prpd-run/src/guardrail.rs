@@ -1,5 +1,6 @@
-//! Guardrails of a run (seed 001): limits on agent invocations, wall time, tokens and cost, and
-//! the hourly rate limit of agent calls. Pure: the driver passes in the counts and the time.
+//! Guardrails of a run (seed 001): limits on agent invocations and wall time, and the hourly
+//! rate limit of agent calls (the budgets of tokens and cost are `budget.rs`'s). Pure: the
+//! driver passes in the counts and the time.
 
 use std::time::Duration;
 
@@ -23,22 +24,6 @@ pub fn reached(limits: &Guardrails, usage: &RunUsage, active_seconds: u64) -> Op
             "max_wall_time = \"{}\" (the run has been active for {})",
             humantime::format_duration(limits.max_wall_time),
             humantime::format_duration(Duration::from_secs(active_seconds))
-        ));
-    }
-    if let Some(max_tokens) = limits.max_tokens
-        && usage.tokens >= max_tokens
-    {
-        return Some(format!(
-            "max_tokens = {max_tokens} (the agents reported {} tokens)",
-            usage.tokens
-        ));
-    }
-    if let Some(max_cost) = limits.max_cost_usd
-        && usage.cost_usd >= max_cost
-    {
-        return Some(format!(
-            "max_cost_usd = {max_cost} (the agents reported ${:.2})",
-            usage.cost_usd
         ));
     }
     None
@@ -98,6 +83,8 @@ mod tests {
             max_wall_time: Duration::from_secs(600),
             max_tokens: Some(1000),
             max_cost_usd: Some(1.0),
+            max_cost_usd_per_day: None,
+            max_tokens_per_day: None,
             max_calls_per_hour: 2,
         }
     }
@@ -114,22 +101,6 @@ mod tests {
                 Some("max_agent_invocations = 3"),
             ),
             (RunUsage::default(), 600, Some("max_wall_time = \"10m\"")),
-            (
-                RunUsage {
-                    tokens: 1000,
-                    ..RunUsage::default()
-                },
-                0,
-                Some("max_tokens = 1000"),
-            ),
-            (
-                RunUsage {
-                    cost_usd: 1.5,
-                    ..RunUsage::default()
-                },
-                0,
-                Some("max_cost_usd = 1"),
-            ),
             (
                 RunUsage {
                     invocations: 2,
@@ -155,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn unreported_usage_never_trips_token_or_cost_limits() {
+    fn the_defaults_hold_for_a_new_run() {
         let defaults = Config::default().guardrails;
         assert_eq!(reached(&defaults, &RunUsage::default(), 0), None);
     }

@@ -16,6 +16,7 @@
 
 pub mod agent;
 pub mod breaker;
+pub mod budget;
 pub mod cache;
 pub mod config;
 pub mod driver;

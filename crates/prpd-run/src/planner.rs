@@ -73,6 +73,7 @@ pub async fn plan_with_agent(
         ("PRPD_EXE".to_owned(), exe),
     ];
     let report = agent::invoke(&Invocation {
+        budget: None,
         phase: Phase::Red,
         iteration: 1,
         attempt: 1,

@@ -30,6 +30,9 @@ pub struct ReceiptLine {
     pub iteration: u32,
     /// The QA attempt the call belongs to.
     pub attempt: u32,
+    /// When the call started (Unix seconds), for the daily budgets.
+    #[serde(default)]
+    pub started_at: u64,
     /// Who was called when it was not the phase's own agent (`examiner`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
@@ -117,6 +120,16 @@ pub struct Totals {
     pub wall_seconds: f64,
 }
 
+impl ReceiptLine {
+    /// The tokens the token budgets count: fresh input, cache writes and output (see
+    /// [`Usage::billed_tokens`]).
+    pub fn billed_tokens(&self) -> u64 {
+        self.tokens.map_or(0, |tokens| {
+            tokens.input + tokens.cache_write + tokens.output
+        })
+    }
+}
+
 impl Receipt {
     /// Sums every line.
     pub fn totals(&self) -> Totals {
@@ -141,9 +154,10 @@ impl Receipt {
 
     /// The last line of `phase`'s iteration `iteration` that is the phase's own agent.
     pub fn line_mut(&mut self, phase: Phase, iteration: u32) -> Option<&mut ReceiptLine> {
-        self.lines.iter_mut().rev().find(|line| {
-            line.phase == phase && line.iteration == iteration && line.role.is_none()
-        })
+        self.lines
+            .iter_mut()
+            .rev()
+            .find(|line| line.phase == phase && line.iteration == iteration && line.role.is_none())
     }
 
     /// The receipt as a Markdown table with a total line, for the QA report, `pr.md` and
@@ -337,6 +351,7 @@ mod tests {
             phase,
             iteration: 1,
             attempt: 1,
+            started_at: 0,
             role: None,
             agent: "codex".to_owned(),
             model: Some("gpt-5-codex".to_owned()),
@@ -378,7 +393,13 @@ mod tests {
         );
         let short = receipt.phase_markdown();
         assert!(short.contains("| RED | 1 | gpt-5-codex | 100 / 50 / 10 | $0.1000 | 2 s | 3 test(s) fail \\| one per line |"), "{short}");
-        assert!(short.contains("| GREEN | 2 | gpt-5-codex | 100 / 50 / 10 | $0.2000 + 1 unknown |"), "{short}");
-        assert!(short.contains("| **Total** | 3 | | | **$0.3000 + 1 unknown** | 8 s | |"), "{short}");
+        assert!(
+            short.contains("| GREEN | 2 | gpt-5-codex | 100 / 50 / 10 | $0.2000 + 1 unknown |"),
+            "{short}"
+        );
+        assert!(
+            short.contains("| **Total** | 3 | | | **$0.3000 + 1 unknown** | 8 s | |"),
+            "{short}"
+        );
     }
 }

@@ -128,6 +128,12 @@ pub struct RunRecord {
     /// One line per agent call: what it cost and what came of it (absent in older records).
     #[serde(default)]
     pub receipt: crate::receipt::Receipt,
+    /// The budgets a human raised with `prpd resume --budget` (absent in older records).
+    #[serde(default)]
+    pub budget_raises: Vec<crate::budget::Raise>,
+    /// The budget that stopped the run, until a human resumes it.
+    #[serde(default)]
+    pub budget_stop: Option<crate::budget::Budget>,
 }
 
 /// What the run keeps of its web plan: what RED's prompt says of it and the cases QA lists.
@@ -403,6 +409,8 @@ impl RunRecord {
             web_plan: None,
             holdout: crate::holdout::Holdout::default(),
             receipt: crate::receipt::Receipt::default(),
+            budget_raises: Vec::new(),
+            budget_stop: None,
         }
     }
 

@@ -99,6 +99,11 @@ pub enum SessionError {
         path.display()
     )]
     WorktreeGone { run_id: String, path: PathBuf },
+    #[error(
+        "run {run_id} was not stopped by a budget: `--budget` raises the budget that stopped a \
+         run (`prpd status {run_id}` says why it stopped); resume without it"
+    )]
+    NotStoppedByBudget { run_id: String },
     #[error("run {run_id} is {state}: there is nothing to {action}")]
     Finished {
         run_id: String,
@@ -383,6 +388,7 @@ pub async fn resume(
     run: Option<&str>,
     input_changes: InputChanges,
     resumption: Resumption,
+    budget: Option<f64>,
 ) -> Result<RunRecord, SessionFailure> {
     let home = &options.repo;
     let session = SessionPaths::new(home);
@@ -390,7 +396,7 @@ pub async fn resume(
     let run_id = chosen(&session, home, run, "resume", Choice::Unfinished)?;
     let lock = run_lock(&session, &run_id)?;
     stop_orphaned_agent(&session, &run_id);
-    let record = verified(&session, home, &run_id)?;
+    let mut record = verified(&session, home, &run_id)?;
     stop_escaped_processes(&record.run_id);
     if record.is_finished() {
         return Err(SessionError::Finished {
@@ -399,6 +405,9 @@ pub async fn resume(
             action: "resume",
         }
         .into());
+    }
+    if let Some(amount) = budget {
+        raise_budget(&mut record, amount)?;
     }
     let work = work_tree(home, &record)?;
     let base_prp = base_prp_text(&session, &work, &record)?;
@@ -414,6 +423,28 @@ pub async fn resume(
     }
     tracing::info!(run_id = %driver.record().run_id, "run resumed");
     Box::pin(drive_and_finish(options, driver, &lock)).await
+}
+
+/// Raises the budget that stopped `record` by `amount` (dollars or tokens, as it counts), for
+/// today when it is a daily one: a human's decision, kept in the record.
+fn raise_budget(record: &mut RunRecord, amount: f64) -> Result<(), SessionError> {
+    let stopped_by = record
+        .budget_stop
+        .filter(|_| record.awaits_human())
+        .ok_or_else(|| SessionError::NotStoppedByBudget {
+            run_id: record.run_id.clone(),
+        })?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    record.budget_raises.push(crate::budget::Raise {
+        budget: stopped_by,
+        amount,
+        day: crate::budget::day_of(now),
+    });
+    record.budget_stop = None;
+    tracing::info!(run_id = %record.run_id, budget = stopped_by.key(), amount, "budget raised by a human");
+    Ok(())
 }
 
 /// Drives `driver` until it stops; a run that ended (SHIPPED, ABORTED) leaves its worktree

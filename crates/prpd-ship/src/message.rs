@@ -224,7 +224,10 @@ fn run_summary(facts: &RunFacts) -> String {
         None => writeln!(text, "- Tokens: not reported by the agents"),
     };
     let _ = match facts.cost_usd {
-        Some(cost) => writeln!(text, "- Cost: ${cost:.4} (as the agents' CLIs reported it, or priced from their tokens)"),
+        Some(cost) => writeln!(
+            text,
+            "- Cost: ${cost:.4} (as the agents' CLIs reported it, or priced from their tokens)"
+        ),
         None => writeln!(text, "- Cost: not reported by the agents"),
     };
     if let Some(receipt) = &facts.receipt {

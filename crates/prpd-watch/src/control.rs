@@ -17,7 +17,7 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{mpsc, oneshot};
 
 /// What the CLI asks the daemon.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "command", rename_all = "snake_case")]
 pub enum Request {
     /// What the daemon is doing.
@@ -27,6 +27,9 @@ pub enum Request {
     Resume {
         run: Option<String>,
         reload_config: bool,
+        /// The raise of the budget that stopped the run (`--budget +N`).
+        #[serde(default)]
+        budget: Option<f64>,
     },
     /// Abort a run (the only unfinished one when `run` is `None`).
     Abort { run: Option<String> },

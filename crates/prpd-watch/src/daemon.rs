@@ -82,6 +82,8 @@ enum Work {
         prp: PathBuf,
         resumption: Resumption,
         input_changes: InputChanges,
+        /// A human's raise of the budget that stopped the run (`prpd resume --budget`).
+        budget: Option<f64>,
     },
     /// Start run `run_id` of this PRP (relative to the repository) at `base`, whose pull
     /// request goes to `base_branch`.
@@ -147,7 +149,7 @@ pub struct Daemon {
     /// Why a run cannot go on without a human, by run id.
     blocked: BTreeMap<String, String>,
     /// A human's `prpd resume` waiting for a free slot, by run id.
-    human_resume: BTreeMap<String, InputChanges>,
+    human_resume: BTreeMap<String, (InputChanges, Option<f64>)>,
     /// Runs seen finished with a trusted record: their records are not read again.
     settled: BTreeSet<String>,
     /// The cooldown end already used for a probe, by run id (each escalation gets one).
@@ -322,26 +324,27 @@ impl Daemon {
         {
             return None;
         }
-        let resume = |resumption, input_changes| Work::Resume {
+        let resume = |resumption, input_changes, budget| Work::Resume {
             run_id: run_id.clone(),
             prp: record.prp.clone(),
             resumption,
             input_changes,
+            budget,
         };
-        if let Some(input_changes) = self.human_resume.remove(run_id) {
+        if let Some((input_changes, budget)) = self.human_resume.remove(run_id) {
             self.blocked.remove(run_id);
-            return Some(resume(Resumption::Human, input_changes));
+            return Some(resume(Resumption::Human, input_changes, budget));
         }
         if self.blocked.contains_key(run_id) {
             return None;
         }
         if !record.awaits_human() {
-            return Some(resume(Resumption::Human, InputChanges::Refuse));
+            return Some(resume(Resumption::Human, InputChanges::Refuse, None));
         }
         let resume_file = self.session.run_dir(run_id).join("resume");
         if std::fs::remove_file(&resume_file).is_ok() {
             tracing::info!(file = %resume_file.display(), "resume file found");
-            return Some(resume(Resumption::Human, InputChanges::Refuse));
+            return Some(resume(Resumption::Human, InputChanges::Refuse, None));
         }
         if let Some(ends_at) = cooldown::ends_at(record, self.cooldown)
             && ends_at <= unix_now()
@@ -349,7 +352,7 @@ impl Daemon {
         {
             self.probed_cooldown.insert(run_id.clone(), ends_at);
             tracing::info!(%run_id, "breaker cooldown elapsed: one probe iteration");
-            return Some(resume(Resumption::Cooldown, InputChanges::Refuse));
+            return Some(resume(Resumption::Cooldown, InputChanges::Refuse, None));
         }
         None
     }
@@ -367,12 +370,13 @@ impl Daemon {
                 prp,
                 resumption,
                 input_changes,
+                budget,
             } => {
                 tracing::info!(%run_id, "resuming a run");
                 self.driving.insert(run_id.clone(), prp);
                 Box::pin(async move {
                     let resumed =
-                        session::resume(&options, Some(&run_id), input_changes, resumption);
+                        session::resume(&options, Some(&run_id), input_changes, resumption, budget);
                     let ended = Box::pin(resumed)
                         .await
                         .map(|record| Finished::Run(Box::new(record)))
@@ -569,7 +573,11 @@ impl Daemon {
                 (true, format!("{} PRP(s) waiting", self.queue.prps().len()))
             }
             Request::Queue { add: Some(prp) } => self.add_to_queue(&prp)?,
-            Request::Resume { run, reload_config } => self.resume(run.as_deref(), reload_config),
+            Request::Resume {
+                run,
+                reload_config,
+                budget,
+            } => self.resume(run.as_deref(), reload_config, budget),
             Request::Abort { run } => self.abort(run.as_deref()),
         };
         Ok(Reply {
@@ -639,7 +647,12 @@ impl Daemon {
         }
     }
 
-    fn resume(&mut self, run: Option<&str>, reload_config: bool) -> (bool, String) {
+    fn resume(
+        &mut self,
+        run: Option<&str>,
+        reload_config: bool,
+        budget: Option<f64>,
+    ) -> (bool, String) {
         let run_id = match self.asked_run(run, "resume") {
             Ok(run_id) => run_id,
             Err(refusal) => return (false, refusal),
@@ -649,11 +662,14 @@ impl Daemon {
         }
         self.human_resume.insert(
             run_id.clone(),
-            if reload_config {
-                InputChanges::Reload
-            } else {
-                InputChanges::Refuse
-            },
+            (
+                if reload_config {
+                    InputChanges::Reload
+                } else {
+                    InputChanges::Refuse
+                },
+                budget,
+            ),
         );
         if self.driving.len() >= self.watch.parallel {
             return (

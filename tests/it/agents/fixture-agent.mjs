@@ -57,7 +57,15 @@
 //                 `$PRPD_RUN_DIR/escape-pid`, breaks src/calc.js 3 s after the agent exited,
 //                 then lingers for a minute
 //
-// prpd.toml gives each phase its behaviour. `claude` wraps the answer in a Claude Code result object with usage and cost. Every call is
+//   spend         GREEN: streams 20 assistant messages (Claude Code's `stream-json`), 100k input
+//                 tokens of `claude-sonnet-4-5-20250929` each ($0.30 at its list price), 100 ms
+//                 apart, then does the work and writes `$PRPD_RUN_DIR/spend-finished`; a budget
+//                 stops it mid-call
+//
+// prpd.toml gives each phase its behaviour. `claude` wraps the answer in a Claude Code result
+// object with usage and cost; `stream` prints it as `stream-json` does: an init event, an
+// assistant message with its usage and model (Opus in QA, Sonnet elsewhere), then the result
+// object. Every call is
 // appended to `$PRPD_RUN_DIR/agent-calls.jsonl` (what prpd handed over), so the tests can check
 // the agent contract: working directory, prompt on stdin, PRPD_* variables.
 
@@ -277,8 +285,31 @@ function block(done) {
   return `${lines.join("\n")}\n`;
 }
 
+// QA reviews with another model than the one GREEN wrote with, as prpd requires.
+const STREAM_MODEL = phase === "QA" ? "claude-opus-4-5-20251101" : "claude-sonnet-4-5-20250929";
+// Input tokens the `spend` behaviour streamed, which its result object adds up.
+let streamedInput = 0;
+
+function assistant(id, usage) {
+  const message = { id, type: "message", role: "assistant", model: STREAM_MODEL, content: [], usage };
+  process.stdout.write(`${JSON.stringify({ type: "assistant", message })}\n`);
+}
+
 function answer(text) {
-  if (format === "claude") {
+  if (format === "stream") {
+    process.stdout.write(`${JSON.stringify({ type: "system", subtype: "init", model: STREAM_MODEL })}\n`);
+    assistant("msg_answer", { input_tokens: 10, output_tokens: 5 });
+    const result = {
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: text,
+      usage: { input_tokens: 10 + streamedInput, output_tokens: 5 },
+      total_cost_usd: 0.01 + (streamedInput * 3) / 1e6,
+      modelUsage: { [STREAM_MODEL]: { outputTokens: 5 } },
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } else if (format === "claude") {
     const result = {
       type: "result",
       subtype: "success",
@@ -501,6 +532,17 @@ switch (behaviour) {
     } else {
       answer(`${phase}: did the work.\n${block(work())}`);
     }
+    break;
+  case "spend":
+    if (phase === "GREEN") {
+      for (let message = 1; message <= 20; message += 1) {
+        assistant(`msg_${message}`, { input_tokens: 100_000, output_tokens: 10 });
+        streamedInput += 100_000;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      writeFileSync(join(process.env.PRPD_RUN_DIR, "spend-finished"), "the agent ran to its end\n");
+    }
+    answer(`${phase}: did the work.\n${block(work())}`);
     break;
   case "hang": {
     const child = spawn("sleep", ["600"], { stdio: "ignore" });

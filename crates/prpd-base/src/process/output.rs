@@ -8,7 +8,7 @@ use std::io::{PipeReader, PipeWriter, Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
 
 use super::ProcessError;
 
@@ -58,10 +58,12 @@ pub(super) struct Output {
 
 impl Output {
     /// Creates the pipe and starts the thread that drains it; returns the write end for the child.
+    /// Every chunk read is also sent to `chunks`, when given.
     pub(super) fn start(
         log: File,
         max_log_bytes: u64,
         tail_lines: usize,
+        chunks: Option<mpsc::UnboundedSender<Vec<u8>>>,
     ) -> std::io::Result<(Output, PipeWriter)> {
         let (pipe_reader, pipe_writer) = std::io::pipe()?;
         let capture = Arc::new(Mutex::new(Capture::new(tail_lines)));
@@ -72,6 +74,7 @@ impl Output {
             max_log_bytes,
             capture: Arc::clone(&capture),
             closed: closed_sender,
+            chunks,
         };
         std::thread::Builder::new()
             .name("prpd-output".to_owned())
@@ -100,6 +103,8 @@ struct Drain {
     max_log_bytes: u64,
     capture: Arc<Mutex<Capture>>,
     closed: watch::Sender<bool>,
+    /// The watcher of the output (`process::OutputWatch`), if any.
+    chunks: Option<mpsc::UnboundedSender<Vec<u8>>>,
 }
 
 impl Drain {
@@ -117,6 +122,12 @@ impl Drain {
                 }
             };
             let chunk = &buffer[..count];
+            if let Some(chunks) = &self.chunks
+                && chunks.send(chunk.to_vec()).is_err()
+            {
+                // The watcher is gone; the output is still drained and logged.
+                self.chunks = None;
+            }
             let mut capture = lock(&self.capture);
             capture.output_bytes += count as u64;
             capture.tail.push(chunk);

@@ -68,12 +68,10 @@ impl Service {
         let command_line = program.to_string();
         let mut command = build_command(&program, &cwd, &[], &env_policy)?;
         let log = create_log(&stderr_log)?;
-        let (stderr, pipe_writer) =
-            Output::start(log, max_log_bytes, STDERR_TAIL_LINES).map_err(|source| {
-                ProcessError::Capture {
-                    command: command_line.clone(),
-                    source,
-                }
+        let (stderr, pipe_writer) = Output::start(log, max_log_bytes, STDERR_TAIL_LINES, None)
+            .map_err(|source| ProcessError::Capture {
+                command: command_line.clone(),
+                source,
             })?;
         command
             .stdin(Stdio::piped())

@@ -289,6 +289,7 @@ impl McpMemory {
                 Some(Termination::Exited(code)) => format!("exited with code {code}"),
                 Some(Termination::Signaled(signal)) => format!("was killed by signal {signal}"),
                 Some(Termination::TimedOut) => "timed out".to_owned(),
+                Some(Termination::Stopped) => "was stopped by prpd".to_owned(),
                 None => continue,
             };
             return format!(

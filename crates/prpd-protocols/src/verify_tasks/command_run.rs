@@ -185,6 +185,7 @@ fn judged(settings: &Settings, ran: &Ran) -> CommandRun {
         Termination::Signaled(signal) => {
             CommandOutcome::Failed(format!("killed by signal {signal}"))
         }
+        Termination::Stopped => CommandOutcome::Failed("stopped by prpd".to_owned()),
         Termination::TimedOut => CommandOutcome::Failed(format!(
             "did not finish within {}; its process group was stopped",
             humantime::format_duration(settings.timeout)

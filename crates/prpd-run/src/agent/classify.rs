@@ -121,6 +121,10 @@ pub(super) fn read_report(
         .unwrap_or_default();
 
     let (end, note) = match outcome.termination {
+        Termination::Stopped => (
+            AgentEnd::Crashed,
+            "stopped by prpd when its streamed usage crossed a budget".to_owned(),
+        ),
         Termination::TimedOut => (
             AgentEnd::TimedOut,
             format!(
@@ -159,6 +163,7 @@ pub(super) fn read_report(
         .then(|| setup_error(printed, failed))
         .flatten();
     AgentReport {
+        budget_crossed: None,
         end,
         setup_error,
         usage,
@@ -242,6 +247,7 @@ fn failure_end(
         Termination::Exited(code) => format!("exited {code}"),
         Termination::Signaled(signal) => format!("was killed by signal {signal}"),
         Termination::TimedOut => "timed out".to_owned(),
+        Termination::Stopped => "was stopped by prpd".to_owned(),
     };
     // Words in the output only explain a run that failed: a successful agent building a rate
     // limiter may well print "rate limit" and "quota".

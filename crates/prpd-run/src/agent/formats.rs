@@ -63,23 +63,28 @@ pub(super) fn find_codex_run(output: &str) -> Option<CodexRun> {
             }
             "turn.completed" => {
                 seen = true;
-                let usage = event.get("usage");
-                let tokens = |key: &str| {
-                    usage
-                        .and_then(|usage| usage.get(key))
-                        .and_then(Json::as_u64)
-                        .unwrap_or(0)
-                };
-                let cached = tokens("cached_input_tokens");
-                let total = run.usage.get_or_insert_with(Usage::default);
-                total.input_tokens += tokens("input_tokens").saturating_sub(cached);
-                total.cache_read_tokens += cached;
-                total.output_tokens += tokens("output_tokens");
+                add_turn(run.usage.get_or_insert_with(Usage::default), &event);
             }
             _ => {}
         }
     }
     seen.then_some(run)
+}
+
+/// Adds the usage of a Codex `turn.completed` event to `total`: its `input_tokens` include
+/// the `cached_input_tokens`.
+pub(super) fn add_turn(total: &mut Usage, event: &Json) {
+    let usage = event.get("usage");
+    let tokens = |key: &str| {
+        usage
+            .and_then(|usage| usage.get(key))
+            .and_then(Json::as_u64)
+            .unwrap_or(0)
+    };
+    let cached = tokens("cached_input_tokens");
+    total.input_tokens += tokens("input_tokens").saturating_sub(cached);
+    total.cache_read_tokens += cached;
+    total.output_tokens += tokens("output_tokens");
 }
 
 /// The usage of an Aider run: its `Tokens: …` lines summed, and the session cost of the last

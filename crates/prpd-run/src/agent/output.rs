@@ -194,7 +194,9 @@ fn is_template(block: &StatusBlock) -> bool {
     block.fields().iter().any(|(_, value)| placeholder(value))
 }
 
-fn usage_of(object: &Map<String, Json>) -> Option<Usage> {
+/// The usage and cost of a Claude Code object that carries them (a result object; an
+/// assistant message's `message`).
+pub(super) fn usage_of(object: &Map<String, Json>) -> Option<Usage> {
     let usage = object.get("usage").and_then(Json::as_object);
     let cost_usd = object
         .get("total_cost_usd")

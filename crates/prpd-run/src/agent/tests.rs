@@ -62,6 +62,15 @@ impl Fixture {
         config: &AgentConfig,
         extra_env: &[(String, String)],
     ) -> Result<AgentReport, AgentError> {
+        self.invoke_within(config, extra_env, None).await
+    }
+
+    async fn invoke_within(
+        &self,
+        config: &AgentConfig,
+        extra_env: &[(String, String)],
+        budget: Option<&CallBudget>,
+    ) -> Result<AgentReport, AgentError> {
         let repo = self.repo();
         let run_dir = self.dir.path().join("run");
         let iteration_dir = self.iteration_dir();
@@ -80,6 +89,7 @@ impl Fixture {
             extra_env,
             group_file: None,
             commands: &Commands::default(),
+            budget,
         })
         .await
     }
@@ -546,6 +556,7 @@ fn the_debug_of_an_invocation_shows_no_env_values() {
         extra_env: &extra,
         group_file: None,
         commands: &Commands::default(),
+        budget: None,
     };
     let shown = format!("{invocation:?}");
     assert!(shown.contains("PRPD_TOKEN"), "{shown}");
@@ -735,4 +746,52 @@ async fn an_agent_that_cannot_use_its_model_names_the_line_and_prose_about_keys_
             .setup_error,
         None
     );
+}
+
+/// An Aider that reports a dollar of session cost more every 100 ms is stopped by a budget of
+/// $2.50 within one report of crossing it, long before its own end.
+#[tokio::test]
+async fn a_budget_stops_the_agent_within_one_streamed_usage_report() {
+    let fixture = Fixture::new();
+    let config = fixture.agent(
+        "for i in 1 2 3 4 5 6 7 8 9 10; do\n  echo \"Tokens: 1.0k sent, 10 received. Cost: \\$1.00 message, \\$$i.00 session.\"\n  sleep 0.1\ndone\necho finished\n",
+        &[],
+        PromptMode::Stdin,
+    );
+    let budget = CallBudget {
+        allowances: crate::budget::allowances(
+            &crate::config::Guardrails {
+                max_cost_usd: Some(3.0),
+                ..crate::config::Config::default().guardrails
+            },
+            &[],
+            &crate::budget::Spent {
+                run_cost: 0.5,
+                ..crate::budget::Spent::default()
+            },
+            0,
+        ),
+        prices: crate::config::Prices::default(),
+    };
+    let report = fixture
+        .invoke_within(&config, &[], Some(&budget))
+        .await
+        .expect("agent starts");
+    let crossing = report.budget_crossed.expect("crossed");
+    assert_eq!(crossing.budget, crate::budget::Budget::RunCost);
+    assert!((crossing.spent - 3.5).abs() < 1e-9, "{crossing}");
+    let log = std::fs::read_to_string(&report.log_path).expect("log");
+    assert!(!log.contains("finished"), "{log}");
+    assert!(
+        !log.contains("$5.00 session"),
+        "stopped at the third report: {log}"
+    );
+    let usage = report.usage.expect("streamed usage");
+    assert!(
+        usage
+            .cost_usd
+            .is_some_and(|cost| (3.0..=4.0).contains(&cost)),
+        "{usage:?}"
+    );
+    assert_eq!(report.exit_code, None);
 }

@@ -191,7 +191,8 @@ mod tests {
         let gpt5 = prices.of("gpt-5").expect("known");
         assert_eq!((gpt5.input, gpt5.cache_read), (2.0, 2.0));
 
-        let error = parsed("[run]\n\n[prices.\"local-llama\"]\ninput = 0.5\n").expect_err("no output");
+        let error =
+            parsed("[run]\n\n[prices.\"local-llama\"]\ninput = 0.5\n").expect_err("no output");
         let message = format!("{error:#}");
         assert!(message.contains("prpd.toml:3"), "{message}");
         assert!(message.contains("no `output`"), "{message}");

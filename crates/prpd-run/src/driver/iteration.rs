@@ -93,8 +93,8 @@ impl Driver {
                 Vec::new()
             }
         };
-        if let Some(message) = self.fatal_agent_error(phase, &report) {
-            return Ok(Event::FatalAgentError { message });
+        if let Some(event) = self.stop_after_agent(phase, &report) {
+            return Ok(event);
         }
         if tree_before.is_some_and(|before| before != tree.hash) {
             // The QA agent changed the tree its verdict was about: measure what will ship.
@@ -170,6 +170,10 @@ impl Driver {
             self.record.guardrail = Some(name.clone());
             return Some(Event::GuardrailReached { name });
         }
+        if let Some(event) = self.budget_used_up() {
+            return Some(event);
+        }
+        let limits = &self.context.config.guardrails;
         if let Some(wait) = guardrail::rate_limit_wait(limits, &self.record.usage, unix_now()) {
             tracing::warn!(
                 wait = %humantime::format_duration(wait),
@@ -339,6 +343,18 @@ impl Driver {
         Ok(Event::IterationFinished { gate, trip })
     }
 
+    /// The event that stops the run after the agent's call, when one does: a call that ended
+    /// in a way no retry fixes, or a budget its streamed usage crossed (the agent's work so far
+    /// is in the snapshot just taken; a resume measures it).
+    fn stop_after_agent(&mut self, phase: Phase, report: &agent::AgentReport) -> Option<Event> {
+        if let Some(message) = self.fatal_agent_error(phase, report) {
+            return Some(Event::FatalAgentError { message });
+        }
+        report
+            .budget_crossed
+            .map(|crossing| self.stopped_by_budget(crossing))
+    }
+
     /// Why the agent's call ended in a way no retry fixes, when it did: it could not use its
     /// model at all, or QA reviewed with GREEN's model.
     fn fatal_agent_error(&mut self, phase: Phase, report: &agent::AgentReport) -> Option<String> {
@@ -404,6 +420,7 @@ impl Driver {
         let run_dir = self.run_dir();
         let prp_path = self.context.repo.join(&self.record.prp);
         let group_file = self.paths().agent_group();
+        let budget = self.call_budget();
         guardrail::record_call(&mut self.record.usage, unix_now());
         self.record.usage.invocations += 1;
         // Counted before the call: a prpd killed during it must not hand out a free one.
@@ -425,6 +442,7 @@ impl Driver {
             extra_env,
             group_file: Some(&group_file),
             commands: &agent::Commands::discovered(detection),
+            budget: Some(&budget),
         };
         // What a measurement left running (a test suite's server) is stopped before the agent
         // starts, so that everything alive after the agent's call is the agent's.

@@ -12,8 +12,8 @@ use crate::receipt::{self, ReceiptLine};
 use crate::record::TokenUsage;
 use prpd_base::phase::Phase;
 
-use super::Driver;
 use super::iteration::AgentCall;
+use super::{Driver, unix_now};
 
 impl Driver {
     /// Adds the call's usage to the run's counts and its line to the receipt.
@@ -44,6 +44,7 @@ impl Driver {
             phase: call.phase,
             iteration: call.number,
             attempt: self.record.machine.qa_attempt(),
+            started_at: unix_now().saturating_sub(report.duration.as_secs()),
             role: call.role.map(str::to_owned),
             agent: program_name(call.config.command.first().map(String::as_str)),
             model_reported: report.model.is_some(),
@@ -103,9 +104,10 @@ impl Driver {
 fn program_name(program: Option<&str>) -> String {
     program
         .map(|program| {
-            Path::new(program)
-                .file_name()
-                .map_or_else(|| program.to_owned(), |name| name.to_string_lossy().into_owned())
+            Path::new(program).file_name().map_or_else(
+                || program.to_owned(),
+                |name| name.to_string_lossy().into_owned(),
+            )
         })
         .unwrap_or_default()
 }

@@ -63,6 +63,7 @@ fn ended(termination: Termination) -> String {
     match termination {
         Termination::Exited(code) => format!("it exited with code {code}"),
         Termination::Signaled(signal) => format!("a signal ({signal}) ended it"),
+        Termination::Stopped => "prpd stopped it".to_owned(),
         Termination::TimedOut => {
             "it ran past the checks' timeout (`[qa] check_timeout`)".to_owned()
         }
