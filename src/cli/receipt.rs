@@ -6,6 +6,7 @@ use std::io::Write as _;
 use serde::Serialize;
 
 use prpd_base::exit::ExitCode;
+use prpd_run::machine::State;
 use prpd_run::receipt::{Receipt, Totals};
 use prpd_run::session;
 
@@ -73,8 +74,8 @@ pub fn receipt(args: &ReceiptArgs) -> anyhow::Result<ExitCode> {
             printed.state
         )?;
         write!(stdout, "{}", record.receipt.markdown())?;
-        if let Some(guardrail) = printed.guardrail {
-            writeln!(stdout, "\nStopped by the guardrail {guardrail}.")?;
+        if let State::Escalated { reason, .. } = record.state() {
+            writeln!(stdout, "\nEscalated: {reason}")?;
         }
     }
     Ok(ExitCode::Success)

@@ -23,6 +23,7 @@
 //! [`new_command`].
 
 mod descendants;
+mod ending;
 mod env;
 mod group;
 #[cfg(any(test, feature = "test-support"))]
@@ -40,7 +41,6 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
@@ -55,7 +55,8 @@ pub use program::{Missing, find_program};
 pub use service::{Service, ServiceSpec};
 pub use watch::OutputWatch;
 
-use group::{Cleanup, record_group, signal_group};
+use ending::Ending;
+use group::{Cleanup, record_group};
 use output::{Output, create_log, lock};
 
 /// Default [`Spec::timeout`].
@@ -386,64 +387,6 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         log_truncated: capture.log_truncated,
         log_path,
     })
-}
-
-/// How [`run`] waits for its child to end: by itself, at its timeout, or when its watcher asks.
-struct Ending<'a> {
-    timeout: Duration,
-    grace: Duration,
-    stop: Option<&'a mut tokio::sync::watch::Receiver<bool>>,
-    pgid: Pid,
-    command_line: &'a str,
-}
-
-impl Ending<'_> {
-    /// Waits for the child's exit, or sends its group SIGTERM at the timeout or on request and
-    /// gives it the grace to finish; the caller sends SIGKILL after either.
-    async fn wait(
-        self,
-        child: &mut tokio::process::Child,
-        output: &Output,
-    ) -> Result<Termination, ProcessError> {
-        let Ending {
-            timeout,
-            grace,
-            stop,
-            pgid,
-            command_line,
-        } = self;
-        let exit = tokio::select! {
-            status = child.wait() => Ok(status),
-            () = tokio::time::sleep(timeout) => Err(Termination::TimedOut),
-            () = watch::stop_asked(stop) => Err(Termination::Stopped),
-        };
-        Ok(match exit {
-            Ok(status) => {
-                let status = status.map_err(|source| ProcessError::Wait {
-                    command: command_line.to_owned(),
-                    source,
-                })?;
-                if tokio::time::timeout(LEFTOVER_WAIT, output.closed())
-                    .await
-                    .is_err()
-                {
-                    tracing::warn!(command = %command_line, "processes left behind by the command kept its output open; killing them");
-                }
-                termination_of(status)
-            }
-            Err(ended) => {
-                tracing::debug!(command = %command_line, ?timeout, ?ended, "timed out or asked to stop; sending SIGTERM");
-                signal_group(pgid, Signal::SIGTERM);
-                let finished = async {
-                    // A wait error here changes nothing: SIGKILL follows either way.
-                    let _ = child.wait().await;
-                    output.closed().await;
-                };
-                let _ = tokio::time::timeout(grace, finished).await;
-                ended
-            }
-        })
-    }
 }
 
 /// The only `Command::new` in prpd.

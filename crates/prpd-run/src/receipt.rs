@@ -175,11 +175,7 @@ impl Receipt {
                 Some(role) => format!("{} {} ({role})", line.phase, line.iteration),
                 None => format!("{} {}", line.phase, line.iteration),
             };
-            let model = match (&line.model, line.model_reported) {
-                (Some(model), true) => model.clone(),
-                (Some(model), false) => format!("{model} (configured)"),
-                (None, _) => "unknown".to_owned(),
-            };
+            let model = model_cell(line);
             let tokens = match line.tokens {
                 Some(tokens) => format!(
                     "{} / {} / {} / {}",
@@ -247,7 +243,7 @@ impl Receipt {
             let totals = part.totals();
             let mut models: Vec<String> = Vec::new();
             for line in lines {
-                let model = line.model.clone().unwrap_or_else(|| "unknown".to_owned());
+                let model = model_cell(line);
                 if !models.contains(&model) {
                     models.push(model);
                 }
@@ -286,6 +282,15 @@ impl Receipt {
             totals.wall_seconds
         );
         text
+    }
+}
+
+/// The model the CLI reported, else the configured one, marked so.
+fn model_cell(line: &ReceiptLine) -> String {
+    match (&line.model, line.model_reported) {
+        (Some(model), true) => model.clone(),
+        (Some(model), false) => format!("{model} (configured)"),
+        (None, _) => "unknown".to_owned(),
     }
 }
 

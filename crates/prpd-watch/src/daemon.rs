@@ -30,6 +30,7 @@ use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use tokio::sync::mpsc;
 
+use crate::asked_run::asked_run;
 use crate::config::{self, WatchConfig};
 use crate::control::{self, ControlError, DaemonView, Incoming, Reply, Request};
 use crate::cooldown;
@@ -602,58 +603,13 @@ impl Daemon {
         })
     }
 
-    /// The unfinished run `run` names, or the only unfinished run; else why not, for the
-    /// person who asked to `action` it.
-    fn asked_run(&self, run: Option<&str>, action: &str) -> Result<String, String> {
-        let runs = session::status(&self.options.repo)
-            .map_err(|error| format!("{:#}", anyhow::Error::from(error)))?;
-        let unfinished: Vec<&Listed> = runs
-            .iter()
-            .filter(|listed| {
-                listed
-                    .record
-                    .as_ref()
-                    .map_or(true, |record| !record.is_finished())
-            })
-            .collect();
-        match run {
-            Some(asked) => {
-                let listed = runs
-                    .iter()
-                    .find(|listed| listed.run_id == asked)
-                    .ok_or_else(|| format!("there is no run {asked} (`prpd status` lists them)"))?;
-                if unfinished.iter().any(|open| open.run_id == asked) {
-                    Ok(listed.run_id.clone())
-                } else {
-                    Err(format!(
-                        "run {asked} has ended: there is nothing to {action}"
-                    ))
-                }
-            }
-            None => match unfinished.as_slice() {
-                [] => Err(format!("there is no run to {action}")),
-                [only] => Ok(only.run_id.clone()),
-                several => Err(format!(
-                    "{} runs could be meant: {}; name one, as in `prpd {action} {}`",
-                    several.len(),
-                    several
-                        .iter()
-                        .map(|listed| listed.run_id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    several[0].run_id
-                )),
-            },
-        }
-    }
-
     fn resume(
         &mut self,
         run: Option<&str>,
         reload_config: bool,
         budget: Option<f64>,
     ) -> (bool, String) {
-        let run_id = match self.asked_run(run, "resume") {
+        let run_id = match asked_run(&self.options.repo, run, "resume") {
             Ok(run_id) => run_id,
             Err(refusal) => return (false, refusal),
         };
@@ -681,7 +637,7 @@ impl Daemon {
     }
 
     fn abort(&mut self, run: Option<&str>) -> (bool, String) {
-        let run_id = match self.asked_run(run, "abort") {
+        let run_id = match asked_run(&self.options.repo, run, "abort") {
             Ok(run_id) => run_id,
             Err(refusal) => return (false, refusal),
         };

@@ -19,6 +19,7 @@
 //!
 //! Uses `prpd-run` and the crates below it; only the binary uses it.
 
+mod asked_run;
 mod backend;
 pub mod config;
 pub mod control;

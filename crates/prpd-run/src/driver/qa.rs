@@ -70,10 +70,14 @@ impl Driver {
         self.report_web_plan(&mut outcome);
         outcome.memory = self.memory_section(detection).await;
         let report_path = iteration_dir.join("qa-report.md");
-        let mut markdown = report::markdown(&outcome, Audience::Run);
-        markdown.push_str("\n## What the run cost so far\n\n");
-        markdown.push_str(&self.record.receipt.phase_markdown());
-        write_text(&report_path, &markdown)?;
+        let markdown = report::markdown(&outcome, Audience::Run);
+        // The report a person opens ends with the receipt so far; the pull request, which
+        // quotes the report, has the whole run's receipt in its summary instead.
+        let cost = format!(
+            "\n## What the run cost so far\n\n{}",
+            self.record.receipt.phase_markdown()
+        );
+        write_text(&report_path, &format!("{markdown}{cost}"))?;
         self.record.last_qa_report = Some(report_path);
         // The record is sealed as a git object at every save: it never quotes a held-out test.
         self.record.last_qa_markdown = Some(self.without_held_lines(markdown)?);
