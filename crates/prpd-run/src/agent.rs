@@ -25,6 +25,9 @@ mod classify;
 mod formats;
 mod output;
 mod preflight;
+mod provider;
+mod unreachable;
+mod watchdog;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -42,6 +45,7 @@ use output::read_output;
 pub use aider::{EXCLUDE_PATTERN as AIDER_EXCLUDE, is_aider};
 pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
+pub use provider::{Needs, advice, cli_of, needs};
 
 /// The prompt as the agent received it.
 pub const PROMPT_FILE: &str = "prompt.md";
@@ -223,6 +227,7 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
             commands: invocation.commands,
         },
     );
+    let argv = provider::codex_argv(config, argv, provider::passed_base_url(config));
     let program = argv.first().cloned().unwrap_or_default();
     let log_path = invocation.iteration_dir.join(OUTPUT_LOG);
     let mut spec = Spec::argv(argv, invocation.repo, &log_path);
@@ -240,7 +245,7 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     let index = aider::is_aider(config)
         .then(|| aider::SavedIndex::save(invocation.repo))
         .flatten();
-    let outcome = process::run(spec).await;
+    let outcome = watchdog::run(spec, TAIL_LINES).await;
     if let Some(index) = &index {
         index.restore();
     }

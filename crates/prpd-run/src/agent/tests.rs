@@ -736,3 +736,54 @@ async fn an_agent_that_cannot_use_its_model_names_the_line_and_prose_about_keys_
         None
     );
 }
+
+/// Issue 28: what the real Codex CLI 0.171 printed when it could not use its model
+/// (`tests/fixtures/agents/`), with the exit it gave, is a set-up error naming its message; its
+/// outage is not.
+#[tokio::test]
+async fn codex_refusals_and_an_endpoint_it_never_reached_are_set_up_errors() {
+    let fixture = Fixture::new();
+    let cases = [
+        (
+            "codex-0.171-401-invalid-key.log",
+            1,
+            Some("unexpected status 401 Unauthorized: Incorrect API key provided"),
+        ),
+        (
+            "codex-0.171-404-unknown-model.log",
+            1,
+            Some("The model `nope` does not exist or you do not have access to it."),
+        ),
+        (
+            "codex-0.171-400-bad-request.log",
+            1,
+            Some("bc {\"error\":{\"message\":\"Unsupported parameter"),
+        ),
+        (
+            "codex-0.171-closed-port.log",
+            124,
+            Some("Reconnecting... waiting for network (Connection failed: error sending request)"),
+        ),
+        (
+            "codex-0.171-openai-base-url-ignored.log",
+            124,
+            Some("Reconnecting... waiting for network"),
+        ),
+        ("codex-0.171-500-outage.log", 1, None),
+    ];
+    for (name, code, expected) in cases {
+        let path = format!(
+            "{}/../../tests/fixtures/agents/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let output = std::fs::read_to_string(&path).expect("a fixture");
+        let report = fixture.invoke(&fixture.printing(&output, code)).await;
+        if let Some(start) = expected {
+            let line = report.setup_error.unwrap_or_default();
+            assert!(line.starts_with(start), "{name}: {line}");
+        } else {
+            assert_eq!(report.setup_error, None, "{name}");
+            assert_eq!(report.end, AgentEnd::Quota, "{name}: {}", report.note);
+        }
+    }
+}
