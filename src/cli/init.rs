@@ -1,6 +1,7 @@
 //! `prpd init`: the first command of a new user. It writes a commented `prpd.toml` for the agent
 //! CLI it finds on `PATH` (Claude Code, Codex CLI, Aider, in that order; without one, the
-//! scripted agents of `prpd demo`), loads the file it wrote as every later command will, and
+//! scripted agents of `prpd demo`), loads the file it wrote as every later command will, says
+//! what it can check of the agent (installed, a key, the endpoint: `agent_check.rs`), and
 //! shows the commands `prpd detect` finds, so the user sees at once what prpd will measure.
 
 use std::fmt::Write as _;
@@ -177,6 +178,11 @@ pub fn init(request: &InitRequest) -> anyhow::Result<String> {
              and run `prpd init --force`."
         );
     }
+    let _ = writeln!(
+        out,
+        "\nWhat prpd found for the agent (variables by name only; none of this stops a run):\n"
+    );
+    out.push_str(&super::agent_check::report(&config.agents, &request.repo));
     let mapping = ToolsMapping::load(&request.repo)?;
     let detection = settings::detect(&request.repo, &mapping, &config.gate)?;
     let _ = writeln!(out, "\nWhat prpd will measure (`prpd detect`):\n");
