@@ -146,6 +146,18 @@ pub(super) fn read_report(
             failure_end(outcome.termination, claude.as_ref(), printed, &status)
         }
     };
+    let failed = reported_error || outcome.exit_code().is_some_and(|code| code != 0);
+    let setup_error = (!matches!(status, Found::Block(_)))
+        .then(|| setup_error(printed, failed))
+        .flatten();
+    // A CLI that cannot reach its model retries first, and its retries read as an outage
+    // ("stream disconnected"): waiting for it to pass would wait for ever.
+    let (end, note) = match (&setup_error, end) {
+        (Some(line), AgentEnd::Quota) => {
+            (AgentEnd::Crashed, format!("cannot use its model: {line}"))
+        }
+        (_, end) => (end, note),
+    };
     let error_signature = match end {
         AgentEnd::Ok => None,
         AgentEnd::Malformed
@@ -157,10 +169,6 @@ pub(super) fn read_report(
             &note,
         )),
     };
-    let failed = reported_error || outcome.exit_code().is_some_and(|code| code != 0);
-    let setup_error = (!matches!(status, Found::Block(_)))
-        .then(|| setup_error(printed, failed))
-        .flatten();
     AgentReport {
         end,
         setup_error,
