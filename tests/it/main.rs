@@ -26,6 +26,7 @@ mod process;
 mod python;
 mod qa;
 mod real_claude;
+mod real_codex;
 mod run;
 mod setup;
 mod ship;

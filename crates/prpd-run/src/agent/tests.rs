@@ -781,7 +781,11 @@ async fn codex_refusals_and_an_endpoint_it_never_reached_are_set_up_errors() {
         if let Some(start) = expected {
             let line = report.setup_error.unwrap_or_default();
             assert!(line.starts_with(start), "{name}: {line}");
-            assert_ne!(report.end, AgentEnd::Quota, "{name}: not an outage to wait out");
+            assert_ne!(
+                report.end,
+                AgentEnd::Quota,
+                "{name}: not an outage to wait out"
+            );
         } else {
             assert_eq!(report.setup_error, None, "{name}");
             assert_eq!(report.end, AgentEnd::Quota, "{name}: {}", report.note);
