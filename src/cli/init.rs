@@ -72,7 +72,9 @@ const CODEX: Preset = Preset {
     name: "Codex CLI",
     program: "codex",
     note: "`codex exec` is non-interactive, `-` reads the prompt from stdin, `--json` reports the\n\
-           # usage, and `--sandbox workspace-write` lets it edit the repository.",
+           # usage, and `--sandbox workspace-write` lets it edit the repository. Codex sends\n\
+           # CODEX_API_KEY (or a `codex login`), not OPENAI_API_KEY; prpd hands it OPENAI_BASE_URL\n\
+           # as `-c openai_base_url=…`, since Codex does not read that variable.",
     agent: InitAgent::Builtin(config::Preset::Codex),
 };
 
