@@ -1,6 +1,7 @@
 //! `prpd init`: the first command of a new user. It writes a commented `prpd.toml` for the agent
 //! CLI it finds on `PATH` (Claude Code, Codex CLI, Aider, in that order; without one, the
-//! scripted agents of `prpd demo`), loads the file it wrote as every later command will, and
+//! scripted agents of `prpd demo`), loads the file it wrote as every later command will, says
+//! what it can check of the agent (installed, a key, the endpoint: `agent_check.rs`), and
 //! shows the commands `prpd detect` finds, so the user sees at once what prpd will measure.
 
 use std::fmt::Write as _;
@@ -71,7 +72,9 @@ const CODEX: Preset = Preset {
     name: "Codex CLI",
     program: "codex",
     note: "`codex exec` is non-interactive, `-` reads the prompt from stdin, `--json` reports the\n\
-           # usage, and `--sandbox workspace-write` lets it edit the repository.",
+           # usage, and `--sandbox workspace-write` lets it edit the repository. Codex sends\n\
+           # CODEX_API_KEY (or a `codex login`), not OPENAI_API_KEY; prpd hands it OPENAI_BASE_URL\n\
+           # as `-c openai_base_url=…`, since Codex does not read that variable.",
     agent: InitAgent::Builtin(config::Preset::Codex),
 };
 
@@ -177,6 +180,11 @@ pub fn init(request: &InitRequest) -> anyhow::Result<String> {
              and run `prpd init --force`."
         );
     }
+    let _ = writeln!(
+        out,
+        "\nWhat prpd found for the agent (variables by name only; none of this stops a run):\n"
+    );
+    out.push_str(&super::agent_check::report(&config.agents, &request.repo));
     let mapping = ToolsMapping::load(&request.repo)?;
     let detection = settings::detect(&request.repo, &mapping, &config.gate)?;
     let _ = writeln!(out, "\nWhat prpd will measure (`prpd detect`):\n");

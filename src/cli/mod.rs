@@ -1,6 +1,7 @@
 //! The command line: clap types, one `Args` struct per subcommand, and the dispatch that turns
 //! a parsed command into library calls and an [`ExitCode`].
 
+mod agent_check;
 mod config;
 pub mod demo;
 mod foreground;

@@ -1,6 +1,7 @@
 //! The one integration test binary: every test drives the real `prpd` binary against fixture
 //! repositories built in temporary directories (see `util::TestRepo`).
 
+mod agent_setup;
 mod cache;
 mod config_errors;
 mod critical_points;
@@ -25,6 +26,7 @@ mod process;
 mod python;
 mod qa;
 mod real_claude;
+mod real_codex;
 mod receipts;
 mod run;
 mod setup;

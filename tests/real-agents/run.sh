@@ -95,7 +95,8 @@ status=0
         DISABLE_ERROR_REPORTING=1
       ;;
     codex)
-      # Codex reads its model provider from CODEX_HOME/config.toml; the key from OPENAI_API_KEY.
+      # Codex reads its model provider from CODEX_HOME/config.toml, and the key from the variable
+      # its env_key names (Codex's built-in provider sends no key from OPENAI_API_KEY).
       export CODEX_HOME="$work/home/.codex" OPENAI_API_KEY=test-key
       mkdir -p "$CODEX_HOME"
       printf '%s\n' 'model_provider = "mock"' '[model_providers.mock]' 'name = "mock"' \

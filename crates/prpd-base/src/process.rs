@@ -49,7 +49,9 @@ use tokio::task::AbortHandle;
 pub use descendants::{
     Leftover, StartedBy, become_subreaper, by_starter, stop_leftovers, stop_marked,
 };
-pub use env::{EnvPolicy, inherited_by_measurements, is_secret_name, passed_secret_values};
+pub use env::{
+    EnvPolicy, inherited_by_measurements, is_secret_name, passed_secret_values, passed_value,
+};
 pub use group::stop_orphaned_group;
 pub use program::{Missing, find_program};
 pub use service::{Service, ServiceSpec};

@@ -26,7 +26,9 @@ mod classify;
 mod formats;
 mod output;
 mod preflight;
+mod provider;
 mod stream;
+mod unreachable;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -45,6 +47,7 @@ pub use aider::{EXCLUDE_PATTERN as AIDER_EXCLUDE, is_aider};
 pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
 pub use budget_watch::CallBudget;
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
+pub use provider::{Needs, advice, cli_of, needs};
 
 /// The prompt as the agent received it.
 pub const PROMPT_FILE: &str = "prompt.md";
@@ -231,6 +234,7 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
             commands: invocation.commands,
         },
     );
+    let argv = provider::codex_argv(config, argv, provider::passed_base_url(config));
     let program = argv.first().cloned().unwrap_or_default();
     let log_path = invocation.iteration_dir.join(OUTPUT_LOG);
     let mut spec = Spec::argv(argv, invocation.repo, &log_path);
@@ -248,14 +252,10 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     let index = aider::is_aider(config)
         .then(|| aider::SavedIndex::save(invocation.repo))
         .flatten();
-    let watching = invocation.budget.map(|budget| {
-        budget_watch::Watching::start(budget.clone(), config.model.clone(), &mut spec)
-    });
+    let watching =
+        budget_watch::Watching::start(invocation.budget.cloned(), config.model.clone(), &mut spec);
     let outcome = process::run(spec).await;
-    let watched = match watching {
-        Some(watching) => Some(watching.finish().await),
-        None => None,
-    };
+    let watched = watching.finish().await;
     if let Some(index) = &index {
         index.restore();
     }
@@ -265,11 +265,12 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     let output = read_output(&outcome).await;
     let last_message = read_last_message(&last_message_path, &secrets).await;
     let mut report = read_report(&outcome, &output, last_message.as_deref(), config.timeout);
-    if let Some(watched) = watched {
-        // A call stopped mid-turn never printed its totals: what it streamed is what it used.
-        report.usage = report.usage.or(watched.usage);
-        report.model = report.model.or(watched.model);
-        report.budget_crossed = watched.crossing;
+    // A call stopped mid-turn never printed its totals: what it streamed is what it used.
+    report.usage = report.usage.or(watched.usage);
+    report.model = report.model.or(watched.model);
+    report.budget_crossed = watched.crossing;
+    if let Some(why) = watched.stopped_because {
+        report.note = why;
     }
     if let Found::Block(block) = &report.status {
         write_artifact(

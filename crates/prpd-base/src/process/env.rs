@@ -151,6 +151,15 @@ fn name_matches(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// The value of prpd's variable `name` when `patterns` pass it to an agent (and it is set).
+pub fn passed_value(patterns: &[String], name: &str) -> Option<String> {
+    patterns
+        .iter()
+        .any(|pattern| name_matches(pattern, name))
+        .then(|| std::env::var(name).ok())
+        .flatten()
+}
+
 /// The values of prpd's variables that `patterns` pass to an agent and whose names mark them as
 /// secrets (see [`is_secret_name`]), longest first, so that what the agent prints can be
 /// redacted before prpd keeps it. Values shorter than 8 characters are left out: they are not

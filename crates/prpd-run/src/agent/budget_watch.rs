@@ -1,7 +1,8 @@
-//! The budget of one agent call, watched while the agent runs: every chunk of its output is read
-//! for usage (`stream.rs`), priced like the receipt prices it, and the first budget it takes past
-//! its limit stops the agent's process group. It stands apart from `invoke` because it is the
-//! only part of a call that runs beside the agent.
+//! An agent's output read while the agent runs, as `process::run` drains it: its usage
+//! (`stream.rs`), priced like the receipt prices it, against the call's budget; and each line
+//! for a CLI that waits for a model it cannot reach (`unreachable.rs`). The first budget it takes
+//! past its limit, or that line, stops the agent's process group at once. It stands apart from
+//! `invoke` because it is the only part of a call that runs beside the agent.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -11,6 +12,7 @@ use tokio::task::JoinHandle;
 
 use super::Usage;
 use super::stream::StreamedUsage;
+use super::unreachable::Unreachable;
 use crate::budget::{self, Allowance, Crossing};
 use crate::config::Prices;
 use crate::receipt;
@@ -34,6 +36,11 @@ struct Seen {
     crossing: Option<Crossing>,
     /// Whether the log said already that the model has no price.
     price_unknown: bool,
+    unreachable: Unreachable,
+    /// The line that said the CLI waits for a model it cannot reach.
+    waiting_line: Option<String>,
+    /// The line not yet ended, for the unreachable check.
+    partial: Vec<u8>,
 }
 
 /// A running watcher of one call.
@@ -47,13 +54,15 @@ pub(super) struct Watched {
     pub(super) usage: Option<Usage>,
     pub(super) model: Option<String>,
     pub(super) crossing: Option<Crossing>,
+    /// Why the watcher stopped the agent, when it did.
+    pub(super) stopped_because: Option<String>,
 }
 
 impl Watching {
-    /// Starts watching the output `spec` will produce, against `budget`; `configured_model`
-    /// prices the tokens until the output names its model.
+    /// Starts watching the output `spec` will produce, against `budget` when there is one;
+    /// `configured_model` prices the tokens until the output names its model.
     pub(super) fn start(
-        budget: CallBudget,
+        budget: Option<CallBudget>,
         configured_model: Option<String>,
         spec: &mut Spec,
     ) -> Watching {
@@ -69,10 +78,16 @@ impl Watching {
             while let Some(chunk) = received.recv().await {
                 let mut seen = shared.lock().unwrap_or_else(PoisonError::into_inner);
                 seen.stream.push(&chunk);
-                if seen.crossing.is_some() {
+                if seen.crossing.is_some() || seen.waiting_line.is_some() {
                     continue;
                 }
-                let Some(usage) = seen.stream.usage() else {
+                if let Some(line) = seen.unreachable_line(&chunk) {
+                    tracing::warn!(line = %line, "the agent cannot reach its model; stopping it");
+                    seen.waiting_line = Some(line);
+                    let _ = stop.send(true);
+                    continue;
+                }
+                let (Some(budget), Some(usage)) = (&budget, seen.stream.usage()) else {
                     continue;
                 };
                 let model = seen
@@ -110,10 +125,41 @@ impl Watching {
             task.abort();
         }
         let seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+        let stopped_because = match (&seen.crossing, &seen.waiting_line) {
+            (Some(crossing), _) => Some(format!(
+                "stopped by prpd: its streamed usage crossed {crossing}"
+            )),
+            (None, Some(line)) => Some(format!(
+                "stopped by prpd: it cannot reach its model (`{line}`)"
+            )),
+            (None, None) => None,
+        };
         Watched {
             usage: seen.stream.usage(),
             model: seen.stream.model().map(str::to_owned),
             crossing: seen.crossing,
+            stopped_because,
         }
     }
 }
+
+impl Seen {
+    /// Reads the lines `chunk` ends for the CLI waiting for a network it never reached in
+    /// this call.
+    fn unreachable_line(&mut self, chunk: &[u8]) -> Option<String> {
+        self.partial.extend_from_slice(chunk);
+        let mut found = None;
+        while let Some(end) = self.partial.iter().position(|byte| *byte == b'\n') {
+            let line: Vec<u8> = self.partial.drain(..=end).collect();
+            found = found.or_else(|| self.unreachable.read(&String::from_utf8_lossy(&line)));
+        }
+        if self.partial.len() > LINE_CAP {
+            self.partial.clear();
+        }
+        found
+    }
+}
+
+/// The longest unfinished line kept for the unreachable check; the lines it looks for are far
+/// shorter.
+const LINE_CAP: usize = 64 * 1024;

@@ -16,6 +16,7 @@ use prpd_protocols::test_plan;
 
 use super::formats::{aider_model, aider_usage, find_codex_run};
 use super::output::{ClaudeResult, find_answer_block, find_claude_result};
+use super::unreachable::{self, event_message};
 use super::{AgentReport, TAIL_LINES};
 
 /// The last lines of a failed run that are searched for its cause.
@@ -75,9 +76,11 @@ const SETUP_CLASSES: &str =
 
 /// A provider's error as the CLIs print it, trusted only when the run itself failed (a non-zero
 /// exit, Claude Code's `is_error`): Claude Code's `API Error: 401 {…authentication_error…}` and
-/// `Invalid API key · Please run /login`, and the error codes `invalid_api_key`,
-/// `model_not_found` and `Incorrect API key provided` that Codex CLI passes on.
-const SETUP_ERRORS: &str = r"API Error: (?:400|401|403|404)\b|Invalid API key · Please run /login|\binvalid_api_key\b|\bmodel_not_found\b|Incorrect API key provided";
+/// `Invalid API key · Please run /login`, the error codes `invalid_api_key`, `model_not_found`
+/// and `Incorrect API key provided` that Codex CLI passes on, and Codex's own `unexpected
+/// status 401 Unauthorized`, the `invalid_request_error` (a 400) and "The model `…` does
+/// not exist or you do not have access to it" (`tests/fixtures/agents/codex-0.171-*.log`).
+const SETUP_ERRORS: &str = r"API Error: (?:400|401|403|404)\b|Invalid API key · Please run /login|\binvalid_api_key\b|\bmodel_not_found\b|Incorrect API key provided|unexpected status (?:400|401|403|404)\b|\binvalid_request_error\b|does not exist or you do not have access to it";
 
 /// Lines that look like an error; they make up the error signature of a failed run.
 const ERROR_LINE_PATTERN: &str =
@@ -121,10 +124,7 @@ pub(super) fn read_report(
         .unwrap_or_default();
 
     let (end, note) = match outcome.termination {
-        Termination::Stopped => (
-            AgentEnd::Crashed,
-            "stopped by prpd when its streamed usage crossed a budget".to_owned(),
-        ),
+        Termination::Stopped => (AgentEnd::Crashed, "stopped by prpd while it ran".to_owned()),
         Termination::TimedOut => (
             AgentEnd::TimedOut,
             format!(
@@ -147,6 +147,11 @@ pub(super) fn read_report(
             failure_end(outcome.termination, claude.as_ref(), printed, &status)
         }
     };
+    let failed = reported_error || outcome.exit_code().is_some_and(|code| code != 0);
+    let setup_error = (!matches!(status, Found::Block(_)))
+        .then(|| setup_error(printed, failed))
+        .flatten();
+    let (end, note) = not_an_outage(setup_error.as_deref(), end, note);
     let error_signature = match end {
         AgentEnd::Ok => None,
         AgentEnd::Malformed
@@ -158,10 +163,6 @@ pub(super) fn read_report(
             &note,
         )),
     };
-    let failed = reported_error || outcome.exit_code().is_some_and(|code| code != 0);
-    let setup_error = (!matches!(status, Found::Block(_)))
-        .then(|| setup_error(printed, failed))
-        .flatten();
     AgentReport {
         budget_crossed: None,
         end,
@@ -195,8 +196,9 @@ pub(super) fn read_report(
     }
 }
 
-/// The last of the run's last lines that says it could not use its model at all; a provider's
-/// error counts only when the run `failed`.
+/// The last of the run's last lines that says it could not use its model at all (a provider's
+/// error counts only when the run `failed`), else the CLI waiting for a network it never
+/// reached in the call (`unreachable.rs`); a Codex event is named by its message.
 fn setup_error(printed: &str, failed: bool) -> Option<String> {
     static CLASSES: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(SETUP_CLASSES)
@@ -211,7 +213,21 @@ fn setup_error(printed: &str, failed: bool) -> Option<String> {
         .iter()
         .rev()
         .find(|line| CLASSES.is_match(line) || (failed && ERRORS.is_match(line)))
-        .map(|line| one_line(line.trim()))
+        .map(|line| event_message(line).unwrap_or_else(|| line.trim().to_owned()))
+        .or_else(|| unreachable::in_output(printed))
+        .map(|line| one_line(&line))
+}
+
+/// A CLI that cannot reach its model retries first, and its retries read as an outage
+/// ("stream disconnected"): waiting for it to pass would wait for ever, so a set-up error
+/// makes the end a crash.
+fn not_an_outage(setup_error: Option<&str>, end: AgentEnd, note: String) -> (AgentEnd, String) {
+    match (setup_error, end) {
+        (Some(line), AgentEnd::Quota) => {
+            (AgentEnd::Crashed, format!("cannot use its model: {line}"))
+        }
+        (_, end) => (end, note),
+    }
 }
 
 /// Whether the agent's block says the phase is done: a refusal it worked around does not

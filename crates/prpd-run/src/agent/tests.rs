@@ -795,3 +795,117 @@ async fn a_budget_stops_the_agent_within_one_streamed_usage_report() {
     );
     assert_eq!(report.exit_code, None);
 }
+
+/// Issue 28: what the real Codex CLI 0.171 printed when it could not use its model
+/// (`tests/fixtures/agents/`), with the exit it gave, is a set-up error naming its message; its
+/// outage is not.
+#[tokio::test]
+async fn codex_refusals_and_an_endpoint_it_never_reached_are_set_up_errors() {
+    let fixture = Fixture::new();
+    let cases = [
+        (
+            "codex-0.171-401-invalid-key.log",
+            1,
+            Some("unexpected status 401 Unauthorized: Incorrect API key provided"),
+        ),
+        (
+            "codex-0.171-404-unknown-model.log",
+            1,
+            Some("The model `nope` does not exist or you do not have access to it."),
+        ),
+        (
+            "codex-0.171-400-bad-request.log",
+            1,
+            Some("bc {\"error\":{\"message\":\"Unsupported parameter"),
+        ),
+        (
+            "codex-0.171-closed-port.log",
+            124,
+            Some("Reconnecting... waiting for network (Connection failed: error sending request)"),
+        ),
+        (
+            "codex-0.171-openai-base-url-ignored.log",
+            124,
+            Some("Reconnecting... waiting for network"),
+        ),
+        ("codex-0.171-500-outage.log", 1, None),
+    ];
+    for (name, code, expected) in cases {
+        let path = format!(
+            "{}/../../tests/fixtures/agents/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let output = std::fs::read_to_string(&path).expect("a fixture");
+        let report = fixture.invoke(&fixture.printing(&output, code)).await;
+        if let Some(start) = expected {
+            let line = report.setup_error.unwrap_or_default();
+            assert!(line.starts_with(start), "{name}: {line}");
+            assert_ne!(
+                report.end,
+                AgentEnd::Quota,
+                "{name}: not an outage to wait out"
+            );
+        } else {
+            assert_eq!(report.setup_error, None, "{name}");
+            assert_eq!(report.end, AgentEnd::Quota, "{name}: {}", report.note);
+        }
+    }
+}
+
+/// Issue 28: a Codex that waits for a network it never reached in the call is stopped at that
+/// line, long before its timeout, and the line is the set-up error the run escalates with.
+#[tokio::test]
+async fn an_agent_waiting_for_a_network_it_never_reached_is_stopped_at_that_line() {
+    let fixture = Fixture::new();
+    let mut config = fixture.agent(
+        r#"printf '%s\n' '{"type":"thread.started","thread_id":"t"}' '{"type":"turn.started"}'
+printf '%s\n' '{"type":"error","message":"Reconnecting... 5/5 (stream disconnected before completion: Connection refused (os error 111))"}'
+sleep 0.5
+printf '%s\n' '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'
+sleep 60
+"#,
+        &[],
+        PromptMode::Stdin,
+    );
+    config.timeout = Duration::from_secs(120);
+    let report = fixture.invoke(&config).await;
+    assert!(
+        report.duration < Duration::from_secs(20),
+        "{:?}",
+        report.duration
+    );
+    assert_eq!(
+        report.setup_error.as_deref(),
+        Some("Reconnecting... waiting for network (Connection failed: error sending request)")
+    );
+    assert!(
+        report
+            .note
+            .starts_with("stopped by prpd: it cannot reach its model"),
+        "{}",
+        report.note
+    );
+}
+
+/// The same line after the model answered in the call is a network that went away mid-work:
+/// the agent is left to wait, and ends by itself.
+#[tokio::test]
+async fn an_agent_whose_model_answered_is_not_stopped_when_the_network_goes() {
+    let fixture = Fixture::new();
+    let config = fixture.agent(
+        r#"printf '%s\n' '{"type":"turn.started"}' '{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"working"}}'
+printf '%s\n' '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'
+sleep 0.5
+echo done
+"#,
+        &[],
+        PromptMode::Stdin,
+    );
+    let report = fixture.invoke(&config).await;
+    assert_eq!(report.exit_code, Some(0), "{}", report.note);
+    assert!(
+        std::fs::read_to_string(&report.log_path)
+            .expect("log")
+            .ends_with("done\n")
+    );
+}

@@ -360,10 +360,12 @@ impl Driver {
     fn fatal_agent_error(&mut self, phase: Phase, report: &agent::AgentReport) -> Option<String> {
         if let Some(line) = &report.setup_error {
             let table = self.context.config.agents.command_key(phase);
+            let cli = agent::cli_of(self.context.config.agents.for_phase(phase));
+            let advice = cli.map_or_else(String::new, |cli| format!(" ({})", agent::advice(cli)));
             return Some(format!(
                 "the {phase} agent could not use its model: `{line}`; check the provider's key \
                  (a variable the agent may see, through `env` in [agents.{table}]), the endpoint \
-                 it is pointed at, and `model`"
+                 it is pointed at, and `model`{advice}"
             ));
         }
         self.same_model_reported(phase, report)
