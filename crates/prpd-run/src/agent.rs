@@ -21,9 +21,9 @@
 
 mod aider;
 mod argv;
-mod budget_watch;
 mod classify;
 mod formats;
+mod live;
 mod output;
 mod preflight;
 mod provider;
@@ -45,7 +45,7 @@ use output::read_output;
 
 pub use aider::{EXCLUDE_PATTERN as AIDER_EXCLUDE, is_aider};
 pub use argv::{Commands, LAST_MESSAGE_FILE, MissingCommand, check_commands};
-pub use budget_watch::CallBudget;
+pub use live::CallBudget;
 pub use preflight::{AgentsNotInstalled, NotInstalled, check_installed};
 pub use provider::{Needs, advice, cli_of, needs};
 
@@ -253,7 +253,7 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
         .then(|| aider::SavedIndex::save(invocation.repo))
         .flatten();
     let watching =
-        budget_watch::Watching::start(invocation.budget.cloned(), config.model.clone(), &mut spec);
+        live::Watching::start(invocation.budget.cloned(), config.model.clone(), &mut spec);
     let outcome = process::run(spec).await;
     let watched = watching.finish().await;
     if let Some(index) = &index {

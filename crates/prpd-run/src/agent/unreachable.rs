@@ -5,7 +5,7 @@
 //! timeout, 30 minutes (`tests/fixtures/agents/codex-0.171-closed-port.log`). When the CLI
 //! has not heard from its model earlier in the same call, that line says the endpoint it is
 //! pointed at cannot be reached, which no retry fixes; prpd stops the agent there
-//! (`budget_watch.rs`) and escalates naming the line. Once the model has answered in the call, the
+//! (`live.rs`) and escalates naming the line. Once the model has answered in the call, the
 //! same line means the network went away mid-work: Codex resumes when it returns, so it is left
 //! to wait, within the agent's timeout.
 
