@@ -9,6 +9,7 @@ mod detect;
 mod discovery;
 mod example_site;
 mod first_hour;
+mod flaky;
 mod formats;
 mod gate_settings;
 mod healthy;

@@ -30,11 +30,13 @@ pub enum EntryKind {
     Changelog,
     /// A lesson a human recorded with `prpd memory add`.
     Lesson,
+    /// Tests a run saw fail and pass on the same tree (flaky), named by id.
+    FlakyTest,
 }
 
 impl EntryKind {
     /// Every kind, in the order `prpd memory stats` lists them.
-    pub const ALL: [EntryKind; 7] = [
+    pub const ALL: [EntryKind; 8] = [
         EntryKind::Reject,
         EntryKind::BreakerTrip,
         EntryKind::Escalation,
@@ -42,6 +44,7 @@ impl EntryKind {
         EntryKind::Decision,
         EntryKind::Changelog,
         EntryKind::Lesson,
+        EntryKind::FlakyTest,
     ];
 
     /// The kind's name in the store, in JSON and on the command line.
@@ -54,6 +57,7 @@ impl EntryKind {
             EntryKind::Decision => "decision",
             EntryKind::Changelog => "changelog",
             EntryKind::Lesson => "lesson",
+            EntryKind::FlakyTest => "flaky_test",
         }
     }
 
@@ -142,6 +146,16 @@ impl RunEntries {
             format!("Escalated: {}", self.prp_title),
             reason.trim().to_owned(),
             files,
+        )
+    }
+
+    /// The run saw `tests` (one line each: the name and where) fail and pass on one tree.
+    pub fn flaky_tests(&self, tests: &[String]) -> Entry {
+        self.entry(
+            EntryKind::FlakyTest,
+            format!("Flaky tests in {}", self.prp_title),
+            lines(tests),
+            &[],
         )
     }
 

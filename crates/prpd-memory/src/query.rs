@@ -66,6 +66,7 @@ impl Capability {
                 EntryKind::BreakerTrip,
                 EntryKind::Escalation,
                 EntryKind::Lesson,
+                EntryKind::FlakyTest,
             ],
             Capability::Patterns => &[EntryKind::Approve, EntryKind::Lesson],
             Capability::Decisions => {

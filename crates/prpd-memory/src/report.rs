@@ -50,7 +50,7 @@ pub fn section(
     }
 }
 
-/// The past failures among `findings` (REJECTs, breaker trips, escalations, lessons), one
+/// The past failures among `findings` (REJECTs, breaker trips, escalations, lessons, flaky tests), one
 /// sentence each, for a prompt: `a similar REJECT in run-…: QA REJECT (attempt 1) of …: F2: …`
 /// (`earlier in this run` for `this_run`'s own).
 pub fn recalled_failures(findings: &[Finding], this_run: &str) -> Vec<String> {
@@ -59,7 +59,7 @@ pub fn recalled_failures(findings: &[Finding], this_run: &str) -> Vec<String> {
         .filter(|finding| {
             matches!(
                 finding.kind.as_str(),
-                "reject" | "breaker_trip" | "escalation" | "lesson"
+                "reject" | "breaker_trip" | "escalation" | "lesson" | "flaky_test"
             ) || finding.kind.starts_with("csr_")
         })
         .map(|finding| {
@@ -68,6 +68,7 @@ pub fn recalled_failures(findings: &[Finding], this_run: &str) -> Vec<String> {
                 "breaker_trip" => "a similar breaker trip",
                 "escalation" => "a similar escalation",
                 "lesson" => "a lesson a human recorded",
+                "flaky_test" => "flaky tests seen",
                 _ => "a similar past failure",
             };
             let from = match finding.run_id.as_deref() {

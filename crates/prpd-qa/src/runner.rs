@@ -123,6 +123,24 @@ impl QaOutcome {
         self.checks.push(check);
     }
 
+    /// Puts `check` in place of the check with its id (inside a run: the test check judged
+    /// again after a second run on the same tree), and the verdict with what the checks now
+    /// say.
+    pub fn replace_check(&mut self, check: CheckResult) {
+        if let Some(old) = self.checks.iter_mut().find(|old| old.id == check.id) {
+            *old = check;
+        }
+        self.verdict = if self
+            .checks
+            .iter()
+            .any(|check| check.status == CheckStatus::Fail)
+        {
+            Verdict::Reject
+        } else {
+            Verdict::Approve
+        };
+    }
+
     fn count(&self, status: CheckStatus) -> usize {
         self.checks
             .iter()

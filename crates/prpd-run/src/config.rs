@@ -54,6 +54,8 @@ pub struct Config {
     /// `[run] holdout`: the share of RED's tests set aside from GREEN, REFACTOR and DOCUMENT
     /// and put back in QA (`0` turns hold-out tests off).
     pub holdout: f64,
+    /// `[run] flaky_passes` and `flaky_days`: how the quarantine list of flaky tests lets go.
+    pub flaky: FlakySettings,
     /// `[commands]` and `[checks.<ID>]`: the repository's adjustments of the QA gate.
     pub gate: GateSettings,
     /// `[ship]`: where and how an approved run ships.
@@ -150,6 +152,8 @@ struct RawRun {
     setup: Option<Vec<String>>,
     green_may_add_tests: Option<bool>,
     holdout: Option<f64>,
+    flaky_passes: Option<u32>,
+    flaky_days: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -232,6 +236,7 @@ impl Config {
                 .and_then(|run| run.keep_worktrees)
                 .unwrap_or(false),
             holdout: holdout(path, text, raw.run.as_ref().and_then(|run| run.holdout))?,
+            flaky: flaky(path, text, raw.run.as_ref())?,
             setup: setup(
                 path,
                 text,
@@ -243,6 +248,34 @@ impl Config {
             plan: PlanSection::from_file(file)?,
         })
     }
+}
+
+/// How the quarantine list of flaky tests (`.prpd/flaky.toml`) lets a test go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlakySettings {
+    /// `[run] flaky_passes` (5): runs in a row a quarantined test must pass to leave the list.
+    pub passes_to_leave: u32,
+    /// `[run] flaky_days` (30): days a test stays quarantined after it was last seen flipping.
+    pub days: u32,
+}
+
+/// `[run] flaky_passes` and `flaky_days`, each at least 1.
+fn flaky(path: &Path, text: &str, raw: Option<&RawRun>) -> Result<FlakySettings, ConfigError> {
+    let at_least_one = |key: &str, value: Option<u32>, default: u32| match value {
+        Some(0) => Err(ConfigError::at_key(
+            path,
+            text,
+            "[run]",
+            key,
+            format!("`{key} = 0` is out of range; expected a whole number of at least 1"),
+        )),
+        Some(value) => Ok(value),
+        None => Ok(default),
+    };
+    Ok(FlakySettings {
+        passes_to_leave: at_least_one("flaky_passes", raw.and_then(|run| run.flaky_passes), 5)?,
+        days: at_least_one("flaky_days", raw.and_then(|run| run.flaky_days), 30)?,
+    })
 }
 
 /// The share of RED's tests held out when prpd.toml does not say: about a third (a third of
@@ -417,6 +450,20 @@ mod tests {
         assert_eq!(example.ship, defaults.ship);
         assert_eq!(example.memory, defaults.memory);
         assert!((example.holdout - defaults.holdout).abs() < f64::EPSILON);
+        assert_eq!(example.flaky, defaults.flaky);
+    }
+
+    #[test]
+    fn flaky_settings_default_to_five_runs_and_thirty_days_and_refuse_zero() {
+        let defaults = Config::default().flaky;
+        assert_eq!((defaults.passes_to_leave, defaults.days), (5, 30));
+        let error = Config::parse(Path::new("prpd.toml"), "[run]\nflaky_passes = 0\n")
+            .expect_err("out of range")
+            .to_string();
+        assert!(
+            error.starts_with("prpd.toml:2:1: `flaky_passes = 0` is out of range"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod critical_points;
 mod dependencies;
 mod escalation_issue;
 mod examiner;
+mod flaky;
 mod github;
 mod handoff;
 mod holdout;
@@ -320,6 +321,7 @@ impl Driver {
             }
             Effect::Ship => self.ship().await.map(Some),
             Effect::Complete => {
+                self.end_quarantine(flaky::RunEnd::Shipped).await;
                 self.put_back_withheld()?;
                 self.release_snapshots()?;
                 self.announce("COMPLETE", "shipped", &[])?;
@@ -337,6 +339,7 @@ impl Driver {
                 self.receipt_stop(&reason.to_string());
                 let report = self.escalate(reason)?;
                 self.remember_escalation(reason).await;
+                self.end_quarantine(flaky::RunEnd::Escalated).await;
                 self.open_escalation_issue(reason, &report).await?;
                 let resume = format!(
                     "escalated: see {}",

@@ -21,6 +21,7 @@ pub mod cache;
 pub mod config;
 pub mod driver;
 pub mod escalation;
+pub mod flaky;
 pub mod frozen;
 pub mod gate;
 pub mod guardrail;

@@ -13,7 +13,7 @@
 //! rewrites the tree, publishes or starts containers is not run; its run fails with the reason
 //! as its output.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -96,18 +96,39 @@ pub struct TestMeasurement {
 }
 
 impl TestMeasurement {
-    /// A signature of how the tests fail, equal for the same failure in two iterations.
-    pub fn error_signature(&self) -> Option<String> {
+    /// A signature of how the tests fail, equal for the same failure in two iterations. Known
+    /// `flaky` tests never make one: a run that failed only on them has none, and a run in
+    /// which one ran is signed by the other failing tests' names alone (the output's last
+    /// lines count the flaky test's failure, so they would differ with its luck).
+    pub fn error_signature(&self, flaky: &BTreeSet<String>) -> Option<String> {
         let failed = self.run.exit_code != Some(0)
             || self.run.counts.is_some_and(|counts| counts.failing > 0);
-        failed.then(|| {
-            let last_lines: Vec<&str> = self.tail.lines().rev().take(5).collect();
-            crate::breaker::normalise_error(&format!(
-                "{} | {}",
-                self.failing.summary(),
-                last_lines.join(" ")
-            ))
-        })
+        if !failed {
+            return None;
+        }
+        if self.cases.cases.keys().any(|name| flaky.contains(name)) {
+            if crate::flaky::only_known_failures(&self.cases, flaky).is_some() {
+                return None;
+            }
+            let others: Vec<&str> = self
+                .failing
+                .names
+                .iter()
+                .filter(|name| !flaky.contains(*name))
+                .map(String::as_str)
+                .collect();
+            return Some(crate::breaker::normalise_error(&format!(
+                "{} and {} more",
+                others.join(", "),
+                self.failing.more
+            )));
+        }
+        let last_lines: Vec<&str> = self.tail.lines().rev().take(5).collect();
+        Some(crate::breaker::normalise_error(&format!(
+            "{} | {}",
+            self.failing.summary(),
+            last_lines.join(" ")
+        )))
     }
 }
 
@@ -383,6 +404,52 @@ mod tests {
             after.changed_tests(&before.test_files),
             vec![PathBuf::from("test/b.test.js")]
         );
+    }
+
+    #[test]
+    fn a_known_flaky_test_never_makes_an_error_signature() {
+        use prpd_qa::metrics::Outcome::{Failed, Passed};
+        let measured = |cases: &[(&str, prpd_qa::metrics::Outcome)]| {
+            let cases = crate::proof::tests::run(1, cases);
+            let failing: Vec<String> = cases
+                .cases
+                .iter()
+                .filter(|(_, outcome)| **outcome == Failed)
+                .map(|(name, _)| name.clone())
+                .collect();
+            TestMeasurement {
+                command: "npm test".to_owned(),
+                reused: None,
+                run: TestRun {
+                    exit_code: Some(1),
+                    counts: Some(TestCounts {
+                        passing: 1,
+                        failing: u32::try_from(failing.len()).expect("few"),
+                    }),
+                    report_problem: None,
+                },
+                cases,
+                failing: FailingTests {
+                    names: failing,
+                    more: 0,
+                },
+                tail: "# fail 1 at 12:00:01".to_owned(),
+                log: PathBuf::from("tests.log"),
+            }
+        };
+        let flaky: BTreeSet<String> = ["clock".to_owned()].into_iter().collect();
+        let only_flaky = measured(&[("clock", Failed), ("add", Passed)]);
+        assert_eq!(only_flaky.error_signature(&flaky), None);
+        assert!(only_flaky.error_signature(&BTreeSet::new()).is_some());
+        let both = measured(&[("clock", Failed), ("add", Failed), ("sub", Passed)]);
+        let real = measured(&[("add", Failed), ("sub", Passed)]);
+        assert_eq!(
+            both.error_signature(&flaky),
+            measured(&[("add", Failed), ("clock", Passed), ("sub", Passed)])
+                .error_signature(&flaky),
+            "the flaky test's outcome does not change the signature"
+        );
+        assert!(real.error_signature(&flaky).is_some());
     }
 
     #[tokio::test]

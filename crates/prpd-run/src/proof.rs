@@ -13,8 +13,11 @@
 //! fail, be skipped or be gone at the end; skips are compared only for tests that ran in both
 //! runs. Where the names do not say their files, every test that fails without the feature is
 //! held to the rule; where the run without the feature names no failing test or the final run
-//! names no test at all, the rules are judged by counts. The verdict says which. This module
-//! only judges; the driver builds the tree and runs the command (`driver/proof.rs`).
+//! names no test at all, the rules are judged by counts. The verdict says which. A flaky test
+//! (it failed and passed on one tree, `flaky.rs`) is left out of both runs: it proves nothing
+//! either way, and when that leaves no test to prove the feature the proof says it could not
+//! decide. This module only judges; the driver builds the tree and runs the command twice
+//! (`driver/proof.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -104,6 +107,43 @@ impl CasesRun {
         }
     }
 
+    /// The same run with the tests `left_out` taken out, names and counts; when every failure
+    /// it counted was one of them, it counts as a run that exited 0.
+    #[must_use]
+    pub fn apart_from(&self, left_out: &BTreeSet<&str>) -> CasesRun {
+        let mut run = self.clone();
+        run.cases
+            .retain(|name, _| !left_out.contains(name.as_str()));
+        if run.cases.len() == self.cases.len() {
+            return run;
+        }
+        let removed = |outcome| {
+            u32::try_from(
+                self.cases
+                    .iter()
+                    .filter(|(name, ended)| **ended == outcome && left_out.contains(name.as_str()))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX)
+        };
+        if let Some([passed, failed, skipped]) = self.counts {
+            let failed = failed.saturating_sub(removed(Outcome::Failed));
+            run.counts = Some([
+                passed.saturating_sub(removed(Outcome::Passed)),
+                failed,
+                skipped.saturating_sub(removed(Outcome::Skipped)),
+            ]);
+            let fails_still = failed > 0 || run.named(Outcome::Failed).next().is_some();
+            if self.exit_code.is_some_and(|code| code != 0)
+                && removed(Outcome::Failed) > 0
+                && !fails_still
+            {
+                run.exit_code = Some(0);
+            }
+        }
+        run
+    }
+
     fn passed(&self) -> u32 {
         self.counts.map_or(0, |[passed, _, _]| passed)
     }
@@ -141,6 +181,33 @@ pub struct WithoutFeature {
     pub run: CasesRun,
     /// Its log.
     pub log: std::path::PathBuf,
+    /// The tests that failed in one of the two runs on this tree and passed in the other
+    /// (absent in records written before flaky tests were looked for).
+    #[serde(default)]
+    pub flaky: BTreeSet<String>,
+}
+
+impl WithoutFeature {
+    /// The tree without the feature measured twice, each run with its log: the run that shows
+    /// what must be proven is kept — one that could not run, else one that failed, else the
+    /// first — and the tests that flipped between the two are its flaky tests.
+    pub fn from_two_runs(
+        key: CacheKey,
+        first: (CasesRun, PathBuf),
+        second: (CasesRun, PathBuf),
+    ) -> WithoutFeature {
+        let flaky = crate::flaky::flipped(&first.0, &second.0);
+        let second_shows_more = first.0.could_not_run().is_none()
+            && (second.0.could_not_run().is_some()
+                || (!first.0.failed_overall() && second.0.failed_overall()));
+        let (run, log) = if second_shows_more { second } else { first };
+        WithoutFeature {
+            key,
+            run,
+            log,
+            flaky,
+        }
+    }
 }
 
 /// The proof's verdict: what it found, and what is wrong (empty when the proof holds).
@@ -164,6 +231,9 @@ pub struct Proof {
     /// The line that says the tests did not build without the feature, when they did not.
     #[serde(default)]
     pub did_not_build: Option<String>,
+    /// Flaky tests left out of the comparison: they failed and passed on one tree.
+    #[serde(default)]
+    pub flaky: Vec<String>,
 }
 
 impl Proof {
@@ -182,6 +252,18 @@ impl Proof {
             " (judged on every test: the test names do not say their files, so RED's tests could not be told apart)".to_owned()
         } else {
             String::new()
+        };
+        let how = if self.flaky.is_empty() {
+            how
+        } else {
+            format!(
+                "{how} (flaky, left out: {})",
+                self.flaky
+                    .iter()
+                    .map(|name| format!("`{name}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         };
         if self.holds() {
             format!(
@@ -210,7 +292,14 @@ fn list(names: &[String]) -> String {
 
 /// Judges the run `without` the feature (base commit plus the frozen harness) against the run
 /// `with` it (the tree being judged); `files` are the harness's test files, RED's apart.
-pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Proof {
+/// `flaky` names the tests known to flip on one tree (with the feature, or quarantined); they
+/// and the tests that flipped without the feature are left out of both runs.
+pub fn judge(
+    without: &WithoutFeature,
+    with: &CasesRun,
+    files: &TestFiles,
+    flaky: &BTreeSet<String>,
+) -> Proof {
     let mut proof = Proof::default();
     if let Some(why) = without.run.could_not_run() {
         proof.problems.push(format!(
@@ -219,28 +308,70 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
         ));
         return proof;
     }
-    let without = &without.run;
+    let known: BTreeSet<&str> = flaky
+        .iter()
+        .chain(&without.flaky)
+        .map(String::as_str)
+        .collect();
+    let left_out: Vec<String> = known
+        .iter()
+        .filter(|name| without.run.cases.contains_key(**name) || with.cases.contains_key(**name))
+        .map(|name| (*name).to_owned())
+        .collect();
+    let failed_without_flaky = without
+        .run
+        .named(Outcome::Failed)
+        .any(|name| !known.contains(name));
+    let failed_without_at_all = without.run.named(Outcome::Failed).next().is_some();
+    let without = &without.run.apart_from(&known);
+    let with = &with.apart_from(&known);
+    proof.flaky = left_out;
+    if failed_without_at_all && !failed_without_flaky {
+        proof.problems.push(could_not_decide(&proof.flaky));
+        return proof;
+    }
+    judge_apart(&mut proof, without, with, files);
+    if proof.fail_to_pass.is_empty() && !proof.flaky.is_empty() {
+        proof.problems.insert(0, could_not_decide(&proof.flaky));
+    }
+    proof
+}
+
+/// Why flaky tests leave the proof undecided.
+fn could_not_decide(flaky: &[String]) -> String {
+    format!(
+        "could not decide whether the tests test the feature: {} failed and passed on the same tree (flaky), and a flaky test proves nothing; a test of RED's must fail every time without the feature and pass every time with it",
+        flaky
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The rules of [`judge`] on two runs with the flaky tests left out.
+fn judge_apart(proof: &mut Proof, without: &CasesRun, with: &CasesRun, files: &TestFiles) {
     if !without.failed_overall() {
         proof.problems.push(
             "the tests pass without the feature (on the run's base commit with the frozen tests), so they do not test it"
                 .to_owned(),
         );
-        return proof;
+        return;
     }
     if with.failed_overall() {
         proof
             .problems
             .push("the tests do not pass with the feature".to_owned());
-        return proof;
+        return;
     }
     if let Some(line) = &without.did_not_build {
-        judge_unbuilt(line, with, files, &mut proof);
-        return proof;
+        judge_unbuilt(line, with, files, proof);
+        return;
     }
     proof.by_counts = without.named(Outcome::Failed).next().is_none() || with.cases.is_empty();
     if proof.by_counts {
-        judge_by_counts(without, with, &mut proof);
-        return proof;
+        judge_by_counts(without, with, proof);
+        return;
     }
     let owners = Owners::new(files);
     let names: BTreeSet<&str> = without
@@ -263,9 +394,9 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
             ));
         } else {
             proof.untied = true;
-            judge_every_test(without, with, &mut proof);
+            judge_every_test(without, with, proof);
         }
-        return proof;
+        return;
     }
     // Names that say no file and did not run without the feature may be the tests of one of
     // RED's files that could not load there (node names a file that failed to load by its
@@ -275,7 +406,7 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
         .filter(|(name, owner)| *owner == Owner::Unknown && !without.cases.contains_key(*name))
         .map(|(name, _)| *name)
         .collect();
-    judge_red(without, with, &red, &unplaced, &mut proof);
+    judge_red(without, with, &red, &unplaced, proof);
     let mut elsewhere = Vec::new();
     for (name, owner) in &owned {
         if matches!(owner, Owner::Red(_)) {
@@ -311,7 +442,6 @@ pub fn judge(without: &WithoutFeature, with: &CasesRun, files: &TestFiles) -> Pr
             paths(&files.red)
         ));
     }
-    proof
 }
 
 /// Tests that do not even build without the feature (RED's tests call what the feature adds)

@@ -99,6 +99,10 @@ pub struct RunRecord {
     /// with the same measurement settings, is not run again (GREEN's two runs excepted).
     #[serde(default)]
     pub last_test_run: Option<CachedTestRun>,
+    /// The tests seen failing and passing on one tree, and the quarantine list the run started
+    /// with (`flaky.rs`; absent in older records).
+    #[serde(default)]
+    pub flaky: crate::flaky::FlakyLog,
     /// What the last agent said stood in its way: the tool calls its CLI refused and the
     /// `BLOCKERS` of its status block, for the next iteration's feedback and the escalation
     /// report (absent in older records).
@@ -403,6 +407,7 @@ impl RunRecord {
             escalation_report: None,
             without_feature: None,
             last_test_run: None,
+            flaky: crate::flaky::FlakyLog::default(),
             ship: ShipProgress::default(),
             escalation_issue: None,
             test_plan: HeldPlan::default(),

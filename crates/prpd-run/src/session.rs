@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::agent::{self, AgentsNotInstalled, MissingCommand};
 use crate::config::{Config, SnapshotRetention};
 use crate::driver::{Context, DriveError, Driver, InputChanges, Output};
+use crate::flaky::{FlakyLog, Quarantine};
 use crate::machine::Event;
 use crate::prompt::{self, PromptError};
 use crate::record::{Delivery, RunError, RunRecord};
@@ -244,8 +245,14 @@ pub async fn run(
     let prp_relative = relative_prp(home, prp)?;
     let run_id = run_id.unwrap_or_else(|| new_run_id("run"));
     let lock = run_lock(&session, &run_id)?;
-    let prepared = prepare_run(options, &session, &start, &prp_relative, &run_id);
-    let (context, worktree, base_branch) = match prepared {
+    let prepared = prepare_run(options, &session, &start, &prp_relative, &run_id).and_then(
+        |(context, worktree, base_branch)| {
+            // The quarantine list as the run starts; a wrong one stops the run before it starts.
+            let quarantine = Quarantine::load(&context.repo).map_err(SessionError::from)?;
+            Ok((context, worktree, base_branch, quarantine))
+        },
+    );
+    let (context, worktree, base_branch, quarantine) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => {
             forget_unstarted(&session, &run_id);
@@ -258,6 +265,7 @@ pub async fn run(
         crate::driver::unix_now(),
         &context.config.breaker,
     );
+    record.flaky = FlakyLog::new(quarantine);
     if let Some(path) = &worktree
         && options.output == Output::StatusBlocks
     {

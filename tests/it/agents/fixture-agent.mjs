@@ -36,6 +36,12 @@
 //   cheat-unseal  as cheat-state, and first deletes the record's seal (the refs
 //                 refs/prpd/<run>/record and record-previous) with git
 //   malformed     does the phase's work but prints no status block
+//   flaky-red     RED: writes a test of AC-1 that, without multiply, fails on odd runs and
+//                 passes on even ones (a counter in $PRPD_RUN_DIR, outside the tree); with
+//                 multiply it tests the product (tests/it/flaky.rs)
+//   cheat-flaky   GREEN: writes a multiply that is right only on even calls (a counter in
+//                 $PRPD_RUN_DIR, outside the tree), so RED's test passes every second run, and
+//                 says done
 //   hang          starts a `sleep 600` child, records both pids, and never ends
 //   no-key        prints what Aider prints when its provider refuses the key, and exits 0
 //   many-tests    RED: writes three tests for AC-1 (prpd holds one of them out of GREEN's view)
@@ -179,6 +185,43 @@ function search() {
   const searched = { objects_bytes: objects.length, session_files: sessionFiles.length, session };
   appendFileSync(join(process.env.PRPD_RUN_DIR, "search-found.jsonl"), `${JSON.stringify({ attempt, found: [...found], searched })}\n`);
   return [...visible, ...found];
+}
+
+/** JavaScript that bumps the counter file at \`path\` and evaluates to the new count. */
+function bump(path) {
+  const file = JSON.stringify(path);
+  return `((n) => (writeFileSync(${file}, String(n)), n))((existsSync(${file}) ? Number(readFileSync(${file}, "utf8")) : 0) + 1)`;
+}
+
+/** RED's test of AC-1 that is flaky without the feature. */
+function flakyRedTest(counter) {
+  return `import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import * as calc from "../src/calc.js";
+
+test("AC-1: multiply returns the product of two numbers", () => {
+  if (typeof calc.multiply !== "function") {
+    const run = ${bump(counter)};
+    assert.ok(run % 2 === 0, \`without multiply, run \${run} fails\`);
+    return;
+  }
+  assert.equal(calc.multiply(6, 7), 42);
+});
+`;
+}
+
+/** A multiply that is right only on even calls. */
+function flakyMultiply(counter) {
+  return `
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+/** The product of two numbers. */
+export function multiply(a, b) {
+  const call = ${bump(counter)};
+  return call % 2 === 0 ? a * b : 0;
+}
+`;
 }
 
 const WEAK_TEST_TEXT = `import { test } from "node:test";
@@ -543,6 +586,25 @@ switch (behaviour) {
       writeFileSync(join(process.env.PRPD_RUN_DIR, "spend-finished"), "the agent ran to its end\n");
     }
     answer(`${phase}: did the work.\n${block(work())}`);
+    break;
+  case "flaky-red":
+    if (phase === "RED") {
+      writeFileSync(RED_TEST, flakyRedTest(join(process.env.PRPD_RUN_DIR, "flaky-red-counter")));
+      answer(`${phase}: wrote a test of AC-1.\n${block(true)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
+    break;
+  case "cheat-flaky":
+    if (phase === "GREEN") {
+      const source = readFileSync(SOURCE, "utf8");
+      if (!source.includes("function multiply")) {
+        writeFileSync(SOURCE, source + flakyMultiply(join(process.env.PRPD_RUN_DIR, "flaky-multiply-counter")));
+      }
+      answer(`${phase}: implemented multiply; the tests pass.\n${block(true)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
     break;
   case "hang": {
     const child = spawn("sleep", ["600"], { stdio: "ignore" });

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::escalation;
+use crate::flaky::Sighting;
 use crate::machine::{EscalationReason, State};
 use crate::receipt::{Receipt, Totals};
 use crate::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
@@ -94,6 +95,9 @@ pub struct Summary {
     pub receipt: Receipt,
     /// The receipt's sums, with the calls of unknown cost counted apart.
     pub receipt_totals: Totals,
+    /// The tests seen failing and passing on one tree in this run, with where they first
+    /// flipped (`flaky.rs`).
+    pub flaky: BTreeMap<String, Sighting>,
     /// The changes to prpd's own inputs a human accepted with `prpd resume --reload-config`.
     pub config_reloads: Vec<String>,
     /// What SHIP did: the commit, the branch, where it was pushed, the pull request's file and
@@ -142,6 +146,7 @@ impl Summary {
             cost_usd: (record.usage.cost_usd * 1e6).round() / 1e6,
             receipt: record.receipt.clone(),
             receipt_totals: record.receipt.totals(),
+            flaky: record.flaky.seen.clone(),
             ship: record.ship.started().then(|| record.ship.clone()),
         }
     }

@@ -20,6 +20,7 @@ use prpd_qa::metrics::Outcome;
 use prpd_qa::runner::{CheckStatus, QaOutcome};
 use prpd_qa::runner::{EarlierRun, log_fingerprint};
 
+use super::flaky::TestRunAt;
 use super::{DriveError, Driver};
 
 impl Driver {
@@ -37,13 +38,13 @@ impl Driver {
         let measured = match phase {
             Phase::Red => {
                 let tests = self
-                    .measured_tests(phase, detection, iteration_dir, &tree.hash)
+                    .measured_tests(phase, detection, iteration_dir, &tree.hash, None)
                     .await?;
                 if let Some(tests) = &tests {
                     observation.tests = tests.run.counts;
                     observation.error_signature = observation
                         .error_signature
-                        .or_else(|| tests.error_signature());
+                        .or_else(|| tests.error_signature(&self.known_flaky()));
                 }
                 let failing: Vec<&str> = tests.iter().flat_map(failing_names).collect();
                 Measured::Red {
@@ -53,33 +54,24 @@ impl Driver {
                 }
             }
             Phase::Green => {
-                let probe = self.probe(detection, iteration_dir);
-                let (runs, last) = green_runs(&probe, &mut observation, &mut evidence).await?;
-                self.remember_test_run(phase, &tree.hash, last.as_ref());
-                let proof = match last {
-                    Some(with) if runs.len() >= 2 && runs.iter().all(gate::TestRun::passed) => {
-                        self.prove(detection, iteration_dir, &with.cases).await?
-                    }
-                    _ => None,
-                };
-                if let Some((proof, log)) = &proof
-                    && !proof.holds()
-                {
-                    evidence.push(format!(
-                        "the test run without the feature ({}): {}",
-                        log.display(),
-                        proof.summary()
-                    ));
-                }
-                Measured::Green {
-                    runs,
-                    tests_at_red_end: self.record.baseline.tests_at_red_end,
-                    proof: proof.map(|(proof, _)| proof),
-                }
+                self.measure_green(
+                    detection,
+                    iteration_dir,
+                    &tree.hash,
+                    &mut observation,
+                    &mut evidence,
+                )
+                .await?
             }
             Phase::Refactor => {
                 let tests = self
-                    .measured_tests(phase, detection, iteration_dir, &tree.hash)
+                    .measured_tests(
+                        phase,
+                        detection,
+                        iteration_dir,
+                        &tree.hash,
+                        Some(&mut evidence),
+                    )
                     .await?;
                 let probe = self.probe(detection, iteration_dir);
                 if let Some(tests) = &tests {
@@ -130,6 +122,41 @@ impl Driver {
         })
     }
 
+    /// GREEN's measurement: two judged test runs, and the fail-to-pass proof once both pass.
+    async fn measure_green(
+        &mut self,
+        detection: &Detection,
+        iteration_dir: &Path,
+        tree: &str,
+        observation: &mut Observation,
+        evidence: &mut Vec<String>,
+    ) -> Result<Measured, DriveError> {
+        let (runs, last) = self
+            .green_runs(detection, iteration_dir, tree, observation, evidence)
+            .await?;
+        self.remember_test_run(Phase::Green, tree, last.as_ref());
+        let proof = match last {
+            Some(with) if runs.len() >= 2 && runs.iter().all(gate::TestRun::passed) => {
+                self.prove(detection, iteration_dir, &with.cases).await?
+            }
+            _ => None,
+        };
+        if let Some((proof, log)) = &proof
+            && !proof.holds()
+        {
+            evidence.push(format!(
+                "the test run without the feature ({}): {}",
+                log.display(),
+                proof.summary()
+            ));
+        }
+        Ok(Measured::Green {
+            runs,
+            tests_at_red_end: self.record.baseline.tests_at_red_end,
+            proof: proof.map(|(proof, _)| proof),
+        })
+    }
+
     /// DOCUMENT's measurement: the run changed documentation, and the checklist's
     /// documentation checks pass on what it added.
     async fn measure_document(
@@ -168,19 +195,36 @@ impl Driver {
     }
 
     /// One test run on `tree`, read from the last one when that measured the same thing, and
-    /// kept for the next measurement.
+    /// kept for the next measurement. With `evidence` (REFACTOR), a run that failed is run
+    /// again on the same tree and judged by the second run (`driver/flaky.rs`); RED's run is
+    /// meant to fail, and its tests are held to failing every time by the proof's two runs
+    /// without the feature.
     async fn measured_tests(
         &mut self,
         phase: Phase,
         detection: &Detection,
         iteration_dir: &Path,
         tree: &str,
+        evidence: Option<&mut Vec<String>>,
     ) -> Result<Option<measure::TestMeasurement>, DriveError> {
         let earlier = self.earlier_run(tree, detection);
-        let tests = self
-            .probe(detection, iteration_dir)
-            .tests("tests", earlier.as_ref())
-            .await?;
+        let tests = match evidence {
+            Some(evidence) => {
+                let at = TestRunAt {
+                    phase,
+                    detection,
+                    log_dir: iteration_dir,
+                    label: "tests",
+                    tree,
+                };
+                self.judged_tests(&at, earlier.as_ref(), evidence).await?
+            }
+            None => {
+                self.probe(detection, iteration_dir)
+                    .tests("tests", earlier.as_ref())
+                    .await?
+            }
+        };
         self.remember_test_run(phase, tree, tests.as_ref());
         Ok(tests)
     }
@@ -282,34 +326,48 @@ impl Driver {
     }
 }
 
-/// GREEN runs the tests twice (a flaky pass is no pass, so never from an earlier result); it
-/// stops at the first failure. Also returns the last run, for the fail-to-pass proof.
-async fn green_runs(
-    probe: &Probe<'_>,
-    observation: &mut Observation,
-    evidence: &mut Vec<String>,
-) -> Result<(Vec<gate::TestRun>, Option<measure::TestMeasurement>), DriveError> {
-    let mut runs = Vec::new();
-    let mut last = None;
-    for label in ["tests-1", "tests-2"] {
-        let Some(tests) = probe.tests(label, None).await? else {
-            break;
-        };
-        observation.tests = tests.run.counts;
-        if observation.error_signature.is_none() {
-            observation.error_signature = tests.error_signature();
+impl Driver {
+    /// GREEN runs the tests twice (a lucky pass is no pass, so never from an earlier result);
+    /// a run that fails is run once more on the same tree and judged by that second run
+    /// (`driver/flaky.rs`), and GREEN stops at the first failure. Also returns the last run,
+    /// for the fail-to-pass proof.
+    async fn green_runs(
+        &mut self,
+        detection: &Detection,
+        iteration_dir: &Path,
+        tree: &str,
+        observation: &mut Observation,
+        evidence: &mut Vec<String>,
+    ) -> Result<(Vec<gate::TestRun>, Option<measure::TestMeasurement>), DriveError> {
+        let mut runs = Vec::new();
+        let mut last = None;
+        for label in ["tests-1", "tests-2"] {
+            let at = TestRunAt {
+                phase: Phase::Green,
+                detection,
+                log_dir: iteration_dir,
+                label,
+                tree,
+            };
+            let Some(tests) = self.judged_tests(&at, None, evidence).await? else {
+                break;
+            };
+            observation.tests = tests.run.counts;
+            if observation.error_signature.is_none() {
+                observation.error_signature = tests.error_signature(&self.known_flaky());
+            }
+            let failed = tests.run.exit_code != Some(0);
+            if failed {
+                evidence.push(test_evidence(&tests));
+            }
+            runs.push(tests.run.clone());
+            last = Some(tests);
+            if failed {
+                break;
+            }
         }
-        let failed = tests.run.exit_code != Some(0);
-        if failed {
-            evidence.push(test_evidence(&tests));
-        }
-        runs.push(tests.run.clone());
-        last = Some(tests);
-        if failed {
-            break;
-        }
+        Ok((runs, last))
     }
-    Ok((runs, last))
 }
 
 /// What REFACTOR's lint result adds to the breaker's facts (its error count) and to the

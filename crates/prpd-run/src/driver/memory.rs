@@ -160,6 +160,32 @@ impl Driver {
     }
 
     /// Records the ADRs and the CHANGELOG entries DOCUMENT added or changed.
+    /// Remembers the tests this run saw flip, one line each with where, so that the next QA
+    /// and GREEN prompt recall them.
+    pub(super) async fn remember_flaky(&mut self) {
+        if self.record.flaky.seen.is_empty() {
+            return;
+        }
+        let tests: Vec<String> = self
+            .record
+            .flaky
+            .seen
+            .iter()
+            .map(|(name, sighting)| {
+                let phase = sighting.phase.map_or_else(
+                    || "without the feature".to_owned(),
+                    |phase| format!("in {phase}"),
+                );
+                format!(
+                    "{name} (failed and passed on tree {}, {phase})",
+                    sighting.tree
+                )
+            })
+            .collect();
+        let entry = self.run_entries().flaky_tests(&tests);
+        self.remember(vec![entry]).await;
+    }
+
     pub(super) async fn remember_documentation(&mut self) {
         let Some(documents) = self.documents_written() else {
             return;

@@ -3,7 +3,7 @@
 //! into a temporary directory of its own, the test command run there once per such tree, and
 //! the proof as GREEN's gate and QA's `F2P` check see it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::frozen::{self, Family, Freeze, Frozen};
@@ -75,22 +75,40 @@ impl Driver {
             junit: self.context.config.qa.junit.as_deref(),
             env,
         };
-        let Some(tests) = probe.tests("tests-without-feature", None).await? else {
+        let Some(first) = without_feature_run(&probe, "tests-without-feature").await? else {
             return Ok(None);
         };
-        let mut run = tests.cases;
-        if run.counts.is_none()
-            && run.cases.is_empty()
-            && run.exit_code.is_some_and(|code| code != 0)
-        {
-            let text = std::fs::read(&tests.log).unwrap_or_default();
-            run.did_not_build = proof::build_failure(&String::from_utf8_lossy(&text));
-        }
-        let without = WithoutFeature {
-            key,
-            run,
-            log: tests.log,
+        // The second run gets a fresh checkout of the same tree: whatever the first run wrote
+        // into its checkout cannot decide the second.
+        let again = tempfile::Builder::new()
+            .prefix("prpd-without-feature-")
+            .tempdir()
+            .map_err(|source| DriveError::Write {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        snapshots.export(&tree, again.path())?;
+        let borrowed = dependencies::borrow(&self.context.repo, again.path());
+        let mut env = borrowed.env;
+        // The same tree builds into the first checkout's target folder.
+        env.push((
+            "CARGO_TARGET_DIR".to_owned(),
+            checkout.path().join("target").display().to_string(),
+        ));
+        let probe = Probe {
+            repo: again.path(),
+            env,
+            ..probe
         };
+        let Some(second) = without_feature_run(&probe, "tests-without-feature-again").await? else {
+            return Ok(None);
+        };
+        let without = WithoutFeature::from_two_runs(key, first, second);
+        if !without.flaky.is_empty() {
+            let names: BTreeSet<String> = without.flaky.clone();
+            self.record.flaky.note(&names, &tree.tree, None);
+            tracing::warn!(tests = ?names, "flaky without the feature: failed and passed on the same tree");
+        }
         // A run that could not run proves nothing, now or later: it is judged (and fails the
         // proof, naming its log) but never kept, so the next proof runs it again.
         if let Some(why) = without.run.could_not_run() {
@@ -112,7 +130,11 @@ impl Driver {
         let Some((without, files)) = self.without_feature(detection, log_dir).await? else {
             return Ok(None);
         };
-        Ok(Some((proof::judge(&without, with, &files), without.log)))
+        let flaky = self.known_flaky();
+        Ok(Some((
+            proof::judge(&without, with, &files, &flaky),
+            without.log,
+        )))
     }
 
     /// QA's `F2P` check: the proof for the tree the checklist just measured, judged on the
@@ -142,6 +164,23 @@ impl Driver {
         let proof = self.prove(detection, log_dir, &with).await?;
         Ok(proof_result(proof))
     }
+}
+
+/// One run of the test command on the tree without the feature, as `probe` makes it: its
+/// cases (with the line that says the tests did not build, when they did not) and its log.
+async fn without_feature_run(
+    probe: &Probe<'_>,
+    label: &str,
+) -> Result<Option<(CasesRun, PathBuf)>, DriveError> {
+    let Some(tests) = probe.tests(label, None).await? else {
+        return Ok(None);
+    };
+    let mut run = tests.cases;
+    if run.counts.is_none() && run.cases.is_empty() && run.exit_code.is_some_and(|code| code != 0) {
+        let text = std::fs::read(&tests.log).unwrap_or_default();
+        run.did_not_build = proof::build_failure(&String::from_utf8_lossy(&text));
+    }
+    Ok(Some((run, tests.log)))
 }
 
 /// The `F2P` check's result. Without a proof (no test command, nothing frozen) it fails:

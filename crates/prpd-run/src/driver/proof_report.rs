@@ -22,9 +22,11 @@ use crate::proof_report::{
     checks_of_qa_report, held_out_results,
 };
 use crate::snapshot::TestDiff;
+use prpd_base::phase::Phase;
 use prpd_base::secret::Secret;
 use prpd_ship::github::{GitHub, GitHubError, VerdictCheck};
 
+use super::flaky::TestRunAt;
 use super::ship::Stop;
 use super::{DriveError, Driver, write_text};
 
@@ -158,9 +160,10 @@ impl Driver {
             without_feature: &without.run,
             with_feature: with,
         });
+        let flaky = self.known_flaky();
         let proof = measured
             .as_ref()
-            .map(|(without, with, files)| proof::judge(without, with, files));
+            .map(|(without, with, files)| proof::judge(without, with, files, &flaky));
         let test_diff = self.test_diff(commit)?;
         let harness = self.harness(
             measured
@@ -202,17 +205,26 @@ impl Driver {
         log_dir: &Path,
     ) -> Result<Option<(proof::WithoutFeature, CasesRun, proof::TestFiles)>, Stop> {
         let detection = self.detection()?;
-        let earlier = self
+        let Some(tree) = self
             .record
             .snapshots
             .last
             .as_ref()
-            .and_then(|last| self.earlier_run(&last.tree, &detection));
+            .map(|last| last.tree.clone())
+        else {
+            return Ok(None);
+        };
+        let earlier = self.earlier_run(&tree, &detection);
+        let at = TestRunAt {
+            phase: Phase::Ship,
+            detection: &detection,
+            log_dir,
+            label: "tests-with-feature",
+            tree: &tree,
+        };
         let Some(with) = self
-            .probe(&detection, log_dir)
-            .tests("tests-with-feature", earlier.as_ref())
-            .await
-            .map_err(DriveError::from)?
+            .judged_tests(&at, earlier.as_ref(), &mut Vec::new())
+            .await?
         else {
             return Ok(None);
         };

@@ -50,6 +50,8 @@ impl Driver {
             .checklist_run(detection, &self.context.checklist, iteration_dir, earlier)
             .await?;
         self.remember_checklist_test_run(detection, &tree, iteration_dir, &outcome);
+        self.judge_test_check(detection, &tree, iteration_dir, &mut outcome)
+            .await?;
         let proof = self
             .proof_check(detection, iteration_dir, &outcome.checks)
             .await?;

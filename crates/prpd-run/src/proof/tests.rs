@@ -41,8 +41,9 @@ fn judged_with(files: &TestFiles, without: &CasesRun, with: &CasesRun) -> Proof 
         },
         run: without.clone(),
         log: "without.log".into(),
+        flaky: BTreeSet::new(),
     };
-    judge(&without, with, files)
+    judge(&without, with, files, &BTreeSet::new())
 }
 
 /// RED changed `red`; the harness's other test files are `other`.
@@ -533,5 +534,75 @@ fn an_integration_test_target_that_does_not_build_without_the_feature_fails_ther
             .summary()
             .starts_with("could not prove the tests test the feature: the test run without the feature printed no test count"),
         "a library that does not build is no evidence: {proof:?}"
+    );
+}
+
+/// The proof for a tree without the feature measured twice (`first`, `second`), with `flaky`
+/// known to flip with the feature, test names that say no file.
+fn judged_twice(first: &CasesRun, second: &CasesRun, with: &CasesRun, flaky: &[&str]) -> Proof {
+    let key = CacheKey {
+        tree: "t".to_owned(),
+        command: "npm test".to_owned(),
+        settings: "s".to_owned(),
+    };
+    let without = WithoutFeature::from_two_runs(
+        key,
+        (first.clone(), "first.log".into()),
+        (second.clone(), "second.log".into()),
+    );
+    let flaky: BTreeSet<String> = flaky.iter().map(|name| (*name).to_owned()).collect();
+    judge(&without, with, &TestFiles::default(), &flaky)
+}
+
+#[test]
+fn a_red_test_that_is_flaky_without_the_feature_cannot_decide_the_proof() {
+    let fails = run(1, &[("add", Passed), ("AC-1", Failed)]);
+    let passes = run(0, &[("add", Passed), ("AC-1", Passed)]);
+    let with = run(0, &[("add", Passed), ("AC-1", Passed)]);
+    for (first, second) in [(&fails, &passes), (&passes, &fails)] {
+        let proof = judged_twice(first, second, &with, &[]);
+        assert!(!proof.holds(), "{proof:?}");
+        assert_eq!(proof.flaky, ["AC-1"]);
+        assert!(
+            proof.summary().starts_with(
+                "could not decide whether the tests test the feature: `AC-1` failed and passed on the same tree (flaky)"
+            ),
+            "{}",
+            proof.summary()
+        );
+    }
+}
+
+#[test]
+fn a_red_test_that_flips_with_the_feature_is_no_proof() {
+    let without = run(1, &[("add", Passed), ("AC-1", Failed)]);
+    let with = run(0, &[("add", Passed), ("AC-1", Passed)]);
+    let proof = judged_twice(&without, &without, &with, &["AC-1"]);
+    assert!(!proof.holds(), "{proof:?}");
+    assert!(
+        proof.summary().starts_with("could not decide"),
+        "{}",
+        proof.summary()
+    );
+}
+
+#[test]
+fn a_flaky_test_elsewhere_is_left_out_and_the_red_test_still_proves_the_feature() {
+    let first = run(1, &[("clock", Failed), ("add", Passed), ("AC-1", Failed)]);
+    let second = run(1, &[("clock", Passed), ("add", Passed), ("AC-1", Failed)]);
+    let with = run(1, &[("clock", Failed), ("add", Passed), ("AC-1", Passed)]);
+    let proof = judged_twice(&first, &second, &with, &[]);
+    assert!(proof.holds(), "{proof:?}");
+    assert_eq!(proof.fail_to_pass, ["AC-1"]);
+    assert_eq!(proof.pass_to_pass, 1);
+    assert!(
+        proof.summary().ends_with("(flaky, left out: `clock`)"),
+        "{}",
+        proof.summary()
+    );
+    let without_flaky = judged_twice(&second, &second, &with, &[]);
+    assert!(
+        !without_flaky.holds(),
+        "the same final run fails when `clock` is not known to flip: {without_flaky:?}"
     );
 }
