@@ -107,13 +107,35 @@ fn a_green_agent_that_makes_reds_test_pass_every_second_run_does_not_ship() {
     assert_eq!(summary["phase"], "GREEN", "{summary:#}");
     let gates = gate_reasons(repo.path(), &summary, "green");
     assert!(
-        gates.contains("could not decide whether the tests test the feature")
-            && gates.contains("AC-1: multiply returns the product of two numbers"),
+        gates.contains("1 of RED's tests failed and passed on one tree with the feature (`AC-1: multiply returns the product of two numbers`): each of RED's tests must pass every time with it"),
         "{gates}"
     );
     // The quarantine list is written where the run can be resumed only when it ships: this run
     // works in place and escalated.
     assert!(!repo.join(".prpd/flaky.toml").exists());
+}
+
+/// The review's case: of RED's three tests two pass every time and one flips, because GREEN's
+/// code is right for its input only on every second call. The passing two must not carry the
+/// proof while the flipping one is excused as flaky.
+#[test]
+fn one_of_reds_tests_flipping_with_the_feature_does_not_ship_on_the_others() {
+    let repo = calc_repo(
+        &prp(""),
+        &prpd_toml(
+            "plain",
+            &[("red", "many-tests"), ("green", "cheat-flaky-one")],
+            "[run]\nholdout = 0\n",
+        ),
+    );
+    let (code, summary) = run(&repo);
+    assert_ne!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 3, "{summary:#}");
+    let gates = gate_reasons(repo.path(), &summary, "green");
+    assert!(
+        gates.contains("1 of RED's tests failed and passed on one tree with the feature (`AC-1: multiply of two negative factors is positive`)"),
+        "{gates}"
+    );
 }
 
 #[test]

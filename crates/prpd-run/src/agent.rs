@@ -268,9 +268,13 @@ pub async fn invoke(invocation: &Invocation<'_>) -> Result<AgentReport, AgentErr
     // A call stopped mid-turn never printed its totals: what it streamed is what it used.
     report.usage = report.usage.or(watched.usage);
     report.model = report.model.or(watched.model);
-    report.budget_crossed = watched.crossing;
-    if let Some(why) = watched.stopped_because {
-        report.note = why;
+    // A crossing counts only when it stopped the agent: a call whose last report crossed as it
+    // ended by itself is measured, and the next call is refused before it starts.
+    if outcome.termination == process::Termination::Stopped {
+        report.budget_crossed = watched.crossing;
+        if let Some(why) = watched.stopped_because {
+            report.note = redacted(&why, &secrets);
+        }
     }
     if let Found::Block(block) = &report.status {
         write_artifact(

@@ -95,6 +95,15 @@ impl FlakyLog {
             .collect()
     }
 
+    /// The tests seen flipping on a tree with the feature (in GREEN, REFACTOR or QA).
+    pub fn flipped_with_feature(&self) -> BTreeSet<String> {
+        self.seen
+            .iter()
+            .filter(|(_, sighting)| sighting.phase.is_some())
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// Keeps how each quarantined test ended in QA's test run `run`.
     pub fn note_qa_run(&mut self, run: &CasesRun) {
         self.at_qa = self

@@ -293,12 +293,15 @@ fn list(names: &[String]) -> String {
 /// Judges the run `without` the feature (base commit plus the frozen harness) against the run
 /// `with` it (the tree being judged); `files` are the harness's test files, RED's apart.
 /// `flaky` names the tests known to flip on one tree (with the feature, or quarantined); they
-/// and the tests that flipped without the feature are left out of both runs.
+/// and the tests that flipped without the feature are left out of both runs — but never a
+/// test of RED's that flipped with the feature (`flipped_with_feature`): the feature's own
+/// tests must pass every time with it, or code right every other call would ship as proven.
 pub fn judge(
     without: &WithoutFeature,
     with: &CasesRun,
     files: &TestFiles,
     flaky: &BTreeSet<String>,
+    flipped_with_feature: &BTreeSet<String>,
 ) -> Proof {
     let mut proof = Proof::default();
     if let Some(why) = without.run.could_not_run() {
@@ -308,8 +311,32 @@ pub fn judge(
         ));
         return proof;
     }
+    // The feature's own tests: RED's, or — where a name does not say its file — those that
+    // failed without the feature every time.
+    let owners = Owners::new(files);
+    let reds = |name: &&String| match owners.of(name) {
+        Owner::Red(_) => true,
+        Owner::Other(_) => false,
+        Owner::Unknown => {
+            without.run.cases.get(*name) == Some(&Outcome::Failed) && !without.flaky.contains(*name)
+        }
+    };
+    let red_flipped: Vec<String> = flipped_with_feature
+        .iter()
+        .filter(reds)
+        .map(|name| format!("`{name}`"))
+        .collect();
+    if !red_flipped.is_empty() {
+        proof.problems.push(format!(
+            "{} of RED's tests failed and passed on one tree with the feature ({}): each of RED's tests must pass every time with it",
+            red_flipped.len(),
+            red_flipped.join(", ")
+        ));
+        return proof;
+    }
     let known: BTreeSet<&str> = flaky
         .iter()
+        .filter(|name| !reds(name))
         .chain(&without.flaky)
         .map(String::as_str)
         .collect();

@@ -26,9 +26,12 @@ use prpd_qa::command::CommandKind;
 use prpd_qa::settings;
 use prpd_qa::tools_mapping::ToolsMapping;
 
+mod budget;
 mod runs;
 mod worktrees;
 
+pub use budget::budget_to_raise;
+use budget::raise_budget;
 use prpd_ship::git::ShipError;
 use runs::Choice;
 use runs::chosen;
@@ -417,6 +420,8 @@ pub async fn resume(
     if let Some(amount) = budget {
         raise_budget(&mut record, amount)?;
     }
+    // A budget that stopped the run is named again if it still holds when the run goes on.
+    record.budget_stop = None;
     let work = work_tree(home, &record)?;
     let base_prp = base_prp_text(&session, &work, &record)?;
     let context = context(options, &work, &record.prp, base_prp)?;
@@ -431,28 +436,6 @@ pub async fn resume(
     }
     tracing::info!(run_id = %driver.record().run_id, "run resumed");
     Box::pin(drive_and_finish(options, driver, &lock)).await
-}
-
-/// Raises the budget that stopped `record` by `amount` (dollars or tokens, as it counts), for
-/// today when it is a daily one: a human's decision, kept in the record.
-fn raise_budget(record: &mut RunRecord, amount: f64) -> Result<(), SessionError> {
-    let stopped_by = record
-        .budget_stop
-        .filter(|_| record.awaits_human())
-        .ok_or_else(|| SessionError::NotStoppedByBudget {
-            run_id: record.run_id.clone(),
-        })?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs());
-    record.budget_raises.push(crate::budget::Raise {
-        budget: stopped_by,
-        amount,
-        day: crate::budget::day_of(now),
-    });
-    record.budget_stop = None;
-    tracing::info!(run_id = %record.run_id, budget = stopped_by.key(), amount, "budget raised by a human");
-    Ok(())
 }
 
 /// Drives `driver` until it stops; a run that ended (SHIPPED, ABORTED) leaves its worktree

@@ -616,6 +616,19 @@ impl Daemon {
         if self.driving.contains_key(&run_id) {
             return (false, format!("run {run_id} is running"));
         }
+        if budget.is_some() {
+            let record = RunRecord::load(&self.session.run(&run_id).record());
+            let refusal = match record {
+                Ok(Some(record)) => session::budget_to_raise(&record)
+                    .err()
+                    .map(|error| error.to_string()),
+                Ok(None) => Some(format!("run {run_id} has no record")),
+                Err(error) => Some(format!("{:#}", anyhow::Error::from(error))),
+            };
+            if let Some(refusal) = refusal {
+                return (false, refusal);
+            }
+        }
         self.human_resume.insert(
             run_id.clone(),
             (

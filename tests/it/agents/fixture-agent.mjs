@@ -224,6 +224,23 @@ export function multiply(a, b) {
 `;
 }
 
+// Right for every input but (-3, -4), whose product is right on every second call: the one test
+// of RED's that uses it flips while the others pass.
+function flakyOneMultiply(counter) {
+  return `
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+
+/** The product of two numbers. */
+export function multiply(a, b) {
+  if (a === -3 && b === -4) {
+    const call = ${bump(counter)};
+    return call % 2 === 0 ? a * b : 0;
+  }
+  return a * b;
+}
+`;
+}
+
 const WEAK_TEST_TEXT = `import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -591,6 +608,17 @@ switch (behaviour) {
     if (phase === "RED") {
       writeFileSync(RED_TEST, flakyRedTest(join(process.env.PRPD_RUN_DIR, "flaky-red-counter")));
       answer(`${phase}: wrote a test of AC-1.\n${block(true)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
+    break;
+  case "cheat-flaky-one":
+    if (phase === "GREEN") {
+      const source = readFileSync(SOURCE, "utf8");
+      if (!source.includes("function multiply")) {
+        writeFileSync(SOURCE, source + flakyOneMultiply(join(process.env.PRPD_RUN_DIR, "flaky-one-counter")));
+      }
+      answer(`${phase}: implemented multiply; the tests pass.\n${block(true)}`);
     } else {
       answer(`${phase}: did the work.\n${block(work())}`);
     }

@@ -208,12 +208,12 @@ fn setup_error(printed: &str, failed: bool) -> Option<String> {
         Regex::new(SETUP_ERRORS)
             .unwrap_or_else(|error| unreachable!("the setup patterns compile: {error}"))
     });
-    let lines: Vec<&str> = printed.lines().collect();
+    let lines = said_lines(printed);
     lines[lines.len().saturating_sub(FAILURE_LINES)..]
         .iter()
         .rev()
         .find(|line| CLASSES.is_match(line) || (failed && ERRORS.is_match(line)))
-        .map(|line| event_message(line).unwrap_or_else(|| line.trim().to_owned()))
+        .cloned()
         .or_else(|| unreachable::in_output(printed))
         .map(|line| one_line(&line))
 }
@@ -331,12 +331,30 @@ fn failure_end(
 
 /// The last lines of a failed run's answer, with Claude's error list when there is one.
 fn failure_text(claude: Option<&ClaudeResult>, answer: &str) -> String {
-    let mut text = prpd_base::files::last_lines(answer, FAILURE_LINES);
+    let said = said_lines(answer);
+    let mut text = said[said.len().saturating_sub(FAILURE_LINES)..].join("\n");
     for error in claude.iter().flat_map(|result| &result.errors) {
         text.push('\n');
         text.push_str(error);
     }
     text
+}
+
+/// The lines of `text` as the CLI itself said them. A JSON line is one of its events (Codex's
+/// `--json`, Claude Code's `stream-json`): only the event's own error message counts, never
+/// what a tool call it reports printed — a test of an HTTP client prints "unexpected status
+/// 404", a test of a rate limiter "rate limit".
+fn said_lines(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter_map(|line| {
+            if line.starts_with('{') {
+                event_message(line)
+            } else {
+                Some(line.to_owned())
+            }
+        })
+        .collect()
 }
 
 /// HTTP statuses a provider returns for a failure that passes: a timeout, a rate limit, an

@@ -82,7 +82,7 @@ impl Watching {
                     continue;
                 }
                 if let Some(line) = seen.unreachable_line(&chunk) {
-                    tracing::warn!(line = %line, "the agent cannot reach its model; stopping it");
+                    tracing::warn!("the agent waits for a model it cannot reach; stopping it");
                     seen.waiting_line = Some(line);
                     let _ = stop.send(true);
                     continue;

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::Value as Json;
 
 /// The line of a CLI that waits for a network it cannot reach.
-const WAITING: &str = r"Reconnecting\.\.\. waiting for network";
+const WAITING: &str = r"^Reconnecting\.\.\. waiting for network";
 
 /// Reads an agent's output line by line, as it is written or once it is complete.
 #[derive(Debug, Default)]
@@ -32,16 +32,17 @@ impl Unreachable {
             Regex::new(WAITING)
                 .unwrap_or_else(|error| unreachable!("the waiting pattern compiles: {error}"))
         });
-        let line = line.trim();
-        if let Some(event) = codex_event(line)
-            && model_answered(&event)
-        {
+        // Only Codex's own top-level error event counts: the same words inside what a tool
+        // call printed (another CLI's transcript, a test's output) are someone else's.
+        let event = codex_event(line.trim())?;
+        if model_answered(&event) {
             self.answered = true;
         }
-        if self.answered || !WAITING_LINE.is_match(line) {
-            return None;
-        }
-        Some(event_message(line).unwrap_or_else(|| line.to_owned()))
+        let message = event
+            .get("message")
+            .and_then(Json::as_str)
+            .filter(|_| event.get("type").and_then(Json::as_str) == Some("error"))?;
+        (!self.answered && WAITING_LINE.is_match(message)).then(|| message.to_owned())
     }
 }
 

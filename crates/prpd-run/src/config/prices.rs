@@ -3,11 +3,12 @@
 //! A CLI's own cost figure always wins; a model this table does not know has an unknown price,
 //! shown as such and never guessed.
 //!
-//! Prices are US dollars per million tokens, matched by the model name the CLI reported: a key
-//! matches that name exactly or as its prefix up to a `-` (`claude-sonnet-4` matches
-//! `claude-sonnet-4-5-20250929`), and the longest matching key wins. The defaults are the list
-//! prices of the models the presets use, as published when this table was written; a
-//! `[prices."<model>"]` table of prpd.toml replaces a default of the same name.
+//! Prices are US dollars per million tokens, matched by the model name the CLI reported (else
+//! the one prpd.toml names): a key matches that name exactly, or with a date or `-latest` after
+//! it (`claude-sonnet-4-5` matches `claude-sonnet-4-5-20250929`), never a longer name
+//! (`gpt-5` does not price `gpt-5-mini`). The defaults are the list prices of the models the
+//! presets use, as published when this table was written; a `[prices."<model>"]` table of
+//! prpd.toml replaces a default of the same name.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -49,9 +50,11 @@ pub struct Prices {
 }
 
 /// The defaults: (model, input, output, cache write, cache read).
-const DEFAULTS: [(&str, f64, f64, f64, f64); 6] = [
+const DEFAULTS: [(&str, f64, f64, f64, f64); 8] = [
     ("claude-sonnet-4", 3.0, 15.0, 3.75, 0.30),
+    ("claude-sonnet-4-5", 3.0, 15.0, 3.75, 0.30),
     ("claude-opus-4", 15.0, 75.0, 18.75, 1.50),
+    ("claude-opus-4-1", 15.0, 75.0, 18.75, 1.50),
     ("claude-opus-4-5", 5.0, 25.0, 6.25, 0.50),
     ("claude-haiku-4-5", 1.0, 5.0, 1.25, 0.10),
     ("gpt-5", 1.25, 10.0, 1.25, 0.125),
@@ -84,19 +87,24 @@ impl Prices {
     pub fn of(&self, model: &str) -> Option<Price> {
         self.by_model
             .iter()
-            .filter(|(key, _)| {
-                model == key.as_str()
-                    || model
-                        .strip_prefix(key.as_str())
-                        .is_some_and(|rest| rest.starts_with('-'))
+            .find(|(key, _)| {
+                model.strip_prefix(key.as_str()).is_some_and(|rest| {
+                    rest.is_empty() || rest == "-latest" || is_date_suffix(rest)
+                })
             })
-            .max_by_key(|(key, _)| key.len())
             .map(|(_, price)| *price)
     }
 }
 
-/// A `[prices."<model>"]` table as written: `input` and `output` are required, the cache prices
-/// default to the input price.
+/// `-20250929`: the date a provider puts after a model's name.
+fn is_date_suffix(rest: &str) -> bool {
+    rest.strip_prefix('-')
+        .is_some_and(|date| date.len() == 8 && date.bytes().all(|byte| byte.is_ascii_digit()))
+}
+
+/// A `[prices."<model>"]` table as written: `input` and `output` are required; cache writes
+/// default to the input price and cache reads to a tenth of it (what Anthropic and `OpenAI`
+/// charge for a cache hit).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawPrice {
@@ -147,7 +155,7 @@ pub(super) fn prices(
             input,
             output,
             cache_write: value("cache_write", raw.cache_write)?.unwrap_or(input),
-            cache_read: value("cache_read", raw.cache_read)?.unwrap_or(input),
+            cache_read: value("cache_read", raw.cache_read)?.unwrap_or(input / 10.0),
         };
         prices.by_model.insert(model, price);
     }
@@ -159,16 +167,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_longest_key_that_names_the_model_or_its_prefix_wins() {
+    fn a_key_names_the_model_exactly_or_with_its_date_and_never_a_longer_name() {
         let prices = Prices::default();
         let opus_4_5 = prices.of("claude-opus-4-5-20251101").expect("known");
         assert!((opus_4_5.input - 5.0).abs() < 1e-9);
         let opus_4_1 = prices.of("claude-opus-4-1-20250805").expect("known");
         assert!((opus_4_1.input - 15.0).abs() < 1e-9);
+        assert!(prices.of("claude-sonnet-4-5-20250929").is_some());
+        assert!(prices.of("claude-haiku-4-5-latest").is_some());
         assert!(prices.of("gpt-5-codex").is_some());
         assert_eq!(prices.of("gpt-5").map(|price| price.output), Some(10.0));
         assert_eq!(prices.of("sonnet"), None, "an alias is not a model");
-        assert_eq!(prices.of("gpt-50"), None, "a prefix must end at a `-`");
+        for newer in [
+            "claude-opus-4-6",
+            "gpt-5-mini",
+            "gpt-5-codex-mini",
+            "claude-sonnet-5",
+            "gpt-50",
+        ] {
+            assert_eq!(
+                prices.of(newer),
+                None,
+                "{newer} is not priced as an older model"
+            );
+        }
     }
 
     #[test]
@@ -189,7 +211,10 @@ mod tests {
         let text = "[prices.\"gpt-5\"]\ninput = 2.0\noutput = 8.0\n";
         let prices = parsed(text).expect("valid");
         let gpt5 = prices.of("gpt-5").expect("known");
-        assert_eq!((gpt5.input, gpt5.cache_read), (2.0, 2.0));
+        assert_eq!(
+            (gpt5.input, gpt5.cache_write, gpt5.cache_read),
+            (2.0, 2.0, 0.2)
+        );
 
         let error =
             parsed("[run]\n\n[prices.\"local-llama\"]\ninput = 0.5\n").expect_err("no output");

@@ -455,6 +455,11 @@ impl Driver {
         stop_leftovers(phase).await;
         let report = invoked?;
         self.count_usage(call, &report);
+        // What the call spent is saved before anything else can stop prpd: a kill must not
+        // forget money spent.
+        if let Err(error) = self.save() {
+            tracing::warn!(%error, "cannot save the run record after the agent call");
+        }
         if report.end == AgentEnd::Quota {
             // A transient provider failure (a rate or usage limit, an outage, an overload) is
             // not the agent's doing: neither the breaker nor `max_agent_invocations` counts it.

@@ -131,8 +131,9 @@ impl Driver {
             return Ok(None);
         };
         let flaky = self.known_flaky();
+        let flipped = self.record.flaky.flipped_with_feature();
         Ok(Some((
-            proof::judge(&without, with, &files, &flaky),
+            proof::judge(&without, with, &files, &flaky, &flipped),
             without.log,
         )))
     }

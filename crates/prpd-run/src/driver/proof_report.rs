@@ -161,9 +161,10 @@ impl Driver {
             with_feature: with,
         });
         let flaky = self.known_flaky();
+        let flipped = self.record.flaky.flipped_with_feature();
         let proof = measured
             .as_ref()
-            .map(|(without, with, files)| proof::judge(without, with, files, &flaky));
+            .map(|(without, with, files)| proof::judge(without, with, files, &flaky, &flipped));
         let test_diff = self.test_diff(commit)?;
         let harness = self.harness(
             measured

@@ -43,7 +43,7 @@ fn judged_with(files: &TestFiles, without: &CasesRun, with: &CasesRun) -> Proof 
         log: "without.log".into(),
         flaky: BTreeSet::new(),
     };
-    judge(&without, with, files, &BTreeSet::new())
+    judge(&without, with, files, &BTreeSet::new(), &BTreeSet::new())
 }
 
 /// RED changed `red`; the harness's other test files are `other`.
@@ -551,7 +551,13 @@ fn judged_twice(first: &CasesRun, second: &CasesRun, with: &CasesRun, flaky: &[&
         (second.clone(), "second.log".into()),
     );
     let flaky: BTreeSet<String> = flaky.iter().map(|name| (*name).to_owned()).collect();
-    judge(&without, with, &TestFiles::default(), &flaky)
+    judge(
+        &without,
+        with,
+        &TestFiles::default(),
+        &flaky,
+        &BTreeSet::new(),
+    )
 }
 
 #[test]
@@ -605,4 +611,51 @@ fn a_flaky_test_elsewhere_is_left_out_and_the_red_test_still_proves_the_feature(
         !without_flaky.holds(),
         "the same final run fails when `clock` is not known to flip: {without_flaky:?}"
     );
+}
+
+/// Issue 28, the review's cheat: GREEN writes code right every other call. RED's test flips on
+/// GREEN's tree, and the re-run that passes must not make it proof: the feature's own tests
+/// must pass every time with it. A flaky test of the harness's elsewhere is still left out.
+#[test]
+fn a_red_test_that_flipped_with_the_feature_fails_the_proof() {
+    let files = files(&["tests/test_multiply.py"], &["tests/test_calc.py"]);
+    let without = WithoutFeature {
+        key: CacheKey {
+            tree: "t".to_owned(),
+            command: "pytest".to_owned(),
+            settings: "s".to_owned(),
+        },
+        run: run(
+            1,
+            &[
+                ("tests/test_calc.py::test_add", Passed),
+                ("tests/test_multiply.py::test_ac_1", Failed),
+                ("tests/test_multiply.py::test_ac_2", Failed),
+            ],
+        ),
+        log: "without.log".into(),
+        flaky: BTreeSet::new(),
+    };
+    let with = run(
+        0,
+        &[
+            ("tests/test_calc.py::test_add", Passed),
+            ("tests/test_multiply.py::test_ac_1", Passed),
+            ("tests/test_multiply.py::test_ac_2", Passed),
+        ],
+    );
+    let flipped: BTreeSet<String> = ["tests/test_multiply.py::test_ac_2".to_owned()].into();
+    let proof = judge(&without, &with, &files, &flipped, &flipped);
+    assert!(!proof.holds(), "{proof:?}");
+    assert!(
+        proof.problems[0].starts_with(
+            "1 of RED's tests failed and passed on one tree with the feature (`tests/test_multiply.py::test_ac_2`)"
+        ),
+        "{proof:?}"
+    );
+
+    let elsewhere: BTreeSet<String> = ["tests/test_calc.py::test_add".to_owned()].into();
+    let proof = judge(&without, &with, &files, &elsewhere, &elsewhere);
+    assert!(proof.holds(), "{proof:?}");
+    assert_eq!(proof.flaky, ["tests/test_calc.py::test_add"]);
 }

@@ -43,7 +43,7 @@ fn report(published: Publication) -> ProofReport {
     let mut files = TestFiles::default();
     files.red.insert(PathBuf::from("test/multiply.test.js"));
     files.other.insert(PathBuf::from("test/calc.test.js"));
-    let proof = judge(&without, &with, &files, &BTreeSet::new());
+    let proof = judge(&without, &with, &files, &BTreeSet::new(), &BTreeSet::new());
     let runs = Runs {
         without_feature: &without.run,
         with_feature: &with,
