@@ -165,7 +165,7 @@ mod tests {
         let error = QaSettings::load(dir.path(), Some(&unknown)).expect_err("unknown table");
         assert!(
             error.to_string().ends_with(
-                "unknown.toml:4:2: unknown table `gaurdrails`, expected one of the tables `qa`, `commands`, `checks`, `agents`, `guardrails`, `breaker`, `run`, `ship`, `memory`, `watch`, `notify`, `plan`"
+                "unknown.toml:4:2: unknown table `gaurdrails`, expected one of the tables `qa`, `commands`, `checks`, `agents`, `guardrails`, `prices`, `breaker`, `run`, `ship`, `memory`, `watch`, `notify`, `plan`"
             ),
             "{error}"
         );

@@ -130,11 +130,8 @@ impl QaOutcome {
         if let Some(old) = self.checks.iter_mut().find(|old| old.id == check.id) {
             *old = check;
         }
-        self.verdict = if self
-            .checks
-            .iter()
-            .any(|check| check.status == CheckStatus::Fail)
-        {
+        let failed = self.count(CheckStatus::Fail) > 0;
+        self.verdict = if failed {
             Verdict::Reject
         } else {
             Verdict::Approve

@@ -4,9 +4,12 @@
 //! work and several runs of one repository never share a tree.
 //!
 //! Where. `<git common dir>/prpd/worktrees/<run-id>`: inside the repository's git directory,
-//! which no build tool, test runner or linter walks and which git never lists as a change, and
-//! outside `.prp-session/`, where prpd's own state (records, reports, logs, the memory store,
-//! the locks and socket) stays out of the agents' tree.
+//! which git never lists as a change and most tools skip (pytest, `go test ./...`, cargo,
+//! Vitest), and outside `.prp-session/`, where prpd's own state (records, reports, logs, the
+//! memory store, the locks and socket) stays out of the agents' tree. Node 20's built-in runner
+//! is the exception: a bare `node --test` run in the repository's root walks `.git/` too, and
+//! runs the tests of every worktree there (an in-place run's measurement included); a test
+//! script that names its folder (`node --test test/`) does not.
 //!
 //! What it holds. The base commit's files, plus the user's uncommitted versions of prpd's own
 //! inputs (the PRP, `prpd.toml`, `qa-checklist.yml`, `qa-tools-mapping.yml`, `.prpd/`): the run

@@ -237,15 +237,20 @@ impl Driver {
             settings.passes_to_leave,
             settings.days,
         );
-        if updated == on_disk {
-            return;
-        }
-        match updated.write(&home) {
-            Ok(path) => {
-                tracing::info!(path = %path.display(), tests = updated.tests.len(), "quarantine list updated");
+        if updated != on_disk {
+            match updated.write(&home) {
+                Ok(path) => {
+                    tracing::info!(path = %path.display(), tests = updated.tests.len(), "quarantine list updated");
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "the quarantine list could not be written");
+                    return;
+                }
             }
-            Err(error) => tracing::warn!(%error, "the quarantine list could not be written"),
         }
+        // QA's outcomes count once: a run escalated, resumed and escalated again in GREEN must
+        // not count the same QA run's passes twice.
+        self.record.flaky.at_qa.clear();
     }
 }
 
