@@ -65,8 +65,29 @@ fn path_with(dir: &Path) -> String {
     )
 }
 
+/// The summary of a `prpd run --json` that must have escalated at once: exit 3 within `within`
+/// of `started`, after one agent call and no retry.
+pub(crate) fn escalated_at_once(
+    output: &std::process::Output,
+    started: Instant,
+    within: Duration,
+) -> Value {
+    let elapsed = started.elapsed();
+    let summary: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "not JSON ({error}): {}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(output.status.code(), Some(3), "{summary:#}");
+    assert!(elapsed < within, "escalated after {elapsed:?}");
+    assert_eq!(summary["agent_invocations"], 1, "no retry: {summary:#}");
+    summary
+}
+
 /// A port nothing listens on (bound, then let go).
-fn closed_port() -> u16 {
+pub(crate) fn closed_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("address").port()
 }
@@ -92,20 +113,7 @@ fn a_codex_waiting_for_a_network_it_cannot_reach_escalates_in_seconds() {
         .timeout(Duration::from_secs(240))
         .output()
         .expect("run prpd");
-    let elapsed = started.elapsed();
-    let summary: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "not JSON ({error}): {}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    assert_eq!(output.status.code(), Some(3), "{summary:#}");
-    assert!(
-        elapsed < Duration::from_secs(120),
-        "escalated after {elapsed:?}"
-    );
-    assert_eq!(summary["agent_invocations"], 1, "no retry: {summary:#}");
+    let summary = escalated_at_once(&output, started, Duration::from_secs(120));
     let reason = summary["escalation_reason"].as_str().unwrap_or_default();
     assert!(
         reason.contains(

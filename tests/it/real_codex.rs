@@ -6,18 +6,16 @@
 //! `-c openai_base_url=…`. Codex gets a fresh `HOME` and `CODEX_HOME`, so nothing of the user's
 //! own is read or changed, and nothing leaves the machine.
 //!
-//! The CLI must be installed (`npm install -g @openai/codex`; `.ci/run` does it): the test fails,
+//! The CLI must be installed (`npm install -g @openai/codex@0.171`; `.ci/run` does it): the test fails,
 //! naming that command, where it is not.
 
-use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
+use crate::agent_setup::{closed_port, escalated_at_once};
 use crate::run::{PRP, calc_repo, prp, read, run_dir};
 
-/// How Codex CLI is installed where it is missing.
-const INSTALL: &str = "npm install -g @openai/codex";
+/// How Codex CLI is installed where it is missing (the version the fixtures were captured from).
+const INSTALL: &str = "npm install -g @openai/codex@0.171";
 
 #[expect(
     clippy::disallowed_methods,
@@ -41,10 +39,7 @@ fn real_codex_against_a_closed_port_escalates_in_a_minute_naming_the_line() {
     let home = tempfile::tempdir().expect("tempdir");
     let codex_home = home.path().join(".codex");
     std::fs::create_dir_all(&codex_home).expect("mkdir");
-    let port = {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.local_addr().expect("address").port()
-    };
+    let port = closed_port();
     let repo = calc_repo(
         &prp(""),
         "[agents.default]\nagent = \"codex\"\ntimeout = \"5m\"\n",
@@ -61,20 +56,7 @@ fn real_codex_against_a_closed_port_escalates_in_a_minute_naming_the_line() {
         .timeout(Duration::from_secs(240))
         .output()
         .expect("run prpd");
-    let elapsed = started.elapsed();
-    let summary: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
-        panic!(
-            "not JSON ({error}): {}\n{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
-    assert_eq!(output.status.code(), Some(3), "{summary:#}");
-    assert!(
-        elapsed < Duration::from_secs(60),
-        "escalated after {elapsed:?}"
-    );
-    assert_eq!(summary["agent_invocations"], 1, "{summary:#}");
+    let summary = escalated_at_once(&output, started, Duration::from_secs(60));
     let reason = summary["escalation_reason"].as_str().unwrap_or_default();
     assert!(
         reason.contains("Reconnecting... waiting for network"),

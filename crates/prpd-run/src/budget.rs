@@ -46,7 +46,8 @@ impl Budget {
         }
     }
 
-    fn is_cost(self) -> bool {
+    /// Whether it counts dollars (else tokens).
+    pub fn is_cost(self) -> bool {
         matches!(self, Budget::RunCost | Budget::DayCost)
     }
 

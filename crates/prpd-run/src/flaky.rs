@@ -53,6 +53,16 @@ pub struct Sighting {
     pub phase: Option<Phase>,
 }
 
+impl Sighting {
+    /// Where it was measured: `in GREEN`, or `without the feature`.
+    pub fn measured(&self) -> String {
+        self.phase.map_or_else(
+            || "without the feature".to_owned(),
+            |phase| format!("in {phase}"),
+        )
+    }
+}
+
 impl FlakyLog {
     /// A run's log, starting from the repository's quarantine list.
     pub fn new(quarantine: Quarantine) -> FlakyLog {
@@ -203,31 +213,7 @@ pub fn only_known_failures(run: &CasesRun, known: &BTreeSet<String>) -> Option<V
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn run(exit_code: i32, cases: &[(&str, Outcome)]) -> CasesRun {
-        let count = |wanted| {
-            u32::try_from(
-                cases
-                    .iter()
-                    .filter(|(_, outcome)| *outcome == wanted)
-                    .count(),
-            )
-            .expect("few")
-        };
-        CasesRun {
-            exit_code: Some(exit_code),
-            counts: Some([
-                count(Outcome::Passed),
-                count(Outcome::Failed),
-                count(Outcome::Skipped),
-            ]),
-            cases: cases
-                .iter()
-                .map(|(name, outcome)| ((*name).to_owned(), *outcome))
-                .collect(),
-            did_not_build: None,
-        }
-    }
+    use crate::proof::tests::run;
 
     fn names(list: &[&str]) -> BTreeSet<String> {
         list.iter().map(|name| (*name).to_owned()).collect()

@@ -87,7 +87,13 @@ impl Watching {
                     let _ = stop.send(true);
                     continue;
                 }
-                let (Some(budget), Some(usage)) = (&budget, seen.stream.usage()) else {
+                let Some(budget) = budget
+                    .as_ref()
+                    .filter(|budget| !budget.allowances.is_empty())
+                else {
+                    continue;
+                };
+                let Some(usage) = seen.stream.usage() else {
                     continue;
                 };
                 let model = seen
@@ -97,7 +103,12 @@ impl Watching {
                     .or_else(|| configured_model.clone());
                 let (cost, source) =
                     receipt::cost_of(Some(&usage), model.as_deref(), &budget.prices);
-                if source == receipt::CostSource::UnknownPrice && !seen.price_unknown {
+                let counts_cost = budget
+                    .allowances
+                    .iter()
+                    .any(|allowance| allowance.budget.is_cost());
+                if source == receipt::CostSource::UnknownPrice && counts_cost && !seen.price_unknown
+                {
                     seen.price_unknown = true;
                     tracing::warn!(
                         model = model.as_deref().unwrap_or("(none named)"),

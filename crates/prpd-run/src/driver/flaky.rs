@@ -183,11 +183,11 @@ impl Driver {
             .seen
             .iter()
             .map(|(name, sighting)| {
-                let phase = sighting.phase.map_or_else(
-                    || "without the feature".to_owned(),
-                    |phase| format!("in {phase}"),
-                );
-                format!("`{name}` ({phase}, tree {})", short(&sighting.tree))
+                format!(
+                    "`{name}` ({}, tree {})",
+                    sighting.measured(),
+                    short(&sighting.tree)
+                )
             })
             .collect();
         CheckResult {

@@ -159,7 +159,6 @@ impl Driver {
         self.remember(entries).await;
     }
 
-    /// Records the ADRs and the CHANGELOG entries DOCUMENT added or changed.
     /// Remembers the tests this run saw flip, one line each with where, so that the next QA
     /// and GREEN prompt recall them.
     pub(super) async fn remember_flaky(&mut self) {
@@ -172,13 +171,10 @@ impl Driver {
             .seen
             .iter()
             .map(|(name, sighting)| {
-                let phase = sighting.phase.map_or_else(
-                    || "without the feature".to_owned(),
-                    |phase| format!("in {phase}"),
-                );
                 format!(
-                    "{name} (failed and passed on tree {}, {phase})",
-                    sighting.tree
+                    "{name} (failed and passed on tree {}, {})",
+                    sighting.tree,
+                    sighting.measured()
                 )
             })
             .collect();
@@ -186,6 +182,7 @@ impl Driver {
         self.remember(vec![entry]).await;
     }
 
+    /// Records the ADRs and the CHANGELOG entries DOCUMENT added or changed.
     pub(super) async fn remember_documentation(&mut self) {
         let Some(documents) = self.documents_written() else {
             return;
