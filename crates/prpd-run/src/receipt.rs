@@ -311,9 +311,9 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// `text` fit for one table cell: one line, no column bar, at most 200 characters.
+/// `text` fit for one table cell (prpd-qa's `table_cell`), at most 200 characters.
 fn cell(text: &str) -> String {
-    cut(&text.replace(['\n', '\r'], " ").replace('|', "\\|"), 200)
+    cut(&prpd_qa::table_cell::cell(text), 200)
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@ use super::Usage;
 use super::formats::{add_turn, aider_usage};
 use super::output::usage_of;
 
+/// The longest line kept while waiting for its end (a Claude Code tool result quoting a large
+/// file is a few MiB); memory stays bounded whatever the agent prints.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+
 /// What the output said of usage so far.
 #[derive(Debug, Default)]
 pub(super) struct StreamedUsage {
@@ -44,6 +48,10 @@ impl StreamedUsage {
             rest = &rest[end + 1..];
         }
         self.partial.extend_from_slice(rest);
+        if self.partial.len() > MAX_LINE {
+            // No usage report is this long: output without line ends is not one.
+            self.partial.clear();
+        }
     }
 
     /// The usage so far: the result's totals once there are any, else the sum of what was

@@ -40,13 +40,18 @@ impl Driver {
     }
 
     /// What this run spent, and what every run of the repository spent on `day`: the receipts
-    /// of the others as their records hold them now, and this run's own.
+    /// of the others as their records hold them now, and this run's own. The other records are
+    /// read only when a daily budget is set.
     fn spent(&self, day: u64) -> Spent {
         let mut spent = Spent {
             run_cost: self.record.usage.cost_usd,
             run_tokens: self.record.usage.tokens,
             ..Spent::default()
         };
+        let limits = &self.context.config.guardrails;
+        if limits.max_cost_usd_per_day.is_none() && limits.max_tokens_per_day.is_none() {
+            return spent;
+        }
         let others = self
             .context
             .session
@@ -59,14 +64,18 @@ impl Driver {
                     .ok()
                     .flatten()
             });
-        for record in others.chain(std::iter::once(self.record.clone())) {
-            for line in &record.receipt.lines {
+        let mut add = |receipt: &crate::receipt::Receipt| {
+            for line in &receipt.lines {
                 if budget::day_of(line.started_at) == day {
                     spent.day_cost += line.cost_usd.unwrap_or(0.0);
                     spent.day_tokens += line.billed_tokens();
                 }
             }
+        };
+        for record in others {
+            add(&record.receipt);
         }
+        add(&self.record.receipt);
         spent
     }
 }

@@ -47,25 +47,7 @@ impl Driver {
         {
             return Ok(Some((cached.clone(), files)));
         }
-        let checkout = tempfile::Builder::new()
-            .prefix("prpd-without-feature-")
-            .tempdir()
-            .map_err(|source| DriveError::Write {
-                path: std::env::temp_dir(),
-                source,
-            })?;
-        snapshots.export(&tree, checkout.path())?;
-        let borrowed = dependencies::borrow(&self.context.repo, checkout.path());
-        for redirected in &borrowed.redirected {
-            tracing::info!(%redirected, "the checkout without the feature");
-        }
-        let mut env = borrowed.env;
-        // A Rust checkout builds in its own target folder: sharing the run's would mix two
-        // trees of one crate in one build cache.
-        env.push((
-            "CARGO_TARGET_DIR".to_owned(),
-            checkout.path().join("target").display().to_string(),
-        ));
+        let (checkout, env) = self.fresh_checkout(&snapshots, &tree, None)?;
         let probe = Probe {
             repo: checkout.path(),
             detection,
@@ -79,22 +61,8 @@ impl Driver {
             return Ok(None);
         };
         // The second run gets a fresh checkout of the same tree: whatever the first run wrote
-        // into its checkout cannot decide the second.
-        let again = tempfile::Builder::new()
-            .prefix("prpd-without-feature-")
-            .tempdir()
-            .map_err(|source| DriveError::Write {
-                path: std::env::temp_dir(),
-                source,
-            })?;
-        snapshots.export(&tree, again.path())?;
-        let borrowed = dependencies::borrow(&self.context.repo, again.path());
-        let mut env = borrowed.env;
-        // The same tree builds into the first checkout's target folder.
-        env.push((
-            "CARGO_TARGET_DIR".to_owned(),
-            checkout.path().join("target").display().to_string(),
-        ));
+        // into its checkout cannot decide the second. It builds into the first one's target.
+        let (again, env) = self.fresh_checkout(&snapshots, &tree, Some(checkout.path()))?;
         let probe = Probe {
             repo: again.path(),
             env,
@@ -117,6 +85,40 @@ impl Driver {
             self.record.without_feature = Some(without.clone());
         }
         Ok(Some((without, files)))
+    }
+
+    /// A new temporary checkout of `tree` with the dependencies it borrows from the run's
+    /// tree, and the environment of a test run there. A Rust checkout builds in a target folder
+    /// of its own (sharing the run's would mix two trees of one crate in one build cache):
+    /// `target_of`'s, else its own.
+    fn fresh_checkout(
+        &self,
+        snapshots: &crate::snapshot::Snapshots,
+        tree: &crate::snapshot::Snapshot,
+        target_of: Option<&Path>,
+    ) -> Result<(tempfile::TempDir, Vec<(String, String)>), DriveError> {
+        let checkout = tempfile::Builder::new()
+            .prefix("prpd-without-feature-")
+            .tempdir()
+            .map_err(|source| DriveError::Write {
+                path: std::env::temp_dir(),
+                source,
+            })?;
+        snapshots.export(tree, checkout.path())?;
+        let borrowed = dependencies::borrow(&self.context.repo, checkout.path());
+        for redirected in &borrowed.redirected {
+            tracing::info!(%redirected, "the checkout without the feature");
+        }
+        let mut env = borrowed.env;
+        env.push((
+            "CARGO_TARGET_DIR".to_owned(),
+            target_of
+                .unwrap_or(checkout.path())
+                .join("target")
+                .display()
+                .to_string(),
+        ));
+        Ok((checkout, env))
     }
 
     /// The proof for the tree whose test run was `with`; `None` when there is nothing to

@@ -9,13 +9,10 @@ use super::SessionError;
 /// today when it is a daily one: a human's decision, kept in the record.
 pub(super) fn raise_budget(record: &mut RunRecord, amount: f64) -> Result<(), SessionError> {
     let stopped_by = budget_to_raise(record)?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs());
     record.budget_raises.push(crate::budget::Raise {
         budget: stopped_by,
         amount,
-        day: crate::budget::day_of(now),
+        day: crate::budget::day_of(crate::driver::unix_now()),
     });
     record.budget_stop = None;
     tracing::info!(run_id = %record.run_id, budget = stopped_by.key(), amount, "budget raised by a human");
