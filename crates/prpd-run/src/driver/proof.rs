@@ -1,7 +1,7 @@
 //! The driver's side of the fail-to-pass proof (`proof.rs` judges): the tree without the
 //! feature — the run's base snapshot with the frozen test harness laid over it — checked out
-//! into a temporary directory of its own, the test command run there once per such tree, and
-//! the proof as GREEN's gate and QA's `F2P` check see it.
+//! twice into fresh temporary directories, the test command run once in each (per such tree:
+//! the result is kept), and the proof as GREEN's gate and QA's `F2P` check see it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
