@@ -163,6 +163,9 @@ pub struct Driver {
     session_start: Instant,
     /// The memory, once this session opened it.
     memory: Option<memory::OpenMemory>,
+    /// The receipt line of this session's last agent call and when the call ended, to time
+    /// prpd's measurement of it (`driver/receipt.rs`).
+    call_ended: Option<(usize, Instant)>,
 }
 
 impl Driver {
@@ -173,6 +176,7 @@ impl Driver {
             record,
             session_start: Instant::now(),
             memory: None,
+            call_ended: None,
         }
     }
 
@@ -336,7 +340,7 @@ impl Driver {
                 Ok(None)
             }
             Effect::Escalate { reason } => {
-                self.receipt_stop(&reason.to_string());
+                self.receipt_stop(reason);
                 let report = self.escalate(reason)?;
                 self.remember_escalation(reason).await;
                 self.end_quarantine(flaky::RunEnd::Escalated).await;

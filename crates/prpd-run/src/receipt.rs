@@ -55,6 +55,59 @@ pub struct ReceiptLine {
     /// the call (a budget, a breaker).
     #[serde(default)]
     pub reasons: Vec<String>,
+    /// The seconds prpd spent after the call measuring the tree until the gate (QA: the
+    /// verdict) was decided; `None` when prpd restarted in between, or no gate judges the call
+    /// (the examiner's). The call took `wall_seconds` plus these.
+    #[serde(default)]
+    pub measured_seconds: Option<f64>,
+    /// What escalated the run after this call, on the last call before the escalation; it is
+    /// set even when the call has a verdict (a breaker opens after an `again`).
+    #[serde(default)]
+    pub stop: Option<LineStop>,
+}
+
+/// What escalated the run after a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineStop {
+    pub by: StopKind,
+    /// The escalation's reason as the report words it.
+    pub reason: String,
+}
+
+/// What kind of escalation stopped the run: the escalation's reason, with a budget told apart
+/// from the other guardrails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopKind {
+    /// A phase's circuit breaker opened.
+    Breaker,
+    /// A guardrail (`max_agent_invocations`, `max_wall_time`) was reached.
+    Guardrail,
+    /// A budget of tokens or dollars (`max_cost_usd`, …) was used up.
+    Budget,
+    /// QA rejected the work for the third time.
+    QaRejectedThrice,
+    /// The agent failed in a way another iteration cannot fix.
+    Agent,
+    /// SHIP failed (the push, the pull request).
+    Ship,
+    /// A `[run] setup` command failed.
+    Setup,
+}
+
+impl StopKind {
+    /// What happened, in a few words.
+    pub fn label(self) -> &'static str {
+        match self {
+            StopKind::Breaker => "breaker opened",
+            StopKind::Guardrail => "guardrail reached",
+            StopKind::Budget => "budget used up",
+            StopKind::QaRejectedThrice => "QA rejected three times",
+            StopKind::Agent => "agent failed",
+            StopKind::Ship => "ship failed",
+            StopKind::Setup => "setup failed",
+        }
+    }
 }
 
 /// Where a line's cost comes from.
@@ -152,12 +205,12 @@ impl Receipt {
         totals
     }
 
-    /// The last line of `phase`'s iteration `iteration` that is the phase's own agent.
-    pub fn line_mut(&mut self, phase: Phase, iteration: u32) -> Option<&mut ReceiptLine> {
-        self.lines
-            .iter_mut()
-            .rev()
-            .find(|line| line.phase == phase && line.iteration == iteration && line.role.is_none())
+    /// Where the last line of `phase`'s iteration `iteration` that is the phase's own agent
+    /// is in `lines`.
+    pub fn position(&self, phase: Phase, iteration: u32) -> Option<usize> {
+        self.lines.iter().rposition(|line| {
+            line.phase == phase && line.iteration == iteration && line.role.is_none()
+        })
     }
 
     /// The receipt as a Markdown table with a total line, for the QA report, `pr.md` and
@@ -193,7 +246,7 @@ impl Receipt {
                 index + 1,
                 cell(&line.agent),
                 line.wall_seconds,
-                line.verdict.as_deref().unwrap_or("-"),
+                verdict_cell(line),
                 cell(&line.reasons.join("; ")),
             );
         }
@@ -294,6 +347,15 @@ fn model_cell(line: &ReceiptLine) -> String {
     }
 }
 
+/// The line's verdict, followed by what escalated the run after it.
+fn verdict_cell(line: &ReceiptLine) -> String {
+    let verdict = line.verdict.as_deref().unwrap_or("-");
+    match &line.stop {
+        Some(stop) => format!("{verdict}; run escalated: {}", stop.by.label()),
+        None => verdict.to_owned(),
+    }
+}
+
 /// `$0.1234`, with the calls of unknown cost it leaves out.
 fn cost_cell(totals: &Totals) -> String {
     match (totals.calls_without_cost, totals.calls) {
@@ -372,6 +434,8 @@ mod tests {
             wall_seconds: 2.5,
             verdict: Some("again".to_owned()),
             reasons: vec!["3 test(s) fail | one\nper line".to_owned()],
+            measured_seconds: Some(1.5),
+            stop: None,
         }
     }
 
@@ -405,6 +469,33 @@ mod tests {
         assert!(
             short.contains("| **Total** | 3 | | | **$0.3000 + 1 unknown** | 8 s | |"),
             "{short}"
+        );
+    }
+
+    #[test]
+    fn a_line_saved_before_stops_were_recorded_still_loads() {
+        let old = r#"{"phase":"GREEN","iteration":2,"attempt":1,"agent":"codex","model":null,
+            "model_reported":false,"tokens":null,"cost_usd":null,"cost":"not_reported",
+            "wall_seconds":4.0,"verdict":"again","reasons":["tests fail"]}"#;
+        let line: ReceiptLine = serde_json::from_str(old).expect("an old line");
+        assert_eq!(line.measured_seconds, None);
+        assert_eq!(line.stop, None);
+    }
+
+    #[test]
+    fn the_table_says_what_escalated_the_run_after_a_call_with_a_verdict() {
+        let mut stopped = line(Phase::Green, Some(0.1), CostSource::Reported);
+        stopped.stop = Some(LineStop {
+            by: StopKind::Breaker,
+            reason: "the GREEN breaker opened".to_owned(),
+        });
+        let receipt = Receipt {
+            lines: vec![stopped],
+        };
+        let table = receipt.markdown();
+        assert!(
+            table.contains("| again; run escalated: breaker opened | 3 test(s) fail"),
+            "{table}"
         );
     }
 }

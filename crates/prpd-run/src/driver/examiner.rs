@@ -13,6 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::agent::{AgentError, AgentReport};
+use crate::breaker::AgentEnd;
 use crate::holdout::{HeldTest, blocks};
 use crate::measure::TestMeasurement;
 use prpd_base::phase::Phase;
@@ -54,21 +56,10 @@ impl Driver {
             role: Some("examiner"),
         };
         self.record.holdout.examined = true;
-        match self.call_agent(&call, detection).await {
-            Err(error) => self.note(format!(
-                "the examiner could not run ({error:#}); no test of its is held out"
-            )),
-            Ok(report) if report.end == crate::breaker::AgentEnd::Quota => self.note(
-                "the examiner's provider refused for now (a rate or usage limit); no test of its is held out"
-                    .to_owned(),
-            ),
-            Ok(report) => {
-                if let Some(line) = report.setup_error {
-                    self.note(format!(
-                        "the examiner could not use its model (`{line}`); no test of its is held out"
-                    ));
-                }
-            }
+        let trouble = trouble(self.call_agent(&call, detection).await);
+        self.receipt_examiner(trouble.as_deref());
+        if let Some(trouble) = trouble {
+            self.note(trouble);
         }
         let written = self.examiner_files()?;
         if written.is_empty() {
@@ -189,6 +180,23 @@ impl Driver {
             ));
         }
         Ok(written)
+    }
+}
+
+/// What kept the examiner's tests out, when its call did not work: it could not run, its
+/// provider refused for now, or it could not use its model.
+fn trouble(called: Result<AgentReport, AgentError>) -> Option<String> {
+    match called {
+        Err(error) => Some(format!(
+            "the examiner could not run ({error:#}); no test of its is held out"
+        )),
+        Ok(report) if report.end == AgentEnd::Quota => Some(
+            "the examiner's provider refused for now (a rate or usage limit); no test of its is held out"
+                .to_owned(),
+        ),
+        Ok(report) => report.setup_error.map(|line| {
+            format!("the examiner could not use its model (`{line}`); no test of its is held out")
+        }),
     }
 }
 

@@ -477,6 +477,7 @@ impl Driver {
                 "the agent's provider failed for now (rate or usage limit, outage); waiting before the next iteration"
             );
             tokio::time::sleep(wait).await;
+            self.measure_from_now();
         }
         Ok(report)
     }

@@ -1,14 +1,16 @@
 //! The driver's side of the receipt (`receipt.rs`): each agent call's usage is counted for the
 //! guardrails and written as a receipt line when the call ends, and the line gets what prpd's
-//! measurement concluded once the iteration is decided. It stands apart so that the iteration
-//! reads as steps and the bookkeeping of cost lives in one place.
+//! measurement concluded once the iteration is decided, how long that took, and what escalated
+//! the run after it. It stands apart so that the iteration reads as steps and the bookkeeping
+//! of cost and time lives in one place.
 
 use std::path::Path;
+use std::time::Instant;
 
 use crate::agent::AgentReport;
 use crate::gate::GateResult;
-use crate::machine::QaVerdict;
-use crate::receipt::{self, ReceiptLine};
+use crate::machine::{EscalationReason, QaVerdict};
+use crate::receipt::{self, LineStop, ReceiptLine, StopKind};
 use crate::record::TokenUsage;
 use prpd_base::phase::Phase;
 
@@ -55,25 +57,46 @@ impl Driver {
             wall_seconds: (report.duration.as_secs_f64() * 10.0).round() / 10.0,
             verdict: None,
             reasons: Vec::new(),
+            measured_seconds: None,
+            stop: None,
         });
+        self.call_ended = Some((self.record.receipt.lines.len() - 1, Instant::now()));
     }
 
-    /// Writes what the measurement concluded of `phase`'s iteration `number` on its line.
+    /// Times prpd's measurement of the last call from now: the wait after a provider's limit
+    /// is the provider's time, not prpd's.
+    pub(super) fn measure_from_now(&mut self) {
+        if let Some((_, ended)) = &mut self.call_ended {
+            *ended = Instant::now();
+        }
+    }
+
+    /// Writes what the measurement concluded of `phase`'s iteration `number` on its line, and
+    /// how long prpd measured since the call ended. QA's verdict is its gate's, so QA's line
+    /// is timed here too; a REJECT SHIP's remote checks bring later does not lengthen it.
     pub(super) fn receipt_gate(&mut self, phase: Phase, number: u32, gate: &GateResult) {
-        if let Some(line) = self.record.receipt.line_mut(phase, number) {
-            if gate.can_exit() {
-                line.verdict = Some("done".to_owned());
-            } else {
-                line.verdict = Some("again".to_owned());
-                line.reasons = gate.unmet();
-            }
+        let Some(index) = self.record.receipt.position(phase, number) else {
+            return;
+        };
+        let measured_seconds = self
+            .call_ended
+            .filter(|(line, _)| *line == index)
+            .map(|(_, ended)| (ended.elapsed().as_secs_f64() * 10.0).round() / 10.0);
+        let line = &mut self.record.receipt.lines[index];
+        line.measured_seconds = measured_seconds;
+        if gate.can_exit() {
+            line.verdict = Some("done".to_owned());
+        } else {
+            line.verdict = Some("again".to_owned());
+            line.reasons = gate.unmet();
         }
     }
 
     /// Writes QA's verdict, with the REJECT's blocking items, on the last QA line.
     pub(super) fn receipt_verdict(&mut self, verdict: QaVerdict, blocking: &[String]) {
         let number = self.record.iteration;
-        if let Some(line) = self.record.receipt.line_mut(Phase::Qa, number) {
+        if let Some(index) = self.record.receipt.position(Phase::Qa, number) {
+            let line = &mut self.record.receipt.lines[index];
             line.verdict = Some(
                 match verdict {
                     QaVerdict::Approve => "APPROVE",
@@ -88,14 +111,45 @@ impl Driver {
         }
     }
 
-    /// Writes what stopped the run (a guardrail, a breaker, an agent that cannot work) on the
-    /// last line, when the last call has no verdict of its own.
-    pub(super) fn receipt_stop(&mut self, reason: &str) {
+    /// Writes what escalated the run on the last line: always as its `stop`, and as its
+    /// verdict and reasons when the last call has no verdict of its own (a guardrail, a budget
+    /// or an agent that cannot work stopped it before it was measured).
+    pub(super) fn receipt_stop(&mut self, reason: &EscalationReason) {
+        let by = match reason {
+            EscalationReason::BreakerOpen { .. } => StopKind::Breaker,
+            EscalationReason::Guardrail { .. } if self.record.budget_stop.is_some() => {
+                StopKind::Budget
+            }
+            EscalationReason::Guardrail { .. } => StopKind::Guardrail,
+            EscalationReason::QaRejectedThrice { .. } => StopKind::QaRejectedThrice,
+            EscalationReason::FatalAgent { .. } => StopKind::Agent,
+            EscalationReason::ShipFailed { .. } => StopKind::Ship,
+            EscalationReason::SetupFailed { .. } => StopKind::Setup,
+        };
+        let reason = reason.to_string();
+        if let Some(line) = self.record.receipt.lines.last_mut() {
+            if line.verdict.is_none() {
+                line.verdict = Some("stopped".to_owned());
+                line.reasons = vec![reason.clone()];
+            }
+            line.stop = Some(LineStop { by, reason });
+        }
+    }
+
+    /// Writes how the examiner's call ended on its line, which no gate judges: `done`, or
+    /// `stopped` with `trouble`, what kept its tests out.
+    pub(super) fn receipt_examiner(&mut self, trouble: Option<&str>) {
         if let Some(line) = self.record.receipt.lines.last_mut()
+            && line.role.as_deref() == Some("examiner")
             && line.verdict.is_none()
         {
-            line.verdict = Some("stopped".to_owned());
-            line.reasons = vec![reason.to_owned()];
+            match trouble {
+                None => line.verdict = Some("done".to_owned()),
+                Some(trouble) => {
+                    line.verdict = Some("stopped".to_owned());
+                    line.reasons = vec![trouble.to_owned()];
+                }
+            }
         }
     }
 }
