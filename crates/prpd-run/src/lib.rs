@@ -8,7 +8,8 @@
 //! [`prompt`], invokes the [`agent`], [`measure`]s the tree, evaluates the dual [`gate`] and
 //! classifies the iteration for the phase's [`breaker`]. QA runs the `qa` gate; a run that
 //! cannot finish ends with an [`escalation`] report; a shipped one carries its
-//! [`proof_report`].
+//! [`proof_report`]. Each call's line on the [`receipt`] says what it cost and how it ended; the
+//! [`timeline`] draws those lines as where the run spent its time.
 //!
 //! Owns: each run's record and artifacts under `.prp-session/runs/<id>/`, and the runs'
 //! worktrees under `.git/prpd/worktrees/`.
@@ -36,4 +37,5 @@ pub mod receipt;
 pub mod record;
 pub mod session;
 pub mod snapshot;
+pub mod timeline;
 pub mod worktree;
