@@ -47,6 +47,17 @@ impl SessionPaths {
         self.root.join("prpd.sock")
     }
 
+    /// The dashboard's token (`prpd ui`): what a browser must send, in a header, to resume or
+    /// abort a run. Owner-only (mode 0600), made once and kept.
+    pub fn ui_token(&self) -> PathBuf {
+        self.root.join("ui.token")
+    }
+
+    /// Where a running dashboard listens (its URL without the token), while it runs.
+    pub fn ui_address(&self) -> PathBuf {
+        self.root.join("ui.address")
+    }
+
     /// The daemon's log, one JSON object per line (rotated to `prpd.log.1`, `.2`, …).
     pub fn daemon_log(&self) -> PathBuf {
         self.root.join("prpd.log")
