@@ -11,6 +11,7 @@ pub mod memory;
 mod plan;
 mod receipt;
 pub mod status;
+mod ui;
 mod usage;
 mod verify;
 mod watch;
@@ -116,6 +117,12 @@ pub enum Command {
     ///
     /// Example: `prpd watch --repo ~/src/app`
     Watch(WatchArgs),
+    /// The dashboard: the repository's runs in a browser — their timelines, iterations, diffs,
+    /// receipts and reports, live — with Resume and Abort (through the daemon). Prints the URL
+    /// with the access token; an action without the token is refused.
+    ///
+    /// Example: `prpd ui` (or `prpd watch --ui 127.0.0.1:7420` to serve it from the daemon)
+    Ui(ui::UiArgs),
     /// Show the PRPs waiting for the daemon, or queue one.
     ///
     /// Example: `prpd queue PRPs/rate-limit.md`
@@ -314,6 +321,13 @@ pub struct WatchArgs {
     /// The prpd.toml to use (default: `<repo>/prpd.toml` when it exists).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Serve the dashboard from the daemon at ADDR (`127.0.0.1:7420`; port 0 picks a free one;
+    /// `prpd ui` prints its URL with the token).
+    #[arg(long, value_name = "ADDR")]
+    pub ui: Option<String>,
+    /// Allow a `--ui` address off the loopback interface (plain HTTP: unencrypted).
+    #[arg(long, requires = "ui")]
+    pub public: bool,
 }
 
 #[derive(Debug, Args)]
@@ -404,7 +418,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Resume(args) => resume(&args),
         Command::Abort(args) => abort(&args),
-        Command::Watch(args) => watch::watch(repo_dir(&args.repo)?, args.config),
+        Command::Watch(args) => {
+            let ui = args
+                .ui
+                .as_deref()
+                .map(|text| ui::bind_address(text, args.public))
+                .transpose()?;
+            watch::watch(repo_dir(&args.repo)?, args.config, ui, args.public)
+        }
+        Command::Ui(args) => ui::ui(&repo_dir(&args.repo)?, &args),
         Command::Queue(args) => {
             watch::queue(&repo_dir(&args.repo)?, args.prp.as_deref(), args.json)
         }

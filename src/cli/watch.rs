@@ -2,6 +2,7 @@
 //! `resume` and `abort` that talks to a running daemon through its socket (they read and
 //! write the state files themselves when none runs).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -10,6 +11,7 @@ use prpd_base::exit::ExitCode;
 use prpd_base::paths::SessionPaths;
 use prpd_run::driver::unix_now;
 use prpd_run::{session, worktree};
+use prpd_ui::Dashboard;
 pub(super) use prpd_watch::control::Request;
 use prpd_watch::control::{self, Reply};
 use prpd_watch::daemon::{self, Daemon};
@@ -18,13 +20,48 @@ use prpd_watch::queue::Queue;
 use super::usage::UsageError;
 
 /// `prpd watch`: takes the lock (a second daemon stops here, naming the first one's pid),
-/// then runs the daemon until SIGTERM or Ctrl-C.
-pub(super) fn watch(repo: PathBuf, config: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+/// then runs the daemon until SIGTERM or Ctrl-C; with `--ui`, the dashboard beside it, stopped
+/// when the daemon stops.
+pub(super) fn watch(
+    repo: PathBuf,
+    config: Option<PathBuf>,
+    ui: Option<SocketAddr>,
+    public: bool,
+) -> anyhow::Result<ExitCode> {
     let lock = session::lock(&repo)?;
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     runtime.block_on(async {
+        let dashboard = match ui {
+            Some(address) => Some(
+                Dashboard::bind(prpd_ui::Options {
+                    repo: repo.clone(),
+                    address,
+                    public,
+                })
+                .await?,
+            ),
+            None => None,
+        };
         let daemon = Daemon::start(lock, daemon::Options { repo, config })?;
-        daemon.run().await
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = dashboard.map(|dashboard| {
+            super::ui::announce(&dashboard, public);
+            tokio::spawn(dashboard.serve(async {
+                let _ = stopped.await;
+            }))
+        });
+        let result = daemon.run().await;
+        let _ = stop.send(());
+        if let Some(served) = served {
+            match served.await {
+                Ok(Err(error)) => {
+                    tracing::warn!(error = %anyhow::Error::new(error), "the dashboard failed");
+                }
+                Ok(Ok(())) => {}
+                Err(error) => tracing::warn!(%error, "the dashboard's task failed"),
+            }
+        }
+        result.map_err(anyhow::Error::new)
     })?;
     Ok(ExitCode::Success)
 }
