@@ -38,6 +38,7 @@ mod snapshots;
 mod stacks;
 mod task_runners;
 mod test_plan;
+mod ui;
 mod util;
 mod verify;
 mod watch;

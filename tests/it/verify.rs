@@ -470,7 +470,7 @@ fn mistakes_in_what_to_verify_exit_2_and_name_the_file() {
 }
 
 /// Fails unless `multiply` keeps the sign of its result.
-const NEGATIVES: &str = "import { multiply } from \"../src/calc.js\";\n\
+pub(crate) const NEGATIVES: &str = "import { multiply } from \"../src/calc.js\";\n\
     const got = multiply(-2, 3);\n\
     if (got !== -6) {\n\
     \x20 console.error(`multiply(-2, 3) is ${got}, expected -6`);\n\
@@ -479,14 +479,24 @@ const NEGATIVES: &str = "import { multiply } from \"../src/calc.js\";\n\
 
 /// The `calc` fixture whose PRP has `[VERIFY]` tasks (a sign check, the remote CI, the AC
 /// checklist), GREEN played by `green`; and the PRP's text.
+/// The `calc` fixture whose PRP has `[VERIFY]` tasks, one of which checks signs
+/// (`scripts/negatives.mjs`), with GREEN's behaviour `green`.
 fn verify_loop_repo(green: &str) -> (TestRepo, String) {
+    verify_loop_repo_with(&[("green", green)], "")
+}
+
+/// [`verify_loop_repo`] with the phases' `behaviours` and more prpd.toml.
+pub(crate) fn verify_loop_repo_with(
+    behaviours: &[(&str, &str)],
+    extra_config: &str,
+) -> (TestRepo, String) {
     let tasks = "- [ ] V1 [VERIFY] Negative numbers: node scripts/negatives.mjs\n\
                  - [ ] V5 [VERIFY] CI pipeline passes\n- [ ] V6 [VERIFY] AC checklist\n";
     let prp_text = prp("").replace(
         "2. Implement `multiply` in `src/calc.js`.\n",
         &format!("2. Implement `multiply` in `src/calc.js`.\n{tasks}"),
     );
-    let repo = calc_repo(&prp_text, &prpd_toml("plain", &[("green", green)], ""));
+    let repo = calc_repo(&prp_text, &prpd_toml("plain", behaviours, extra_config));
     repo.file("scripts/negatives.mjs", NEGATIVES)
         .commit("the sign check");
     (repo, prp_text)

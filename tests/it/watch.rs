@@ -22,7 +22,7 @@ use crate::util::TestRepo;
 pub(crate) const PATIENCE: Duration = Duration::from_secs(180);
 
 /// The `[watch]` table of the tests: a short debounce keeps them quick.
-const WATCH: &str = "[watch]\ndebounce = \"100ms\"\n";
+pub(crate) const WATCH: &str = "[watch]\ndebounce = \"100ms\"\n";
 
 /// A running `prpd watch` on a repository; killed when dropped.
 pub(crate) struct Daemon {
@@ -31,14 +31,20 @@ pub(crate) struct Daemon {
 }
 
 impl Daemon {
+    pub(crate) fn start(repo: &Path) -> Daemon {
+        Daemon::start_with(repo, &[])
+    }
+
+    /// [`Daemon::start`] with more arguments to `prpd watch`.
     #[expect(
         clippy::disallowed_methods,
         reason = "the test signals the daemon (SIGTERM, SIGKILL), which needs the std child handle"
     )]
-    pub(crate) fn start(repo: &Path) -> Daemon {
+    pub(crate) fn start_with(repo: &Path, args: &[&str]) -> Daemon {
         let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("prpd"))
             .args(["watch", "--repo"])
             .arg(repo)
+            .args(args)
             .env("PRPD_LOG", "prpd=info")
             .env_remove("GITHUB_TOKEN")
             .stdout(Stdio::null())
@@ -118,7 +124,7 @@ pub(crate) fn status(repo: &Path) -> Value {
     status
 }
 
-fn state(repo: &Path) -> String {
+pub(crate) fn state(repo: &Path) -> String {
     status(repo)["state"].as_str().unwrap_or("").to_owned()
 }
 

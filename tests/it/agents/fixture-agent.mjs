@@ -63,6 +63,9 @@
 //                 `$PRPD_RUN_DIR/escape-pid`, breaks src/calc.js 3 s after the agent exited,
 //                 then lingers for a minute
 //
+//   stuck-on-return  does the phase's work on its first call in a run, idles on the next two
+//                 (a counter in $PRPD_RUN_DIR), answering with an HTML `<script>` element a
+//                 page must show as text, then does the work again (tests/it/ui.rs)
 //   spend         GREEN: streams 20 assistant messages (Claude Code's `stream-json`), 100k input
 //                 tokens of `claude-sonnet-4-5-20250929` each ($0.30 at its list price), 100 ms
 //                 apart, then does the work and writes `$PRPD_RUN_DIR/spend-finished`; a budget
@@ -392,6 +395,17 @@ switch (behaviour) {
   case "idle":
     answer(`${phase}: looked around, changed nothing.\n${block(false)}`);
     break;
+  case "stuck-on-return": {
+    const counter = join(process.env.PRPD_RUN_DIR, `stuck-${phase}`);
+    const calls = (existsSync(counter) ? Number(readFileSync(counter, "utf8")) : 0) + 1;
+    writeFileSync(counter, String(calls));
+    if (calls === 2 || calls === 3) {
+      answer(`${phase}: stuck <script>alert("agent")</script>, changed nothing.\n${block(false)}`);
+    } else {
+      answer(`${phase}: did the work.\n${block(work())}`);
+    }
+    break;
+  }
   case "liar":
     answer(`${phase}: all tests pass, trust me.\n${block(true)}`);
     break;
