@@ -31,10 +31,18 @@ pub(super) fn watch(
     let lock = session::lock(&repo)?;
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     runtime.block_on(async {
+        let daemon = Daemon::start(
+            lock,
+            daemon::Options {
+                repo: repo.clone(),
+                config,
+            },
+        )?;
+        // After the daemon's own checks, so a daemon that cannot start leaves no address behind.
         let dashboard = match ui {
             Some(address) => Some(
                 Dashboard::bind(prpd_ui::Options {
-                    repo: repo.clone(),
+                    repo,
                     address,
                     public,
                 })
@@ -42,7 +50,6 @@ pub(super) fn watch(
             ),
             None => None,
         };
-        let daemon = Daemon::start(lock, daemon::Options { repo, config })?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let served = dashboard.map(|dashboard| {
             super::ui::announce(&dashboard, public);
