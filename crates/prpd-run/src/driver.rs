@@ -311,8 +311,8 @@ impl Driver {
                 attempt,
                 blocking,
             } => {
-                self.record_verdict(*verdict, *attempt, blocking)?;
                 self.receipt_verdict(*verdict, blocking);
+                self.record_verdict(*verdict, *attempt, blocking)?;
                 self.remember_verdict(*verdict, *attempt, blocking).await;
                 Ok(None)
             }
@@ -330,6 +330,7 @@ impl Driver {
                 self.release_snapshots()?;
                 self.announce("COMPLETE", "shipped", &[])?;
                 self.write_summary()?;
+                self.write_timeline(&self.run_dir())?;
                 Ok(None)
             }
             Effect::Abort => {
