@@ -103,6 +103,7 @@ fn every_agent_call_is_on_the_runs_receipt_wherever_a_person_looks() {
     assert!(qa_report.contains("| DOCUMENT | 1 |"), "{qa_report}");
 
     for line in lines {
+        assert!(line["prepared_seconds"].as_f64().is_some(), "{line:#}");
         assert!(line["measured_seconds"].as_f64().is_some(), "{line:#}");
         assert!(line["stop"].is_null(), "{line:#}");
     }
