@@ -82,7 +82,7 @@ impl Driver {
 
     /// Writes what the measurement concluded of `phase`'s iteration `number` on its line, and
     /// how long prpd measured since the call ended. QA's verdict is its gate's, so QA's line
-    /// is timed here too; a REJECT SHIP's remote checks bring later does not lengthen it.
+    /// is timed here too: a REJECT that SHIP's remote checks bring later does not lengthen it.
     pub(super) fn receipt_gate(&mut self, phase: Phase, number: u32, gate: &GateResult) {
         let Some(index) = self.record.receipt.position(phase, number) else {
             return;
