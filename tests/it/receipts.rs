@@ -1,13 +1,14 @@
 //! Receipts and budgets end to end: every agent call of a run is on its receipt (the summary,
-//! `prpd status`, `prpd receipt`, the QA report, `pr.md`), and a budget stops an agent while it
-//! streams its usage, not after its turn; `prpd resume --budget +N` is how a human continues.
+//! `prpd status`, `prpd receipt`, the QA report, `pr.md`) and its timeline (`timeline.svg`),
+//! and a budget stops an agent while it streams its usage, not after its turn;
+//! `prpd resume --budget +N` is how a human continues.
 //!
 //! The fixture agent prints Claude Code's `stream-json`: each assistant message with its usage
 //! and model, then the result object with the cost. Its `spend` behaviour streams 20 messages
 //! of 100k input tokens of `claude-sonnet-4-5-20250929` in GREEN ($0.30 each at the built-in
 //! price), 100 ms apart.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -100,6 +101,28 @@ fn every_agent_call_is_on_the_runs_receipt_wherever_a_person_looks() {
         "{qa_report}"
     );
     assert!(qa_report.contains("| DOCUMENT | 1 |"), "{qa_report}");
+
+    for line in lines {
+        assert!(line["prepared_seconds"].as_f64().is_some(), "{line:#}");
+        assert!(line["measured_seconds"].as_f64().is_some(), "{line:#}");
+        assert!(line["stop"].is_null(), "{line:#}");
+    }
+    let every_call = [
+        "passed RED",
+        "passed GREEN",
+        "passed REFACTOR",
+        "passed DOCUMENT",
+        "approve QA",
+    ];
+    let shipped = timeline(&run_dir);
+    assert_eq!(shipped.bars, every_call);
+    assert_eq!(
+        shipped.visits,
+        ["RED 1", "GREEN 1", "REFACTOR 1", "DOCUMENT 1", "QA 1"]
+    );
+    assert!(shipped.svg.contains("· SHIPPED ·"), "{}", shipped.svg);
+    let beside_the_qa_report = timeline(qa_report_path(&run_dir).parent().expect("its dir"));
+    assert_eq!(beside_the_qa_report.bars, every_call);
 }
 
 #[test]
@@ -143,8 +166,17 @@ fn budgets_stop_an_agent_mid_call_per_run_and_per_day_and_a_human_raises_them() 
         green["cost"], "priced",
         "no result object: priced from the streamed tokens"
     );
+    assert_eq!(green["stop"]["by"], "budget", "{green:#}");
+    assert_eq!(
+        timeline(&first_dir).bars.last().map(String::as_str),
+        Some("budget GREEN")
+    );
     let escalation = read(&first_dir.join("escalation.md"));
     assert!(escalation.contains("## Receipt"), "{escalation}");
+    assert!(
+        escalation.contains("stopped; run escalated: budget used up"),
+        "{escalation}"
+    );
     assert!(
         escalation.contains("prpd resume --budget +N"),
         "{escalation}"
@@ -230,6 +262,10 @@ fn stdout(repo: &TestRepo, args: &[&str]) -> String {
 
 /// The QA report of the run's last QA iteration.
 fn qa_report(run_dir: &Path) -> String {
+    read(&qa_report_path(run_dir))
+}
+
+fn qa_report_path(run_dir: &Path) -> PathBuf {
     let mut reports: Vec<_> = std::fs::read_dir(run_dir.join("iterations"))
         .expect("iterations")
         .filter_map(Result::ok)
@@ -237,5 +273,81 @@ fn qa_report(run_dir: &Path) -> String {
         .filter(|path| path.is_file())
         .collect();
     reports.sort();
-    read(reports.last().expect("a QA report"))
+    reports.pop().expect("a QA report")
+}
+
+/// Asserts that `timeline.svg` in `dir` shows a run that QA rejected once and approved next:
+/// the REJECT, the visit of GREEN after it with the next attempt, the APPROVE last.
+pub(crate) fn assert_reject_then_approve(dir: &Path) {
+    let timeline = timeline(dir);
+    assert_eq!(
+        timeline.visits,
+        [
+            "RED 1",
+            "GREEN 1",
+            "REFACTOR 1",
+            "DOCUMENT 1",
+            "QA 1",
+            "GREEN 2",
+            "REFACTOR 2",
+            "DOCUMENT 2",
+            "QA 2"
+        ]
+    );
+    assert!(
+        timeline.bars.contains(&"reject QA".to_owned()),
+        "{:?}",
+        timeline.bars
+    );
+    assert_eq!(timeline.bars.last().map(String::as_str), Some("approve QA"));
+}
+
+/// What `timeline.svg` shows.
+pub(crate) struct Timeline {
+    /// Its phase visits, `PHASE attempt`, left to right.
+    pub visits: Vec<String>,
+    /// Its bars, `ending PHASE`, left to right.
+    pub bars: Vec<String>,
+    pub svg: String,
+}
+
+/// The `timeline.svg` in `dir`.
+pub(crate) fn timeline(dir: &Path) -> Timeline {
+    let svg = read(&dir.join("timeline.svg"));
+    let attribute = |element: &str, name: &str| -> String {
+        element
+            .split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("no {name} in {element}"))
+            .to_owned()
+    };
+    let elements = |start: &str| -> Vec<String> {
+        svg.lines()
+            .filter(|line| line.starts_with(start))
+            .map(str::to_owned)
+            .collect()
+    };
+    let visits = elements("<g class=\"phase\"")
+        .iter()
+        .map(|group| {
+            format!(
+                "{} {}",
+                attribute(group, "data-phase"),
+                attribute(group, "data-attempt")
+            )
+        })
+        .collect();
+    let bars = elements("<rect class=\"bar ")
+        .iter()
+        .map(|bar| {
+            let class = attribute(bar, "class");
+            format!(
+                "{} {}",
+                class.trim_start_matches("bar "),
+                attribute(bar, "data-phase")
+            )
+        })
+        .collect();
+    Timeline { visits, bars, svg }
 }

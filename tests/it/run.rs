@@ -414,6 +414,9 @@ fn demo_ships_after_one_reject_then_approve() {
     assert!(log.contains("QUERIES_EXECUTED: 4"), "{log}");
     assert!(log.contains("HISTORICAL_BUGS_FOUND: 1"), "{log}");
 
+    // The timeline beside the last QA report: QA's REJECT, GREEN visited again, the APPROVE.
+    crate::receipts::assert_reject_then_approve(&dirs.last().expect("iterations").1);
+
     // `prpd status` reports the finished run.
     let (code, status) = prpd_json(&dir, &["status", "--json"]);
     assert_eq!(code, 0);
@@ -611,6 +614,19 @@ fn green_agent_without_progress_opens_the_breaker_and_escalates() {
     let report = read(&run_dir(repo.path(), &summary).join("escalation.md"));
     assert!(report.contains("the GREEN breaker opened"), "{report}");
     assert!(report.contains("→ OPEN"), "{report}");
+    assert!(report.contains("timeline.svg"), "{report}");
+
+    // The breaker opened after a failed gate: the receipt and the timeline both say so.
+    let lines = summary["receipt"]["lines"].as_array().expect("receipt");
+    let last = lines.last().expect("a receipt line");
+    assert_eq!(last["verdict"], "again", "{last:#}");
+    assert_eq!(last["stop"]["by"], "breaker", "{last:#}");
+    let timeline = crate::receipts::timeline(&run_dir(repo.path(), &summary));
+    assert_eq!(timeline.visits, ["RED 1", "GREEN 1"]);
+    assert_eq!(
+        timeline.bars.last().map(String::as_str),
+        Some("breaker GREEN")
+    );
 }
 
 /// Runs GREEN with a cheating agent and checks that prpd never accepts its green.

@@ -163,8 +163,11 @@ pub struct Driver {
     session_start: Instant,
     /// The memory, once this session opened it.
     memory: Option<memory::OpenMemory>,
+    /// When this session's iteration in progress started (after its guardrails), to time
+    /// what prpd did before the agent call (`driver/receipt.rs`).
+    iteration_started: Option<Instant>,
     /// The receipt line of this session's last agent call and when the call ended, to time
-    /// prpd's measurement of it (`driver/receipt.rs`).
+    /// prpd's measurement of it.
     call_ended: Option<(usize, Instant)>,
 }
 
@@ -176,6 +179,7 @@ impl Driver {
             record,
             session_start: Instant::now(),
             memory: None,
+            iteration_started: None,
             call_ended: None,
         }
     }
@@ -311,8 +315,8 @@ impl Driver {
                 attempt,
                 blocking,
             } => {
-                self.record_verdict(*verdict, *attempt, blocking)?;
                 self.receipt_verdict(*verdict, blocking);
+                self.record_verdict(*verdict, *attempt, blocking)?;
                 self.remember_verdict(*verdict, *attempt, blocking).await;
                 Ok(None)
             }
@@ -330,6 +334,7 @@ impl Driver {
                 self.release_snapshots()?;
                 self.announce("COMPLETE", "shipped", &[])?;
                 self.write_summary()?;
+                self.write_timeline(&self.run_dir())?;
                 Ok(None)
             }
             Effect::Abort => {

@@ -1,6 +1,7 @@
 //! The report a human gets when a run escalates (`runs/<id>/escalation.md`): why it stopped,
 //! every QA verdict with its blocking items, the breaker history, the last status blocks, and
-//! the commands to resume or abort. Pure: rendered from the run record.
+//! the commands to resume or abort, with the run's timeline written beside it. Pure: rendered
+//! from the run record.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -104,6 +105,11 @@ pub fn render(
     );
     let _ = writeln!(
         out,
+        "- The run's timeline, where it spent its time and how each agent call ended: `.prp-session/runs/{}/timeline.svg` (open it in a browser).",
+        record.run_id
+    );
+    let _ = writeln!(
+        out,
         "- Resume after fixing the cause: `prpd resume {} --repo {repo}`",
         record.run_id
     );
@@ -187,5 +193,23 @@ mod tests {
         let feedback = record.agent_obstacles.feedback();
         assert_eq!(feedback.len(), 2);
         assert!(feedback[0].contains("Bash(npm test)"), "{feedback:?}");
+    }
+
+    #[test]
+    fn the_report_points_to_the_runs_timeline() {
+        let record = RunRecord::new(
+            "run-1".to_owned(),
+            PathBuf::from("PRPs/x.md"),
+            0,
+            &Config::default().breaker,
+        );
+        let reason = EscalationReason::Guardrail {
+            name: "max_agent_invocations = 1".to_owned(),
+        };
+        let report = render(&record, &reason, Path::new("/repo"), &[]);
+        assert!(
+            report.contains("`.prp-session/runs/run-1/timeline.svg`"),
+            "{report}"
+        );
     }
 }

@@ -55,9 +55,14 @@ pub struct ReceiptLine {
     /// the call (a budget, a breaker).
     #[serde(default)]
     pub reasons: Vec<String>,
+    /// The seconds prpd spent on the iteration before the call (QA: its checklist; the
+    /// prompt); `None` when prpd restarted in between, or the call is not an iteration's (the
+    /// examiner's).
+    #[serde(default)]
+    pub prepared_seconds: Option<f64>,
     /// The seconds prpd spent after the call measuring the tree until the gate (QA: the
     /// verdict) was decided; `None` when prpd restarted in between, or no gate judges the call
-    /// (the examiner's). The call took `wall_seconds` plus these.
+    /// (the examiner's). The iteration took `prepared_seconds`, `wall_seconds` and these.
     #[serde(default)]
     pub measured_seconds: Option<f64>,
     /// What escalated the run after this call, on the last call before the escalation; it is
@@ -434,6 +439,7 @@ mod tests {
             wall_seconds: 2.5,
             verdict: Some("again".to_owned()),
             reasons: vec!["3 test(s) fail | one\nper line".to_owned()],
+            prepared_seconds: Some(0.5),
             measured_seconds: Some(1.5),
             stop: None,
         }
@@ -478,7 +484,7 @@ mod tests {
             "model_reported":false,"tokens":null,"cost_usd":null,"cost":"not_reported",
             "wall_seconds":4.0,"verdict":"again","reasons":["tests fail"]}"#;
         let line: ReceiptLine = serde_json::from_str(old).expect("an old line");
-        assert_eq!(line.measured_seconds, None);
+        assert_eq!((line.prepared_seconds, line.measured_seconds), (None, None));
         assert_eq!(line.stop, None);
     }
 

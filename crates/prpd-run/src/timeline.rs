@@ -1,7 +1,7 @@
 //! The run's timeline: where a run spent its time, at a glance. One bar per agent call, sized
-//! by how long the call and prpd's measurement after it took, coloured by how it ended (gate
-//! passed or failed, APPROVE, REJECT, a breaker, a guardrail or budget, another stop, still
-//! running), grouped into the phase visits in the order they happened: a REJECT sends the run
+//! by how long its iteration took (prpd's work before the call, the call, prpd's measurement
+//! after it), coloured by how it ended (gate passed or failed, APPROVE, REJECT, a breaker, a
+//! guardrail or budget, another stop, still running), grouped into the phase visits in the order they happened: a REJECT sends the run
 //! back to GREEN, and that GREEN is a visit of its own.
 //!
 //! It is drawn from the receipt (`receipt.rs`), which keeps every call with its times, verdict
@@ -43,10 +43,13 @@ pub struct Bar {
     pub iteration: u32,
     /// The QA attempt the call belongs to.
     pub attempt: u32,
-    /// When the call started (Unix seconds).
+    /// When the agent call started (Unix seconds); the bar starts `prepared_seconds` earlier.
     pub started_at: u64,
-    /// How long the bar is: the call's wall time and prpd's measurement after it.
+    /// How long the bar is: what prpd did before the call, the call's wall time, and prpd's
+    /// measurement after it.
     pub seconds: f64,
+    /// What prpd did in the iteration before the call (QA: its checklist), when known.
+    pub prepared_seconds: Option<f64>,
     /// The call's wall time.
     pub wall_seconds: f64,
     /// prpd's measurement after the call until its gate was decided, when known.
@@ -218,7 +221,10 @@ impl Bar {
             iteration: line.iteration,
             attempt: line.attempt,
             started_at: line.started_at,
-            seconds: line.wall_seconds + line.measured_seconds.unwrap_or(0.0),
+            seconds: line.prepared_seconds.unwrap_or(0.0)
+                + line.wall_seconds
+                + line.measured_seconds.unwrap_or(0.0),
+            prepared_seconds: line.prepared_seconds,
             wall_seconds: line.wall_seconds,
             measured_seconds: line.measured_seconds,
             ending: Ending::of(line, last_of_working_run),

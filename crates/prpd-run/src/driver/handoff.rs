@@ -1,7 +1,8 @@
 //! What the run hands to humans when it ends: the escalation report quoting the last status
-//! blocks, and the final summary that `runs/<id>/summary.json` and `prpd run --json` show (with
-//! what SHIP did). It stands apart because these are the run's results, written once, while the
-//! rest of the driver works on the run in progress.
+//! blocks, the final summary that `runs/<id>/summary.json` and `prpd run --json` show (with
+//! what SHIP did), and the timeline (`timeline.svg`, also written beside each QA verdict's
+//! report). It stands apart because these are the run's results, written once, while the rest
+//! of the driver works on the run in progress.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use crate::flaky::Sighting;
 use crate::machine::{EscalationReason, State};
 use crate::receipt::{Receipt, Totals};
 use crate::record::{RunRecord, ShipProgress, TokenUsage, VerdictRecord};
+use crate::timeline::Timeline;
 use prpd_base::paths::SessionPaths;
 use prpd_base::phase::Phase;
 use prpd_ship::github::IssueRef;
@@ -23,7 +25,7 @@ use super::{DriveError, Driver, write_json, write_text};
 const QUOTED_BLOCKS: usize = 3;
 
 impl Driver {
-    /// Writes the escalation report and the summary; returns the report's text.
+    /// Writes the escalation report, the summary and the timeline; returns the report's text.
     pub(super) fn escalate(&mut self, reason: &EscalationReason) -> Result<String, DriveError> {
         let blocks = last_blocks(&self.paths().phase_status_log(), QUOTED_BLOCKS);
         let text = escalation::render(&self.record, reason, &self.context.home, &blocks);
@@ -31,7 +33,13 @@ impl Driver {
         write_text(&path, &text)?;
         self.record.escalation_report = Some(path);
         self.write_summary()?;
+        self.write_timeline(&self.run_dir())?;
         Ok(text)
+    }
+
+    /// Writes the run's timeline as it stands to `dir/timeline.svg`.
+    pub(super) fn write_timeline(&self, dir: &Path) -> Result<(), DriveError> {
+        write_text(&dir.join("timeline.svg"), &Timeline::of(&self.record).svg())
     }
 
     pub(super) fn write_summary(&self) -> Result<(), DriveError> {

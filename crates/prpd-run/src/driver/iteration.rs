@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Instant;
 
 use crate::agent::{self, AgentError, Invocation};
 use crate::breaker::{self, AgentEnd, Observation};
@@ -162,7 +163,8 @@ impl Driver {
     }
 
     /// The guardrail the run has reached, if any; waits first when the hourly call limit is
-    /// used up.
+    /// used up. When none is reached the iteration starts: the receipt times what prpd does
+    /// before the agent call from here, after any wait.
     async fn guardrail_event(&mut self) -> Option<Event> {
         let limits = &self.context.config.guardrails;
         let active = self.active_base + self.session_start.elapsed().as_secs();
@@ -181,6 +183,7 @@ impl Driver {
             );
             tokio::time::sleep(wait).await;
         }
+        self.iteration_started = Some(Instant::now());
         None
     }
 

@@ -1,6 +1,7 @@
 //! The QA checklist as the driver runs it: the full pass of a QA iteration with its report,
-//! the checklist runs the other phases use, and the record of each verdict. It stands apart so
-//! that the iteration reads as a sequence of steps and QA's bookkeeping lives in one place.
+//! the checklist runs the other phases use, and the record of each verdict (with the run's
+//! timeline beside the verdict's report). It stands apart so that the iteration reads as a
+//! sequence of steps and QA's bookkeeping lives in one place.
 
 use std::path::Path;
 
@@ -16,6 +17,8 @@ use prpd_qa::runner::{self, EarlierRun, QaOutcome, QaRequest};
 use super::{DriveError, Driver, write_json, write_text};
 
 impl Driver {
+    /// Records QA's verdict in the run record and `qa-state.json`, and writes the run's
+    /// timeline, the verdict on its receipt line included, beside the verdict's report.
     pub(super) fn record_verdict(
         &mut self,
         verdict: QaVerdict,
@@ -33,7 +36,11 @@ impl Driver {
             "last_verdict": verdict,
             "report_path": self.record.last_qa_report,
         });
-        write_json(&self.paths().qa_state(), &state)
+        write_json(&self.paths().qa_state(), &state)?;
+        match self.record.last_qa_report.as_deref().and_then(Path::parent) {
+            Some(iteration_dir) => self.write_timeline(iteration_dir),
+            None => Ok(()),
+        }
     }
 
     /// Runs the whole checklist for a QA iteration, then the PRP's `[VERIFY]` tasks

@@ -5,7 +5,7 @@
 //! of cost and time lives in one place.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::agent::AgentReport;
 use crate::gate::GateResult;
@@ -18,8 +18,16 @@ use super::iteration::AgentCall;
 use super::{Driver, unix_now};
 
 impl Driver {
-    /// Adds the call's usage to the run's counts and its line to the receipt.
+    /// Adds the call's usage to the run's counts and its line to the receipt, with how long
+    /// the iteration ran before the call.
     pub(super) fn count_usage(&mut self, call: &AgentCall<'_>, report: &AgentReport) {
+        let prepared_seconds = match call.role {
+            None => self
+                .iteration_started
+                .take()
+                .map(|started| tenths(started.elapsed().saturating_sub(report.duration))),
+            Some(_) => None,
+        };
         let model = report.model.clone().or_else(|| call.config.model.clone());
         let (cost_usd, cost) = receipt::cost_of(
             report.usage.as_ref(),
@@ -54,9 +62,10 @@ impl Driver {
             tokens,
             cost_usd,
             cost,
-            wall_seconds: (report.duration.as_secs_f64() * 10.0).round() / 10.0,
+            wall_seconds: tenths(report.duration),
             verdict: None,
             reasons: Vec::new(),
+            prepared_seconds,
             measured_seconds: None,
             stop: None,
         });
@@ -73,7 +82,7 @@ impl Driver {
 
     /// Writes what the measurement concluded of `phase`'s iteration `number` on its line, and
     /// how long prpd measured since the call ended. QA's verdict is its gate's, so QA's line
-    /// is timed here too; a REJECT SHIP's remote checks bring later does not lengthen it.
+    /// is timed here too: a REJECT that SHIP's remote checks bring later does not lengthen it.
     pub(super) fn receipt_gate(&mut self, phase: Phase, number: u32, gate: &GateResult) {
         let Some(index) = self.record.receipt.position(phase, number) else {
             return;
@@ -81,7 +90,7 @@ impl Driver {
         let measured_seconds = self
             .call_ended
             .filter(|(line, _)| *line == index)
-            .map(|(_, ended)| (ended.elapsed().as_secs_f64() * 10.0).round() / 10.0);
+            .map(|(_, ended)| tenths(ended.elapsed()));
         let line = &mut self.record.receipt.lines[index];
         line.measured_seconds = measured_seconds;
         if gate.can_exit() {
@@ -152,6 +161,11 @@ impl Driver {
             }
         }
     }
+}
+
+/// `duration` in seconds, to a tenth.
+fn tenths(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 10.0).round() / 10.0
 }
 
 /// The program's file name: `claude`, not `/usr/local/bin/claude`.

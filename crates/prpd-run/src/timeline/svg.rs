@@ -31,10 +31,11 @@ const SUMMARY_TOP: f64 = 100.0;
 const LINE_HEIGHT: f64 = 16.0;
 /// The visits' summaries stand in this many columns.
 const COLUMNS: usize = 3;
-/// Rough widths of a character of the visits' labels (bold capitals) and of the legend, to
-/// tell whether a label fits and where the next key goes.
+/// Rough widths of a character of the visits' labels (bold capitals) and of the legend's
+/// small letters and capitals, to tell whether a label fits and where the next key goes.
 const LABEL_CHAR_WIDTH: f64 = 7.0;
 const LEGEND_CHAR_WIDTH: f64 = 6.0;
+const LEGEND_CAPITAL_WIDTH: f64 = 8.0;
 /// How much of a bar's reasons its title quotes, and of an escalation the header.
 const REASONS_CHARS: usize = 100;
 const ESCALATION_CHARS: usize = 140;
@@ -128,8 +129,9 @@ impl Timeline {
         );
         let note = match &self.escalation {
             Some(reason) => format!("Escalated: {}", cut(reason, ESCALATION_CHARS)),
-            None => "Phases left to right in time order; a bar per agent call, as wide as it \
-                     took with prpd's measurement after it; hover a bar for why it ended so."
+            None => "Phases left to right in time order; a bar per agent call, as wide as its \
+                     iteration took (prpd's work around the call included); hover a bar for why \
+                     it ended so."
                 .to_owned(),
         };
         let _ = writeln!(
@@ -162,13 +164,19 @@ fn bar_title(bar: &Bar) -> String {
         Some(role) => format!("{} {role}", bar.phase),
         None => format!("{} iteration {}", bar.phase, bar.iteration),
     };
-    let time = match bar.measured_seconds {
-        Some(measured) => format!(
-            "{} (agent {:.1} s, measuring {measured:.1} s)",
-            duration(bar.seconds),
-            bar.wall_seconds
-        ),
-        None => duration(bar.seconds),
+    let parts: Vec<String> = [
+        bar.prepared_seconds
+            .map(|seconds| format!("prpd before {seconds:.1} s")),
+        Some(format!("agent {:.1} s", bar.wall_seconds)),
+        bar.measured_seconds
+            .map(|seconds| format!("prpd after {seconds:.1} s")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let time = match parts.len() {
+        1 => duration(bar.seconds),
+        _ => format!("{} ({})", duration(bar.seconds), parts.join(", ")),
     };
     let agent = match &bar.model {
         Some(model) => format!("{}, {model}", bar.agent),
@@ -217,7 +225,11 @@ fn legend(top: f64) -> (String, usize) {
     let (mut x, mut y, mut rows) = (MARGIN, top, 1);
     for ending in Ending::ALL {
         let label = ending.label();
-        let width = 14.0 + count(label.len()) * LEGEND_CHAR_WIDTH + 12.0;
+        let capitals = label.chars().filter(char::is_ascii_uppercase).count();
+        let width = 14.0
+            + count(label.len() - capitals) * LEGEND_CHAR_WIDTH
+            + count(capitals) * LEGEND_CAPITAL_WIDTH
+            + 12.0;
         if x + width > WIDTH - MARGIN {
             x = MARGIN;
             y += LINE_HEIGHT;

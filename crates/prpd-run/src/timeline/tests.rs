@@ -34,6 +34,7 @@ fn line(phase: Phase, iteration: u32, attempt: u32, verdict: Option<&str>) -> Re
         wall_seconds: 10.0,
         verdict: verdict.map(str::to_owned),
         reasons: Vec::new(),
+        prepared_seconds: None,
         measured_seconds: Some(2.0),
         stop: None,
     }
@@ -210,6 +211,7 @@ fn endings_come_from_the_verdicts_and_what_escalated_the_run() {
 fn a_breaker_after_a_failed_gate_shows_the_breaker_with_both_reasons() {
     let mut failed = line(Phase::Green, 2, 1, Some("again"));
     failed.reasons = vec!["tests failing: 2".to_owned()];
+    failed.prepared_seconds = Some(3.0);
     let breaker = stopped_by(failed, StopKind::Breaker, "the GREEN breaker opened");
     let record = escalated(vec![line(Phase::Green, 1, 1, Some("again")), breaker]);
     let timeline = Timeline::of(&record);
@@ -219,7 +221,8 @@ fn a_breaker_after_a_failed_gate_shows_the_breaker_with_both_reasons() {
     let svg = timeline.svg();
     assert!(
         svg.contains(
-            "<title>GREEN iteration 2 (attempt 1) · 12.0 s (agent 10.0 s, measuring 2.0 s) · \
+            "<title>GREEN iteration 2 (attempt 1) · 15.0 s (prpd before 3.0 s, agent 10.0 s, \
+             prpd after 2.0 s) · \
              codex, gpt-5-codex · breaker opened: tests failing: 2; the GREEN breaker opened\
              </title>"
         ),
