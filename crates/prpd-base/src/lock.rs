@@ -29,7 +29,10 @@ pub enum LockError {
 }
 
 impl SessionLock {
-    /// Takes the lock at `path` without waiting, and writes our pid into it.
+    /// Takes the lock at `path`, and writes our pid into it. It waits only as long as a
+    /// [`holder`] probe may hold it ([`PROBE_GRACE`]): `prpd status` and the dashboard take a
+    /// run's lock for an instant to see whether anyone drives it, and that instant must not
+    /// make a daemon believe another prpd drives the run.
     pub fn acquire(path: &Path) -> Result<SessionLock, LockError> {
         let io = |source| LockError::Io {
             path: path.to_path_buf(),
@@ -42,7 +45,17 @@ impl SessionLock {
             .write(true)
             .open(path)
             .map_err(io)?;
-        match file.try_lock() {
+        let mut tries = 0;
+        let taken = loop {
+            match file.try_lock() {
+                Err(TryLockError::WouldBlock) if tries < PROBE_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(PROBE_GRACE / PROBE_TRIES);
+                }
+                other => break other,
+            }
+        };
+        match taken {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let pid = std::fs::read_to_string(path)
@@ -61,6 +74,10 @@ impl SessionLock {
         Ok(SessionLock { _file: file })
     }
 }
+
+/// How long [`SessionLock::acquire`] waits out a probe, in how many looks.
+const PROBE_GRACE: std::time::Duration = std::time::Duration::from_millis(200);
+const PROBE_TRIES: u32 = 10;
 
 /// Who holds the lock of a repository, as `prpd status` sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
