@@ -45,9 +45,10 @@ const ESCALATION_CHARS: usize = 140;
 const STYLE: &str = ".timeline{font:11px system-ui,-apple-system,\"Segoe UI\",sans-serif;fill:#212121}\
 .timeline .head{font-size:13px;font-weight:600}.timeline .note{fill:#555}\
 .timeline .label{font-size:10px;font-weight:600}.timeline .bar{stroke:#fff;stroke-width:.5}\
-.passed{fill:#2e7d32}.failed{fill:#f9a825}.approve{fill:#004d40}.reject{fill:#c62828}\
-.breaker{fill:#6a1b9a}.guardrail{fill:#1565c0}.budget{fill:#5d4037}.stopped{fill:#9e9e9e}\
-.running{fill:url(#timeline-running)}";
+.timeline .passed{fill:#2e7d32}.timeline .failed{fill:#f9a825}.timeline .approve{fill:#004d40}\
+.timeline .reject{fill:#c62828}.timeline .breaker{fill:#6a1b9a}.timeline .guardrail{fill:#1565c0}\
+.timeline .budget{fill:#5d4037}.timeline .stopped{fill:#9e9e9e}\
+.timeline .running{fill:url(#timeline-running)}";
 
 impl Timeline {
     /// The timeline as a self-contained SVG document.
