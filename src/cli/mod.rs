@@ -422,9 +422,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let ui = args
                 .ui
                 .as_deref()
-                .map(|text| ui::bind_address(text, args.public))
+                .map(|text| ui::bind_address(text, ui::exposure(args.public)))
                 .transpose()?;
-            watch::watch(repo_dir(&args.repo)?, args.config, ui, args.public)
+            watch::watch(
+                repo_dir(&args.repo)?,
+                args.config,
+                ui.map(|address| (address, ui::exposure(args.public))),
+            )
         }
         Command::Ui(args) => ui::ui(&repo_dir(&args.repo)?, &args),
         Command::Queue(args) => {

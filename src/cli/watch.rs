@@ -11,7 +11,7 @@ use prpd_base::exit::ExitCode;
 use prpd_base::paths::SessionPaths;
 use prpd_run::driver::unix_now;
 use prpd_run::{session, worktree};
-use prpd_ui::Dashboard;
+use prpd_ui::{Dashboard, Exposure};
 pub(super) use prpd_watch::control::Request;
 use prpd_watch::control::{self, Reply};
 use prpd_watch::daemon::{self, Daemon};
@@ -25,8 +25,7 @@ use super::usage::UsageError;
 pub(super) fn watch(
     repo: PathBuf,
     config: Option<PathBuf>,
-    ui: Option<SocketAddr>,
-    public: bool,
+    ui: Option<(SocketAddr, Exposure)>,
 ) -> anyhow::Result<ExitCode> {
     let lock = session::lock(&repo)?;
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
@@ -40,19 +39,22 @@ pub(super) fn watch(
         )?;
         // After the daemon's own checks, so a daemon that cannot start leaves no address behind.
         let dashboard = match ui {
-            Some(address) => Some(
-                Dashboard::bind(prpd_ui::Options {
-                    repo,
-                    address,
-                    public,
-                })
-                .await?,
-            ),
+            Some((address, exposure)) => Some((
+                super::ui::bound(
+                    Dashboard::bind(prpd_ui::Options {
+                        repo,
+                        address,
+                        exposure,
+                    })
+                    .await,
+                )?,
+                exposure,
+            )),
             None => None,
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let served = dashboard.map(|dashboard| {
-            super::ui::announce(&dashboard, public);
+        let served = dashboard.map(|(dashboard, exposure)| {
+            super::ui::announce(&dashboard, exposure);
             tokio::spawn(dashboard.serve(async {
                 let _ = stopped.await;
             }))

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::run::{PRP, read};
-use crate::verify::{NEGATIVES, verify_loop_repo_with};
+use crate::verify::verify_loop_repo_with;
 use crate::watch::{Daemon, PATIENCE, WATCH, state, status};
 
 /// One HTTP/1.1 request to the dashboard at `base` (`http://127.0.0.1:PORT/`), with `headers`
@@ -23,6 +23,17 @@ pub(crate) fn http(
     path: &str,
     headers: &[(&str, &str)],
 ) -> (u16, String) {
+    let (status, _, body) = http_with_head(base, method, path, headers);
+    (status, body)
+}
+
+/// [`http`] with the answer's head (the status line and the headers, lowercase).
+pub(crate) fn http_with_head(
+    base: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, String, String) {
     let host = base
         .trim_start_matches("http://")
         .trim_end_matches('/')
@@ -52,10 +63,22 @@ pub(crate) fn http(
         .nth(1)
         .and_then(|code| code.parse().ok())
         .unwrap_or_else(|| panic!("not an HTTP answer: {text}"));
-    let body = text
-        .split_once("\r\n\r\n")
-        .map_or_else(String::new, |(_, body)| body.to_owned());
-    (status, body)
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+/// The headers every answer of the dashboard carries, whatever it says.
+fn assert_guarded(head: &str) {
+    for expected in [
+        "content-security-policy: default-src 'none'; script-src 'self';",
+        "x-frame-options: deny",
+        "x-content-type-options: nosniff",
+        "cross-origin-resource-policy: same-origin",
+        "referrer-policy: no-referrer",
+        "x-prpd-dashboard: ",
+    ] {
+        assert!(head.contains(expected), "{expected} in\n{head}");
+    }
 }
 
 /// The dashboard's URL (written by whoever serves it) and the repository's token.
@@ -79,7 +102,6 @@ pub(crate) fn reject_then_escalate_repo() -> crate::util::TestRepo {
         &[("green", "verify-late"), ("refactor", "stuck-on-return")],
         &format!("[breaker]\ncooldown = \"1h\"\n\n[breaker.refactor]\nno_progress = 2\n\n{WATCH}"),
     );
-    repo.file("scripts/negatives.mjs", NEGATIVES);
     repo
 }
 
@@ -106,8 +128,10 @@ fn the_dashboard_lists_an_escalated_run_and_resumes_it_only_with_the_token() {
     );
     assert!(runs.contains("Waiting for you"), "{runs}");
 
-    let (code, page) = http(&base, "GET", &format!("/runs/{run}"), &[]);
+    let (code, head, page) = http_with_head(&base, "GET", &format!("/runs/{run}"), &[]);
     assert_eq!(code, 200, "{page}");
+    assert_guarded(&head);
+    assert!(!page.contains("<script>alert"), "{page}");
     for expected in [
         "<span id=\"run-state\" class=\"state escalated\">escalated</span>",
         "<dd id=\"run-phase\">REFACTOR</dd>",
@@ -186,8 +210,9 @@ fn refused_actions_change_nothing(repo: &Path, base: &str, token: &str, run: &st
     let record = repo.join(format!(".prp-session/runs/{run}/state.json"));
     let before = read(&record);
     let resume = format!("/runs/{run}/resume");
-    let (code, body) = http(base, "POST", &resume, &[]);
+    let (code, head, body) = http_with_head(base, "POST", &resume, &[]);
     assert_eq!(code, 403, "{body}");
+    assert_guarded(&head);
     assert!(body.contains("X-Prpd-Token"), "{body}");
     let wrong = "0".repeat(64);
     assert_eq!(
@@ -267,10 +292,17 @@ fn prpd_ui_alone_shows_runs_streams_changes_and_says_that_actions_need_the_daemo
         &format!("/runs/{run}/abort"),
         &[("X-Prpd-Token", &token)],
     );
-    assert_eq!(code, 409, "{body}");
+    assert_eq!(code, 503, "{body}");
     assert!(body.contains("no daemon runs"), "{body}");
-    let (code, _) = http(&base, "GET", "/runs/..%2F..%2Fetc/iterations/1", &[]);
-    assert_eq!(code, 404);
+    // A run id is looked up, never joined to a path: an iteration folder outside the runs is
+    // out of reach.
+    let outside = repo.join(".prp-session/elsewhere/iterations/001-green-1");
+    std::fs::create_dir_all(&outside).expect("a folder outside the runs");
+    std::fs::write(outside.join("output.log"), "not a run's").expect("output");
+    let (code, body) = http(&base, "GET", "/runs/..%2Felsewhere/iterations/1", &[]);
+    assert_eq!(code, 404, "{body}");
+    let (code, _) = http(&base, "GET", &format!("/runs/{run}/iterations/1"), &[]);
+    assert_eq!(code, 200, "the same route answers for a run");
     let (code, body) = http(&base, "GET", "/runs/no-such-run", &[]);
     assert_eq!((code, body.contains("No run no-such-run")), (404, true));
 

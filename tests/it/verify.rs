@@ -479,13 +479,12 @@ pub(crate) const NEGATIVES: &str = "import { multiply } from \"../src/calc.js\";
 
 /// The `calc` fixture whose PRP has `[VERIFY]` tasks (a sign check, the remote CI, the AC
 /// checklist), GREEN played by `green`; and the PRP's text.
-/// The `calc` fixture whose PRP has `[VERIFY]` tasks, one of which checks signs
-/// (`scripts/negatives.mjs`), with GREEN's behaviour `green`.
 fn verify_loop_repo(green: &str) -> (TestRepo, String) {
     verify_loop_repo_with(&[("green", green)], "")
 }
 
-/// [`verify_loop_repo`] with the phases' `behaviours` and more prpd.toml.
+/// [`verify_loop_repo`] with the phases' `behaviours` and more prpd.toml (the sign check
+/// committed too).
 pub(crate) fn verify_loop_repo_with(
     behaviours: &[(&str, &str)],
     extra_config: &str,

@@ -31,6 +31,7 @@ pub(crate) struct Daemon {
 }
 
 impl Daemon {
+    /// Starts `prpd watch` on `repo` and waits until it listens and watches.
     pub(crate) fn start(repo: &Path) -> Daemon {
         Daemon::start_with(repo, &[])
     }

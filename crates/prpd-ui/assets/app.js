@@ -37,23 +37,30 @@
     if (details.matches && details.matches("details.iteration") && details.open) load(details);
   }, true);
 
+  // A live update replaces `main` with a fresh copy of the page's, keeping the iterations a
+  // person opened (and what they loaded). It waits while a button awaits its confirming click,
+  // so the second click never lands on a button that took the first one's place.
   var busy = false;
   var again = false;
   function refresh() {
-    if (busy) { again = true; return; }
+    if (busy || document.querySelector("button[data-armed]")) { again = true; return; }
     busy = true;
-    var opened = Array.prototype.map.call(
-      document.querySelectorAll("main details[open][data-iteration]"),
-      function (details) { return details.dataset.iteration; });
     fetch(location.pathname, { cache: "no-store" }).then(function (response) {
       if (!response.ok) return;
       return response.text().then(function (text) {
         var fresh = new DOMParser().parseFromString(text, "text/html").querySelector("main");
         var current = document.querySelector("main");
-        if (!fresh || !current) return;
-        opened.forEach(function (n) {
-          var details = fresh.querySelector('details[data-iteration="' + n + '"]');
-          if (details) details.open = true;
+        if (!fresh || !current || document.querySelector("button[data-armed]")) {
+          again = true;
+          return;
+        }
+        current.querySelectorAll("details[open][data-iteration]").forEach(function (open) {
+          var details = fresh.querySelector('details[data-iteration="' + open.dataset.iteration + '"]');
+          if (!details) return;
+          details.open = true;
+          var loaded = open.querySelector(".lazy[data-loaded]");
+          var empty = details.querySelector(".lazy");
+          if (loaded && empty) empty.replaceWith(loaded);
         });
         current.replaceWith(fresh);
         fresh.querySelectorAll("details[open][data-iteration]").forEach(load);
@@ -66,7 +73,8 @@
 
   if (window.EventSource) {
     var live = document.getElementById("live");
-    var source = new EventSource("/events");
+    var run = /^\/runs\/([^/]+)$/.exec(location.pathname);
+    var source = new EventSource("/events" + (run ? "?run=" + run[1] : ""));
     source.addEventListener("open", function () { live.className = "on"; live.title = "live"; });
     source.addEventListener("error", function () { live.className = "off"; live.title = "reconnecting"; });
     source.addEventListener("change", function (event) {
@@ -85,6 +93,7 @@
       setTimeout(function () {
         delete button.dataset.armed;
         button.textContent = button.dataset.label;
+        if (again) { again = false; refresh(); }
       }, 5000);
       return;
     }
@@ -93,6 +102,7 @@
       flash("This tab has no token: open the URL `prpd ui` printed (it ends in #token=…).", false);
       return;
     }
+    delete button.dataset.armed;
     button.disabled = true;
     fetch(button.dataset.action, { method: "POST", headers: { "X-Prpd-Token": token } })
       .then(function (response) {

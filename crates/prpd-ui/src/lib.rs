@@ -8,16 +8,19 @@
 //! page as markup (`html`, `markdown`). It stands above `prpd-watch` only for the control
 //! socket and the queue file; the daemon itself knows nothing of it.
 
+mod actions;
 pub mod address;
 mod events;
 mod html;
 mod markdown;
 mod pages;
+mod routes;
 mod runs;
 mod server;
 pub mod token;
 
-pub use server::{Dashboard, Options};
+pub use address::Exposure;
+pub use server::{Dashboard, FINGERPRINT_HEADER, Options};
 
 use std::path::PathBuf;
 
@@ -26,7 +29,10 @@ use std::path::PathBuf;
 pub enum UiError {
     /// The address to bind is not one (a user's mistake).
     #[error("--ui/--addr {given}: {problem}")]
-    Address { given: String, problem: String },
+    Address {
+        given: String,
+        problem: &'static str,
+    },
     #[error("failed to listen on {address} (in use? `--addr 127.0.0.1:0` picks a free port)")]
     Bind {
         address: std::net::SocketAddr,

@@ -88,6 +88,24 @@ mod tests {
     }
 
     #[test]
+    fn disguised_schemes_do_not_pass() {
+        let html = render(
+            "<javascript:alert(1)> [a](&#106;avascript:alert(1)) [b](java&#9;script:alert(1)) \
+             [c][r] [d](https://x.example \"a \\\"quoted\\\" title\")\n\n[r]: javascript:alert(1)\n",
+        );
+        let hrefs: Vec<&str> = html
+            .split("href=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert_eq!(hrefs, ["#", "#", "#", "#", "https://x.example"], "{html}");
+        assert!(
+            html.contains("title=\"a &quot;quoted&quot; title\""),
+            "{html}"
+        );
+    }
+
+    #[test]
     fn tables_render() {
         let html = render("| a | b |\n|---|---|\n| 1 | <b>2</b> |\n");
         assert!(html.contains("<table>"), "{html}");

@@ -131,7 +131,12 @@ pub fn standing(session: &SessionPaths, record: &RunRecord) -> Standing {
         State::Shipped {} => Standing::Shipped,
         State::Aborted {} => Standing::Aborted,
         State::Escalated { .. } => Standing::Escalated,
-        _ => match lock::holder(&session.run(&record.run_id).lock()) {
+        State::Red {}
+        | State::Green {}
+        | State::Refactor {}
+        | State::Document {}
+        | State::Qa {}
+        | State::Ship {} => match lock::holder(&session.run(&record.run_id).lock()) {
             Ok(Holder::Process { .. }) => Standing::Running,
             Ok(Holder::Nobody) | Err(_) => Standing::Interrupted,
         },
@@ -150,7 +155,7 @@ pub fn phase(record: &RunRecord) -> Option<Phase> {
 pub fn cost_text(cost: Option<(f64, u32)>) -> String {
     match cost {
         None => String::new(),
-        Some((_, unknown)) if unknown > 0 && cost.is_some_and(|(usd, _)| usd == 0.0) => {
+        Some((usd, unknown)) if unknown > 0 && usd == 0.0 => {
             format!(
                 "unknown ({unknown} call{})",
                 if unknown == 1 { "" } else { "s" }

@@ -1,31 +1,35 @@
-//! The dashboard's HTTP server: its routes, the guard every request passes (the `Host` it
-//! names, the token an action carries, the headers every answer gets), and the two actions,
-//! which ask the daemon through its control socket exactly as `prpd resume` and `prpd abort`
-//! do — so a run is never driven by two processes, and the daemon's own checks apply.
+//! The dashboard's HTTP server: binding, the routes, the guard every request passes (the
+//! `Host` it names, the site that sent it, the token an action carries, the headers every
+//! answer gets), and stopping without letting a slow client hold the daemon up.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Path as UrlPath, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{Html, IntoResponse as _, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use prpd_base::paths::SessionPaths;
-use prpd_run::driver::unix_now;
-use prpd_run::session;
-use prpd_run::timeline::Timeline;
-use prpd_watch::control::{self, Request as ControlRequest};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::address::{self, Exposure};
+use crate::events::Poller;
 use crate::token::Token;
-use crate::{UiError, address, events, html, pages, runs};
+use crate::{UiError, actions, routes};
 
 /// The header an action carries the token in.
 pub const TOKEN_HEADER: &str = "x-prpd-token";
+
+/// The header every answer carries the token's fingerprint in (see [`Token::fingerprint`]).
+pub const FINGERPRINT_HEADER: &str = "x-prpd-dashboard";
+
+/// How long a stopping dashboard waits for its open requests.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// What the dashboard serves, and where.
 #[derive(Debug, Clone)]
@@ -33,27 +37,29 @@ pub struct Options {
     /// The repository (canonical).
     pub repo: PathBuf,
     pub address: SocketAddr,
-    /// Bound off the loopback interface on purpose (`--public`).
-    pub public: bool,
+    pub exposure: Exposure,
 }
 
 /// A dashboard bound to its address, not yet serving.
 #[derive(Debug)]
 pub struct Dashboard {
     listener: TcpListener,
-    shared: Shared,
+    repo: PathBuf,
+    session: SessionPaths,
+    token: Token,
+    exposure: Exposure,
     url: String,
 }
 
 /// What every request's handler reads.
-#[derive(Debug, Clone)]
-struct Shared {
-    repo: PathBuf,
-    session: SessionPaths,
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) repo: PathBuf,
+    pub(crate) session: SessionPaths,
     token: Token,
-    bound: SocketAddr,
-    public: bool,
-    stop: watch::Receiver<bool>,
+    fingerprint: HeaderValue,
+    exposure: Exposure,
+    pub(crate) poller: Arc<Poller>,
 }
 
 impl Dashboard {
@@ -66,32 +72,21 @@ impl Dashboard {
             source,
         })?;
         let token = Token::load_or_create(&session.ui_token())?;
-        let listener =
-            TcpListener::bind(options.address)
-                .await
-                .map_err(|source| UiError::Bind {
-                    address: options.address,
-                    source,
-                })?;
-        let bound = listener.local_addr().map_err(|source| UiError::Bind {
+        let bind = |source| UiError::Bind {
             address: options.address,
             source,
-        })?;
-        let url = format!("http://{bound}/");
+        };
+        let listener = TcpListener::bind(options.address).await.map_err(bind)?;
+        let url = address::url(listener.local_addr().map_err(bind)?);
         let path = session.ui_address();
         prpd_base::files::write_atomically(&path, format!("{url}\n").as_bytes())
             .map_err(|source| UiError::State { path, source })?;
-        let (_, stop) = watch::channel(false);
         Ok(Dashboard {
             listener,
-            shared: Shared {
-                repo: options.repo,
-                session,
-                token,
-                bound,
-                public: options.public,
-                stop,
-            },
+            repo: options.repo,
+            session,
+            token,
+            exposure: options.exposure,
             url,
         })
     }
@@ -104,43 +99,59 @@ impl Dashboard {
     /// Its URL with the token in the fragment, which the page keeps for its actions and which a
     /// browser never sends anywhere.
     pub fn url_with_token(&self) -> String {
-        format!("{}#token={}", self.url, self.shared.token.reveal())
+        format!("{}#token={}", self.url, self.token.expose())
     }
 
-    /// Serves until `stop` completes; then the open event streams end, and
-    /// `.prp-session/ui.address` goes.
+    /// Serves until `stop` completes; then the open event streams end, open requests get
+    /// [`SHUTDOWN_GRACE`], and `.prp-session/ui.address` goes.
     pub async fn serve(
         self,
         stop: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), UiError> {
         let Dashboard {
             listener,
-            mut shared,
+            repo,
+            session,
+            token,
+            exposure,
             url,
         } = self;
-        let (stopping, stopped) = watch::channel(false);
-        shared.stop = stopped;
-        let address = shared.session.ui_address();
-        let shared = Arc::new(shared);
+        let (stopping, mut stopped) = watch::channel(false);
+        let address = session.ui_address();
+        let shared = Arc::new(Shared {
+            fingerprint: HeaderValue::from_str(&token.fingerprint())
+                .unwrap_or_else(|_| HeaderValue::from_static("")),
+            poller: Poller::start(session.clone(), stopped.clone()),
+            repo,
+            session,
+            token,
+            exposure,
+        });
         let app = Router::new()
-            .route("/", get(runs_page))
-            .route("/runs/{run}", get(run_page))
-            .route("/runs/{run}/timeline.svg", get(timeline))
-            .route("/runs/{run}/iterations/{sequence}", get(iteration))
-            .route("/runs/{run}/resume", post(resume))
-            .route("/runs/{run}/abort", post(abort))
-            .route("/events", get(live))
-            .route("/assets/app.js", get(script))
-            .route("/assets/app.css", get(stylesheet))
-            .fallback(not_found)
-            .layer(middleware::from_fn_with_state(shared.clone(), guard))
+            .route("/", get(routes::runs_page))
+            .route("/runs/{run}", get(routes::run_page))
+            .route("/runs/{run}/timeline.svg", get(routes::timeline))
+            .route("/runs/{run}/iterations/{sequence}", get(routes::iteration))
+            .route("/runs/{run}/resume", post(actions::resume))
+            .route("/runs/{run}/abort", post(actions::abort))
+            .route("/events", get(routes::live))
+            .route("/assets/app.js", get(routes::script))
+            .route("/assets/app.css", get(routes::stylesheet))
+            .fallback(routes::not_found)
+            .layer(middleware::from_fn_with_state(Arc::clone(&shared), guard))
             .with_state(shared);
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                stop.await;
-                let _ = stopping.send(true);
-            })
-            .await;
+        let served = axum::serve(listener, app).with_graceful_shutdown(async move {
+            stop.await;
+            let _ = stopping.send(true);
+        });
+        let grace = async move {
+            let _ = stopped.wait_for(|stopped| *stopped).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        let served = tokio::select! {
+            served = served => served,
+            () = grace => Ok(()),
+        };
         if std::fs::read_to_string(&address).is_ok_and(|written| written.trim() == url.trim()) {
             let _ = std::fs::remove_file(&address);
         }
@@ -148,27 +159,34 @@ impl Dashboard {
     }
 }
 
-/// Every request: a `Host` that names this dashboard, the token for anything but reading; every
-/// answer: headers that keep it out of frames, other origins and caches.
+/// Every request: a `Host` that names this dashboard, not sent by another site's page, and the
+/// token for anything but reading. Every answer: headers that keep it out of frames, other
+/// origins and caches, and the fingerprint `prpd ui` recognises it by.
 async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
-    let host = request
-        .headers()
+    let headers = request.headers();
+    let host = headers
         .get(header::HOST)
         .and_then(|value| value.to_str().ok());
-    let mut response = if !address::host_is_allowed(host, shared.bound, shared.public) {
-        refusal(
+    let cross_site = headers
+        .get("sec-fetch-site")
+        .is_some_and(|value| value.as_bytes() == b"cross-site");
+    let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+    let has_token = headers
+        .get(TOKEN_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|offered| shared.token.matches(offered));
+    let mut response = if !address::host_is_allowed(host, shared.exposure) {
+        routes::refusal(
             StatusCode::FORBIDDEN,
             "this dashboard answers only requests addressed to its loopback address",
         )
-    } else if request.method() != Method::GET
-        && request.method() != Method::HEAD
-        && !request
-            .headers()
-            .get(TOKEN_HEADER)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|offered| shared.token.matches(offered))
-    {
-        refusal(
+    } else if cross_site {
+        routes::refusal(
+            StatusCode::FORBIDDEN,
+            "this dashboard answers no request another site's page makes",
+        )
+    } else if !reads && !has_token {
+        routes::refusal(
             StatusCode::FORBIDDEN,
             "an action needs the dashboard's token in the X-Prpd-Token header: open the URL \
              `prpd ui` printed (it carries the token), or read .prp-session/ui.token",
@@ -177,6 +195,9 @@ async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) 
         next.run(request).await
     };
     secure(response.headers_mut());
+    response
+        .headers_mut()
+        .insert(FINGERPRINT_HEADER, shared.fingerprint.clone());
     response
 }
 
@@ -191,212 +212,9 @@ fn secure(headers: &mut HeaderMap) {
         ("x-content-type-options", "nosniff"),
         ("x-frame-options", "DENY"),
         ("referrer-policy", "no-referrer"),
+        ("cross-origin-resource-policy", "same-origin"),
         ("cache-control", "no-store"),
     ] {
         headers.insert(name, HeaderValue::from_static(value));
     }
-}
-
-fn refusal(status: StatusCode, message: &str) -> Response {
-    (
-        status,
-        axum::Json(serde_json::json!({ "ok": false, "message": message })),
-    )
-        .into_response()
-}
-
-async fn not_found() -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        Html(html::page(
-            "Not found",
-            0,
-            "<h1>Not found</h1><p><a href=\"/\">The runs</a></p>",
-        )),
-    )
-        .into_response()
-}
-
-/// Runs `work` on the blocking pool (pages read files and git objects).
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    tokio::task::spawn_blocking(work).await.ok()
-}
-
-async fn runs_page(State(shared): State<Arc<Shared>>) -> Response {
-    blocking(move || {
-        let rows = runs::rows(&shared.repo);
-        let version = events::version(&shared.session);
-        Html(pages::runs::page(&shared.repo, &rows, unix_now(), version)).into_response()
-    })
-    .await
-    .unwrap_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-/// Whether `run` is a run of the repository (ids are only ever looked up, never joined to a
-/// path unchecked).
-fn known(session: &SessionPaths, run: &str) -> bool {
-    session
-        .run_ids()
-        .is_ok_and(|ids| ids.iter().any(|id| id == run))
-}
-
-async fn run_page(State(shared): State<Arc<Shared>>, UrlPath(run): UrlPath<String>) -> Response {
-    blocking(move || {
-        if !known(&shared.session, &run) {
-            return not_a_run(&run);
-        }
-        let version = events::version(&shared.session);
-        match session::verified(&shared.session, &shared.repo, &run) {
-            Ok(record) => Html(pages::run::page(
-                &shared.session,
-                &record,
-                unix_now(),
-                version,
-            ))
-            .into_response(),
-            Err(error) => Html(html::page(
-                &run,
-                version,
-                &format!(
-                    "<h1>{}</h1><p class=\"refused\">{}</p>",
-                    html::escape(&run),
-                    html::escape(&error.to_string())
-                ),
-            ))
-            .into_response(),
-        }
-    })
-    .await
-    .unwrap_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-fn not_a_run(run: &str) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        Html(html::page(
-            "Not found",
-            0,
-            &format!(
-                "<h1>No run {}</h1><p><a href=\"/\">The runs</a></p>",
-                html::escape(run)
-            ),
-        )),
-    )
-        .into_response()
-}
-
-async fn timeline(State(shared): State<Arc<Shared>>, UrlPath(run): UrlPath<String>) -> Response {
-    blocking(move || {
-        if !known(&shared.session, &run) {
-            return not_a_run(&run);
-        }
-        match session::verified(&shared.session, &shared.repo, &run) {
-            Ok(record) => (
-                [(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8")],
-                Timeline::of(&record).svg(),
-            )
-                .into_response(),
-            Err(error) => refusal(StatusCode::CONFLICT, &error.to_string()),
-        }
-    })
-    .await
-    .unwrap_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-async fn iteration(
-    State(shared): State<Arc<Shared>>,
-    UrlPath((run, sequence)): UrlPath<(String, u32)>,
-) -> Response {
-    blocking(move || {
-        if !known(&shared.session, &run) {
-            return not_a_run(&run);
-        }
-        match pages::iteration::folder(&shared.session, &run, sequence) {
-            Some(dir) => Html(pages::iteration::fragment(
-                &shared.repo,
-                &run,
-                sequence,
-                &dir,
-            ))
-            .into_response(),
-            None => (StatusCode::NOT_FOUND, "no such iteration").into_response(),
-        }
-    })
-    .await
-    .unwrap_or_else(|| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-async fn resume(State(shared): State<Arc<Shared>>, UrlPath(run): UrlPath<String>) -> Response {
-    let request = ControlRequest::Resume {
-        run: Some(run.clone()),
-        reload_config: false,
-        budget: None,
-    };
-    act(&shared, run, "resume", request).await
-}
-
-async fn abort(State(shared): State<Arc<Shared>>, UrlPath(run): UrlPath<String>) -> Response {
-    let request = ControlRequest::Abort {
-        run: Some(run.clone()),
-    };
-    act(&shared, run, "abort", request).await
-}
-
-/// Asks the daemon to carry out `request` on `run`; its answer is the action's.
-async fn act(shared: &Shared, run: String, verb: &str, request: ControlRequest) -> Response {
-    if !known(&shared.session, &run) {
-        return refusal(StatusCode::NOT_FOUND, &format!("no run {run}"));
-    }
-    let socket = shared.session.socket();
-    let asked = blocking(move || control::ask(&socket, &request)).await;
-    match asked {
-        Some(Ok(Some(reply))) => {
-            tracing::info!(
-                run,
-                verb,
-                ok = reply.ok,
-                message = reply.message,
-                "dashboard action"
-            );
-            let status = if reply.ok {
-                StatusCode::OK
-            } else {
-                StatusCode::CONFLICT
-            };
-            (
-                status,
-                axum::Json(serde_json::json!({ "ok": reply.ok, "message": reply.message })),
-            )
-                .into_response()
-        }
-        Some(Ok(None)) => refusal(
-            StatusCode::CONFLICT,
-            &format!(
-                "no daemon runs for this repository: start it with `prpd watch`, or run \
-                 `prpd {verb} {run}` in a terminal"
-            ),
-        ),
-        Some(Err(error)) => refusal(StatusCode::BAD_GATEWAY, &error.to_string()),
-        None => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
-    }
-}
-
-async fn live(State(shared): State<Arc<Shared>>) -> Response {
-    events::stream(shared.session.clone(), shared.stop.clone()).into_response()
-}
-
-async fn script() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-        include_str!("../assets/app.js"),
-    )
-        .into_response()
-}
-
-async fn stylesheet() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
-        include_str!("../assets/app.css"),
-    )
-        .into_response()
 }

@@ -77,7 +77,7 @@ pub fn fragment(repo: &Path, run_id: &str, sequence: u32, dir: &Path) -> String 
     section(
         &mut out,
         "What prpd measured",
-        tail(&dir.join("measured.json"), OUTPUT_BYTES).map(|text| html::pre("measured", &text)),
+        head(&dir.join("measured.json"), OUTPUT_BYTES).map(|text| html::pre("measured", &text)),
     );
     logs(&mut out, dir);
     let diff = match session::diff(repo, Some(run_id), Some(sequence)) {
@@ -167,7 +167,8 @@ fn tail(path: &Path, bytes: u64) -> Option<String> {
     let start = length.saturating_sub(bytes);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buffer = Vec::new();
-    file.read_to_end(&mut buffer).ok()?;
+    // A file that grows meanwhile (the agent still prints) is read no further than `bytes`.
+    file.take(bytes).read_to_end(&mut buffer).ok()?;
     let text = String::from_utf8_lossy(&buffer).into_owned();
     Some(if start > 0 {
         format!("… ({start} earlier bytes in {})\n{text}", path.display())

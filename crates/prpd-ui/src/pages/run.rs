@@ -3,6 +3,7 @@
 //! receipt, the last QA report, and the pull request.
 
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::Path;
 
 use prpd_base::paths::SessionPaths;
@@ -12,6 +13,7 @@ use prpd_run::timeline::Timeline;
 
 use crate::html::{self, escape};
 use crate::markdown;
+use crate::pages::iteration::Folder;
 use crate::runs::{self, Standing};
 
 /// The largest report the page renders; a longer one is cut, and says so.
@@ -54,12 +56,15 @@ pub fn main(session: &SessionPaths, record: &RunRecord, now: u64) -> String {
     out.push_str("</dl>\n");
     actions(&mut out, record, standing);
     escalation(&mut out, record);
+    let timeline = Timeline::of(record);
     let _ = writeln!(
         out,
-        "<section id=\"timeline\"><h2>Timeline</h2>{}</section>",
-        Timeline::of(record).svg()
+        "<section id=\"timeline\"><h2>Timeline</h2>{}<p class=\"hint\">The same picture as a \
+         file: <a href=\"/runs/{}/timeline.svg\">timeline.svg</a></p></section>",
+        timeline.svg(),
+        escape(&record.run_id)
     );
-    iterations(&mut out, session, record);
+    iterations(&mut out, session, record, &timeline);
     let _ = writeln!(
         out,
         "<section id=\"receipt\"><h2>Receipt</h2>{}</section>",
@@ -163,37 +168,51 @@ fn escalation(out: &mut String, record: &RunRecord) {
     out.push_str("</section>\n");
 }
 
-/// Every iteration of the run, each a closed `details` whose content the page loads when it
-/// is opened.
-fn iterations(out: &mut String, session: &SessionPaths, record: &RunRecord) {
+/// Every iteration of the run, newest first, each a closed `details` whose content the page
+/// loads when it is opened; its summary says how long it took and how it ended (its bar on the
+/// timeline).
+fn iterations(out: &mut String, session: &SessionPaths, record: &RunRecord, timeline: &Timeline) {
     let dir = session.run_dir(&record.run_id).join("iterations");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
+    let mut folders: Vec<Folder> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
-                .filter_map(|entry| entry.file_name().into_string().ok())
+                .filter_map(|entry| Folder::parse(entry.file_name().to_str()?))
                 .collect()
         })
         .unwrap_or_default();
-    names.sort();
-    out.push_str("<section id=\"iterations\"><h2>Iterations</h2>");
-    if names.is_empty() {
-        out.push_str("<p class=\"empty\">None yet.</p>");
-    }
-    for name in names.iter().rev() {
-        let Some(folder) = crate::pages::iteration::Folder::parse(name) else {
-            continue;
-        };
-        let _ = write!(
-            out,
+    folders.sort_by_key(|folder| folder.sequence);
+    // The phase's own calls, in order, match the folders in order (the examiner's have none).
+    let mut bars = timeline.bars.iter().filter(|bar| bar.role.is_none());
+    let mut lines = Vec::with_capacity(folders.len());
+    for folder in &folders {
+        let bar = bars
+            .by_ref()
+            .find(|bar| bar.phase.to_string() == folder.phase && bar.iteration == folder.iteration);
+        let ended = bar.map_or_else(String::new, |bar| {
+            format!(
+                " · {:.1} s · <span class=\"ending {}\">{}</span>",
+                bar.seconds,
+                bar.ending.class(),
+                bar.ending.label()
+            )
+        });
+        lines.push(format!(
             "<details class=\"iteration\" data-iteration=\"{n}\" \
-             data-src=\"/runs/{id}/iterations/{n}\"><summary>#{n} · {phase} · iteration {k}\
+             data-src=\"/runs/{id}/iterations/{n}\"><summary>#{n} · {phase} · iteration {k}{ended}\
              </summary><div class=\"lazy\">Loading…</div></details>",
             n = folder.sequence,
             phase = escape(&folder.phase),
             k = folder.iteration,
             id = escape(&record.run_id),
-        );
+        ));
+    }
+    out.push_str("<section id=\"iterations\"><h2>Iterations</h2>");
+    if lines.is_empty() {
+        out.push_str("<p class=\"empty\">None yet.</p>");
+    }
+    for line in lines.iter().rev() {
+        out.push_str(line);
     }
     out.push_str("</section>\n");
 }
@@ -214,15 +233,16 @@ fn qa_report(out: &mut String, record: &RunRecord) {
     );
 }
 
-/// A report's text, cut at [`MAX_REPORT`] bytes (on a character boundary).
+/// A report's text, cut at [`MAX_REPORT`] bytes: only that much is read.
 pub fn read_capped(path: &Path) -> std::io::Result<String> {
-    let mut text = std::fs::read_to_string(path)?;
-    if text.len() > MAX_REPORT {
-        let mut end = MAX_REPORT;
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        text.truncate(end);
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_REPORT as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let cut = bytes.len() > MAX_REPORT;
+    bytes.truncate(MAX_REPORT);
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if cut {
         text.push_str("\n\n*(cut: the rest is in the file)*\n");
     }
     Ok(text)
