@@ -16,6 +16,7 @@ pub mod config_file;
 pub mod exit;
 pub mod files;
 pub mod lock;
+pub mod markup;
 pub mod paths;
 pub mod phase;
 pub mod process;

@@ -5,21 +5,7 @@
 
 use std::fmt::Write as _;
 
-/// `text` with the five characters that mean something in HTML replaced by their entities.
-pub fn escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            other => escaped.push(other),
-        }
-    }
-    escaped
-}
+pub use prpd_base::markup::escape;
 
 /// A whole page: the title, the stylesheet, the script, and `main` (already HTML), marked with
 /// the `version` of the state it shows (a live update replaces `main` when the state moved on).
@@ -79,7 +65,7 @@ mod tests {
         let escaped = escape(hostile);
         assert_eq!(
             escaped,
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;"
+            "&lt;script&gt;alert(&apos;x&apos;)&lt;/script&gt; &amp; &quot;quoted&quot;"
         );
         assert!(!pre("output", hostile).contains("<script"));
         assert!(!diff(&format!("+{hostile}")).contains("<script"));

@@ -10,6 +10,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse as _, Response};
 use prpd_base::paths::SessionPaths;
 use prpd_run::driver::unix_now;
+use prpd_run::record::RunRecord;
 use prpd_run::session;
 use prpd_run::timeline::Timeline;
 
@@ -74,16 +75,37 @@ pub(crate) async fn runs_page(State(shared): State<Arc<Shared>>) -> Response {
     .unwrap_or_else(failed)
 }
 
+/// The sealed record of `run`, or the page that says why there is none to show.
+fn sealed(shared: &Shared, run: &str, version: u64) -> Result<RunRecord, Box<Response>> {
+    if !known(&shared.session, run) {
+        return Err(Box::new(not_a_run(run)));
+    }
+    session::verified(&shared.session, &shared.repo, run).map_err(|error| {
+        Box::new(
+            (
+                StatusCode::CONFLICT,
+                Html(html::page(
+                    run,
+                    version,
+                    &format!(
+                        "<h1>{}</h1><p class=\"refused\">{}</p>",
+                        html::escape(run),
+                        html::escape(&error.to_string())
+                    ),
+                )),
+            )
+                .into_response(),
+        )
+    })
+}
+
 pub(crate) async fn run_page(
     State(shared): State<Arc<Shared>>,
     UrlPath(run): UrlPath<String>,
 ) -> Response {
     blocking(move || {
-        if !known(&shared.session, &run) {
-            return not_a_run(&run);
-        }
         let version = Stamps::read(&shared.session).version(Some(&run));
-        match session::verified(&shared.session, &shared.repo, &run) {
+        match sealed(&shared, &run, version) {
             Ok(record) => Html(pages::run::page(
                 &shared.session,
                 &record,
@@ -91,19 +113,7 @@ pub(crate) async fn run_page(
                 version,
             ))
             .into_response(),
-            Err(error) => (
-                StatusCode::CONFLICT,
-                Html(html::page(
-                    &run,
-                    version,
-                    &format!(
-                        "<h1>{}</h1><p class=\"refused\">{}</p>",
-                        html::escape(&run),
-                        html::escape(&error.to_string())
-                    ),
-                )),
-            )
-                .into_response(),
+            Err(refused) => *refused,
         }
     })
     .await
@@ -114,18 +124,13 @@ pub(crate) async fn timeline(
     State(shared): State<Arc<Shared>>,
     UrlPath(run): UrlPath<String>,
 ) -> Response {
-    blocking(move || {
-        if !known(&shared.session, &run) {
-            return not_a_run(&run);
-        }
-        match session::verified(&shared.session, &shared.repo, &run) {
-            Ok(record) => (
-                [(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8")],
-                Timeline::of(&record).svg(),
-            )
-                .into_response(),
-            Err(error) => refusal(StatusCode::CONFLICT, &error.to_string()),
-        }
+    blocking(move || match sealed(&shared, &run, 0) {
+        Ok(record) => (
+            [(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8")],
+            Timeline::of(&record).svg(),
+        )
+            .into_response(),
+        Err(refused) => *refused,
     })
     .await
     .unwrap_or_else(failed)

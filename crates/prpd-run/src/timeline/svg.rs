@@ -11,6 +11,8 @@
 
 use std::fmt::Write as _;
 
+use prpd_base::markup::escape;
+
 use super::{Bar, Ending, Timeline, Visit};
 
 /// The drawing's width, in pixels.
@@ -328,24 +330,4 @@ fn cut(text: &str, max: usize) -> String {
 )]
 fn count(count: usize) -> f64 {
     count as f64
-}
-
-/// `text` fit for XML character data and attribute values.
-pub(super) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for character in text.chars() {
-        match character {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // XML has no way to write these (a test runner's colour codes, say).
-            other if other.is_control() && !matches!(other, '\t' | '\n' | '\r') => {
-                out.push('\u{fffd}');
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
