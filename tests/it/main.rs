@@ -39,6 +39,7 @@ mod stacks;
 mod task_runners;
 mod test_plan;
 mod ui;
+mod ui_browser;
 mod util;
 mod verify;
 mod watch;

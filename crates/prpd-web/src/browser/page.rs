@@ -1,8 +1,9 @@
 //! What prpd asks of the tab: go to an address and wait for it to load, read the page
 //! (`observe.js`: address, title, HTTP status, interactive elements with locator candidates),
-//! its accessibility tree as an outline, a JPEG screenshot, and the actions a tester takes:
-//! click, fill, scroll, wait. An action that may start a navigation (a click, a form submit)
-//! waits for the new page to load before it returns.
+//! its accessibility tree as an outline, a JPEG screenshot of a viewport of the size asked, the
+//! value of any script (what a test or a benchmark reads of a page), and the actions a tester
+//! takes: click, fill, scroll, wait. An action that may start a navigation (a click, a form
+//! submit) waits for the new page to load before it returns.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -191,6 +192,17 @@ impl Browser {
         }
     }
 
+    /// Makes the viewport `width` × `height` CSS pixels (at start it is [`super::VIEWPORT`]),
+    /// for a screenshot of another size.
+    pub async fn set_viewport(&mut self, width: u32, height: u32) -> Result<(), BrowserError> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .await?;
+        Ok(())
+    }
+
     /// The page's current address.
     pub async fn current_url(&mut self) -> Result<String, BrowserError> {
         let value = self.evaluate("location.href").await?;
@@ -243,8 +255,11 @@ impl Browser {
         Ok(())
     }
 
-    /// Evaluates `expression` in the page and returns its value.
-    async fn evaluate(&mut self, expression: &str) -> Result<Value, BrowserError> {
+    /// Evaluates the JavaScript `expression` in the page and returns its value as JSON
+    /// (`Runtime.evaluate` with `returnByValue`; a promise is awaited). A value JSON cannot
+    /// hold (a DOM node, a function) comes back as `null`; a thrown exception is
+    /// [`BrowserError::Shape`].
+    pub async fn evaluate(&mut self, expression: &str) -> Result<Value, BrowserError> {
         let mut answer = self
             .call(
                 "Runtime.evaluate",
