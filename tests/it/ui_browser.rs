@@ -154,22 +154,18 @@ async fn run_page(browser: &mut Browser, repo: &Path, base: &str, token: &str, r
     );
 }
 
-/// The run page at the screenshot's size, from the top, with the escalation report folded (as
-/// a person does who has read it; open, it fills the screen and hides the timeline), saved as
-/// a JPEG at `path`; the report is unfolded again afterwards.
+/// The run page at the screenshot's size, from the top (the escalation report folded, as the
+/// page shows it), saved as a JPEG at `path`.
 async fn screenshot(browser: &mut Browser, path: &Path) {
-    const REPORT: &str = "#escalation details > summary";
     browser
         .set_viewport(SCREENSHOT_VIEWPORT.0, SCREENSHOT_VIEWPORT.1)
         .await
         .expect("viewport");
-    browser.click(REPORT).await.expect("fold the report");
     evaluate(browser, "window.scrollTo(0, 0); true").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let jpeg = browser.screenshot_jpeg().await.expect("screenshot");
     std::fs::write(path, &jpeg).expect("write the screenshot");
     eprintln!("the run page: {} ({} bytes)", path.display(), jpeg.len());
-    browser.click(REPORT).await.expect("unfold the report");
 }
 
 /// The stuck REFACTOR iteration, opened: its `<script>` is text, and nothing ran (an `alert`

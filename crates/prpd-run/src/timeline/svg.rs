@@ -37,7 +37,7 @@ const COLUMNS: usize = 3;
 /// small letters and capitals, to tell whether a label fits and where the next key goes.
 const LABEL_CHAR_WIDTH: f64 = 7.0;
 const LEGEND_CHAR_WIDTH: f64 = 6.0;
-const LEGEND_CAPITAL_WIDTH: f64 = 8.0;
+const LEGEND_CAPITAL_WIDTH: f64 = 9.0;
 /// How much of a bar's reasons its title quotes, and of an escalation the header.
 const REASONS_CHARS: usize = 100;
 const ESCALATION_CHARS: usize = 140;

@@ -150,7 +150,7 @@ fn escalation(out: &mut String, record: &RunRecord) {
             Ok(text) => {
                 let _ = write!(
                     out,
-                    "<details open><summary>The escalation report</summary>\
+                    "<details><summary>The escalation report (what was tried, the last status blocks)</summary>\
                      <div class=\"report\">{}</div></details>",
                     markdown::render(&text)
                 );
