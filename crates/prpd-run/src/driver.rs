@@ -342,6 +342,7 @@ impl Driver {
                 self.release_snapshots()?;
                 self.announce("BLOCKED", "aborted by a human", &[])?;
                 self.write_summary()?;
+                self.write_timeline(&self.run_dir())?;
                 Ok(None)
             }
             Effect::Escalate { reason } => {
