@@ -5,7 +5,7 @@
 //! decisions, and the history of 5 changed files — through `Memory::context`, as the loop asks
 //! them (a blocking thread per question, the time box armed). Prints the p50 and p95 of the
 //! whole context, the p50 of each question on the store alone, the time to fill it and its size
-//! on disk. Target: the four together under 10 ms at p50. Run with `cargo bench --bench memory`
+//! on disk. Target: the four together under 5 ms at p50. Run with `cargo bench --bench memory`
 //! (optionally `-- 20000` for another size).
 
 use std::path::Path;
@@ -190,7 +190,7 @@ fn main() {
     let p50 = percentile(&mut samples, 0.5);
     let p95 = percentile(&mut samples, 0.95);
     println!(
-        "the four QA questions together (Memory::context, 5 changed files): p50 {:.2} ms, p95 {:.2} ms over {ROUNDS} rounds (target: p50 under 10 ms)",
+        "the four QA questions together (Memory::context, 5 changed files): p50 {:.2} ms, p95 {:.2} ms over {ROUNDS} rounds (target: p50 under 5 ms)",
         milliseconds(p50),
         milliseconds(p95)
     );

@@ -1,6 +1,7 @@
 //! The memory inside the loop: a run records what it learned and the next run's QA recalls
 //! it; memory that is off says so in the report; memory that cannot be opened is a WARNING in
-//! the QA report and never stops QA or the run. (The demo test in `run.rs` shows the recall
+//! the QA report and never stops QA or the run; an MCP memory server is started once for a
+//! whole run, however many agents run beside it. (The demo test in `run.rs` shows the recall
 //! within one run: a REJECT recalled in the retry's GREEN prompt and the next QA report.)
 
 use crate::run::{calc_repo, prp, prpd_toml, run, run_dir};
@@ -95,4 +96,66 @@ fn memory_that_is_off_says_so_and_memory_that_is_broken_warns_without_stopping_q
         report.contains("| Historical Bugs | not answered |"),
         "{report}"
     );
+}
+
+#[test]
+fn an_mcp_memory_server_is_started_once_for_a_whole_run() {
+    let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mcp/fake_memory_server.py");
+    // Outside the repository, where the run's snapshots would take them for the agents' work.
+    let outside = tempfile::tempdir().expect("tempdir");
+    let (state, log) = (
+        outside.path().join("state.json"),
+        outside.path().join("messages.jsonl"),
+    );
+    let command: Vec<String> = [
+        "python3",
+        &server.display().to_string(),
+        "--state",
+        &state.display().to_string(),
+        "--log",
+        &log.display().to_string(),
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    let repo = calc_repo(
+        &prp(""),
+        &prpd_toml(
+            "plain",
+            &[],
+            &format!(
+                "[memory]\nbackend = \"mcp\"\n[memory.mcp]\ncommand = {}\n",
+                serde_json::to_string(&command).expect("argv as TOML")
+            ),
+        ),
+    );
+    let (code, summary) = run(&repo);
+    assert_eq!(summary["state"], "SHIPPED", "{summary:#}");
+    assert_eq!(code, 0);
+    let calls = summary["agent_invocations"].as_u64().expect("agent calls");
+    assert!(calls >= 5, "an agent call per phase at least: {summary:#}");
+
+    let messages: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .expect("the server's log")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON message"))
+        .collect();
+    let count = |method: &str| {
+        messages
+            .iter()
+            .filter(|message| message["method"] == method)
+            .count()
+    };
+    assert_eq!(
+        count("initialize"),
+        1,
+        "one server for the run's {calls} agent calls: {messages:#?}"
+    );
+    assert!(
+        count("tools/call") >= 4,
+        "it recorded and answered QA's questions: {messages:#?}"
+    );
+    let report = last_qa_report(repo.path(), &summary);
+    assert!(!report.contains("WARNING: memory"), "{report}");
 }

@@ -181,7 +181,7 @@ fn leftovers(table: &[Stat], me: i32) -> Vec<&Stat> {
     while let Some(parent) = next.pop() {
         for child in children.get(&parent).into_iter().flatten() {
             // A child prpd waits for is work going on, with all it started.
-            if parent == me && is_waited_for(child.pid) {
+            if parent == me && is_waited_for(child) {
                 continue;
             }
             if seen.insert(child.pid) {
@@ -225,17 +225,28 @@ fn signal(stat: &Stat, signal: Signal) {
     }
 }
 
-/// The children prpd started and waits for (tokio reaps them): with several runs in one prpd,
-/// another run's agent or check is a direct child of prpd while this run looks for leftovers,
-/// and neither it nor its exit status is this run's to take.
-static WAITED_FOR: std::sync::Mutex<BTreeSet<i32>> = std::sync::Mutex::new(BTreeSet::new());
+/// The children prpd started and waits for (tokio reaps them), each by its pid and its start
+/// time: with several runs in one prpd, another run's agent or check is a direct child of prpd
+/// while this run looks for leftovers, and neither it nor its exit status is this run's to
+/// take. A [`super::Service`] (an MCP memory server) is one for its whole life, from its start
+/// until it is stopped or dropped, so the sweep after each agent call leaves it, and what it
+/// started, running.
+///
+/// What is exempt is only the process recorded at its start and what descends from it by
+/// parent links, never a process group: an agent's process in prpd's session may join the
+/// service's group (`setpgid`), but its parent is still the agent, and once the agent has gone
+/// it is re-parented to prpd, where the sweep finds it. Nor can it take on a recorded pid: a
+/// pid freed by a service that died and reused keeps the pid but not the start time.
+static WAITED_FOR: std::sync::Mutex<BTreeMap<i32, Option<u64>>> =
+    std::sync::Mutex::new(BTreeMap::new());
 
 /// A child prpd waits for, from its start until its group is cleaned up.
 pub(super) struct WaitedFor(i32);
 
 /// Starts a child with `start` (which returns it and its pid) and marks it as one prpd waits
-/// for, under the lock the reaping takes: a child that exits at once is never reaped by another
-/// run's sweep before it is marked.
+/// for, with its start time, under the lock the reaping takes: a child that exits at once is
+/// never reaped by another run's sweep before it is marked (and, unreaped, keeps its pid and
+/// its `/proc` entry until the start time is read).
 pub(super) fn start_waited_for<T>(
     start: impl FnOnce() -> (T, Option<u32>),
 ) -> (T, Option<WaitedFor>) {
@@ -244,7 +255,7 @@ pub(super) fn start_waited_for<T>(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (child, pid) = start();
     let waited = pid.and_then(|pid| i32::try_from(pid).ok()).map(|pid| {
-        pids.insert(pid);
+        pids.insert(pid, Stat::read(pid).map(|stat| stat.start));
         WaitedFor(pid)
     });
     (child, waited)
@@ -258,8 +269,13 @@ impl Drop for WaitedFor {
     }
 }
 
-fn is_waited_for(pid: i32) -> bool {
-    WAITED_FOR.lock().is_ok_and(|pids| pids.contains(&pid))
+/// Whether `stat` is a child prpd waits for: its pid recorded, and its start time the one
+/// recorded (or none could be read when it started).
+fn is_waited_for(stat: &Stat) -> bool {
+    WAITED_FOR.lock().is_ok_and(|pids| {
+        pids.get(&stat.pid)
+            .is_some_and(|start| start.is_none_or(|start| start == stat.start))
+    })
 }
 
 /// Reaps the zombies re-parented to `me`, each by its pid; a child prpd waits for is not one
@@ -270,7 +286,7 @@ fn reap_adopted_zombies(table: &[Stat], me: i32) {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     for stat in table
         .iter()
-        .filter(|stat| stat.ppid == me && !stat.alive() && !waited.contains(&stat.pid))
+        .filter(|stat| stat.ppid == me && !stat.alive() && !waited.contains_key(&stat.pid))
     {
         // ECHILD: someone else reaped it (tokio, for a child it started); nothing to do.
         let _ = waitpid(Pid::from_raw(stat.pid), Some(WaitPidFlag::WNOHANG));
@@ -424,326 +440,4 @@ pub(super) async fn group_ended(pgid: Pid) {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-    use crate::process::{Spec, Termination, run};
-
-    /// Set in the copy of the test binary that [`in_a_process_of_its_own`] starts.
-    const OWN_PROCESS: &str = "PRPD_TEST_OWN_PROCESS";
-
-    /// Runs the test `name` of this module alone in a new copy of the test binary. A subreaper
-    /// adopts every orphan of the test process, and a sweep stops them all, including the
-    /// children of tests running beside it; alone, the test's process is prpd's situation.
-    async fn in_a_process_of_its_own(name: &str) {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let binary = std::env::current_exe().expect("the test binary");
-        let module = module_path!()
-            .split_once("::")
-            .map_or(module_path!(), |(_, rest)| rest);
-        let mut spec = Spec::argv(
-            vec![
-                binary.display().to_string(),
-                format!("{module}::{name}"),
-                "--exact".to_owned(),
-                "--ignored".to_owned(),
-                "--nocapture".to_owned(),
-            ],
-            dir.path(),
-            &dir.path().join("test.log"),
-        );
-        spec.env = vec![(OWN_PROCESS.to_owned(), "1".to_owned())];
-        spec.timeout = Duration::from_secs(60);
-        spec.tail_lines = 200;
-        let outcome = run(spec).await.expect("runs the test binary");
-        assert!(
-            outcome.success() && outcome.tail.contains("1 passed"),
-            "{name} in its own process:\n{}",
-            outcome.tail
-        );
-    }
-
-    fn alone() -> bool {
-        std::env::var_os(OWN_PROCESS).is_some()
-    }
-
-    fn alive(pid: i32) -> bool {
-        Stat::read(pid).is_some_and(|stat| stat.alive())
-    }
-
-    /// The pids an agent script wrote to `path`, one a line.
-    fn pids(path: &Path) -> Vec<i32> {
-        std::fs::read_to_string(path)
-            .expect("pid file")
-            .lines()
-            .map(|line| line.trim().parse().expect("a pid"))
-            .collect()
-    }
-
-    /// Runs `script` as an agent would be run, in `dir`; it must exit 0.
-    async fn agent(script: &str, dir: &Path) {
-        let outcome = run(Spec::shell(script, dir, &dir.join("agent.log")))
-            .await
-            .expect("runs");
-        assert_eq!(
-            outcome.termination,
-            Termination::Exited(0),
-            "{}",
-            outcome.tail
-        );
-    }
-
-    #[tokio::test]
-    async fn processes_marked_with_a_run_are_found_and_stopped_wherever_they_went() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mark = format!("run-{}-{}", std::process::id(), dir.path().display());
-        let script = format!(
-            "export PRPD_TEST_MARK='{mark}'; setsid sh -c 'echo $$ > escaped; exec sleep 30' & \
-             while [ ! -s escaped ]; do sleep 0.01; done"
-        );
-        agent(&script, dir.path()).await;
-        let escaped = pids(&dir.path().join("escaped"))[0];
-        assert!(alive(escaped), "the escaped process runs");
-        assert!(stop_marked("PRPD_TEST_MARK", "another-run").is_empty());
-        let stopped = stop_marked("PRPD_TEST_MARK", &mark);
-        assert_eq!(
-            stopped
-                .iter()
-                .map(|leftover| leftover.pid)
-                .collect::<Vec<_>>(),
-            [escaped]
-        );
-        assert!(stopped[0].command.contains("sleep 30"), "{stopped:?}");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while alive(escaped) && Instant::now() < deadline {
-            std::thread::sleep(POLL);
-        }
-        assert!(!alive(escaped), "the marked process was stopped");
-    }
-
-    #[test]
-    fn stat_lines_with_odd_names_are_read() {
-        let mut fields = vec!["0"; 52];
-        fields[0] = "Z";
-        fields[1] = "77";
-        fields[2] = "70";
-        fields[19] = "123456";
-        let text = format!("4242 (a) b (c) {}\n", fields.join(" "));
-        let stat = Stat::parse(&text).expect("parses");
-        assert_eq!(
-            stat,
-            Stat {
-                pid: 4242,
-                name: "a) b (c".to_owned(),
-                state: 'Z',
-                ppid: 77,
-                pgid: 70,
-                start: 123_456,
-            }
-        );
-        assert!(!stat.alive());
-        assert_eq!(Stat::parse("4242 (cut"), None);
-    }
-
-    #[test]
-    fn leftovers_are_the_adopted_processes_and_their_descendants() {
-        let stat = |pid, ppid, state| Stat {
-            pid,
-            name: format!("p{pid}"),
-            state,
-            ppid,
-            pgid: pid,
-            start: 1,
-        };
-        let table = vec![
-            stat(10, 1, 'S'),  // prpd
-            stat(11, 10, 'S'), // adopted
-            stat(12, 11, 'R'), // its child
-            stat(13, 12, 'S'), // its grandchild
-            stat(14, 10, 'Z'), // an adopted zombie: dead
-            stat(15, 14, 'S'), // the child of a zombie whose other threads still exit
-            stat(20, 1, 'S'),  // unrelated
-            stat(21, 20, 'S'),
-        ];
-        let pids: Vec<i32> = leftovers(&table, 10).iter().map(|stat| stat.pid).collect();
-        assert_eq!(
-            pids.iter().copied().collect::<BTreeSet<_>>(),
-            BTreeSet::from([11, 12, 13, 15])
-        );
-        assert!(leftovers(&table, 13).is_empty());
-    }
-
-    #[tokio::test]
-    async fn an_escaped_sleep_is_stopped_and_reported() {
-        in_a_process_of_its_own("escaped_sleep_alone").await;
-    }
-
-    #[tokio::test]
-    #[ignore = "run alone by an_escaped_sleep_is_stopped_and_reported"]
-    async fn escaped_sleep_alone() {
-        if !alone() {
-            return;
-        }
-        become_subreaper().expect("subreaper");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let pid_file = dir.path().join("pids");
-        // A new session (what Claude Code's Bash tool does), and a double fork in a second one.
-        let script = format!(
-            "setsid sleep 30 >/dev/null 2>&1 & echo $! > '{pids}'\n\
-             setsid sh -c '(sleep 31 & echo $! >> \"{pids}\") ; exit 0' >/dev/null 2>&1 &\n\
-             sleep 0.3; exit 0",
-            pids = pid_file.display()
-        );
-        agent(&script, dir.path()).await;
-        let escaped = pids(&pid_file);
-        assert_eq!(escaped.len(), 2, "{escaped:?}");
-        assert!(
-            escaped.iter().all(|pid| alive(*pid)),
-            "they escaped the group"
-        );
-
-        let stopped = stop_leftovers().await;
-        for pid in &escaped {
-            assert!(!alive(*pid), "{pid} survived");
-            assert!(
-                !Path::new(&format!("/proc/{pid}")).exists(),
-                "{pid} was not reaped"
-            );
-        }
-        let reported: BTreeMap<i32, &str> = stopped
-            .iter()
-            .map(|leftover| (leftover.pid, leftover.command.as_str()))
-            .collect();
-        assert_eq!(reported.get(&escaped[0]), Some(&"sleep 30"), "{stopped:?}");
-        assert_eq!(reported.get(&escaped[1]), Some(&"sleep 31"), "{stopped:?}");
-        assert!(stop_leftovers().await.is_empty());
-    }
-
-    #[tokio::test]
-    async fn a_measurements_leftover_is_told_from_an_agents() {
-        in_a_process_of_its_own("measurement_and_agent_leftovers_alone").await;
-    }
-
-    #[tokio::test]
-    #[ignore = "run alone by a_measurements_leftover_is_told_from_an_agents"]
-    async fn measurement_and_agent_leftovers_alone() {
-        if !alone() {
-            return;
-        }
-        become_subreaper().expect("subreaper");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let leave = |file: &str| {
-            format!(
-                "setsid sleep 30 >/dev/null 2>&1 < /dev/null & echo $! > '{}'; sleep 0.3; exit 0",
-                dir.path().join(file).display()
-            )
-        };
-        let measured = run(Spec::measurement(
-            &leave("measured"),
-            dir.path(),
-            &dir.path().join("tests.log"),
-        ))
-        .await
-        .expect("runs");
-        assert_eq!(measured.termination, Termination::Exited(0));
-        agent(&leave("agent"), dir.path()).await;
-        let (from_measurement, from_agent) = (
-            pids(&dir.path().join("measured"))[0],
-            pids(&dir.path().join("agent"))[0],
-        );
-
-        let stopped = stop_leftovers().await;
-        let starters: BTreeMap<i32, StartedBy> = stopped
-            .iter()
-            .map(|leftover| (leftover.pid, leftover.started_by))
-            .collect();
-        assert_eq!(
-            starters,
-            BTreeMap::from([
-                (from_measurement, StartedBy::Measurement),
-                (from_agent, StartedBy::Agent)
-            ]),
-            "{stopped:?}"
-        );
-        let lines = by_starter(&stopped);
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert_eq!(lines[0].0, StartedBy::Measurement);
-        assert!(
-            lines[0]
-                .1
-                .starts_with(&format!("{from_measurement} `sleep 30`"))
-        );
-        assert!(!alive(from_measurement) && !alive(from_agent));
-    }
-
-    #[tokio::test]
-    async fn a_tree_that_ignores_sigterm_is_killed() {
-        in_a_process_of_its_own("stubborn_tree_alone").await;
-    }
-
-    #[tokio::test]
-    #[ignore = "run alone by a_tree_that_ignores_sigterm_is_killed"]
-    async fn stubborn_tree_alone() {
-        if !alone() {
-            return;
-        }
-        become_subreaper().expect("subreaper");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let pid_file = dir.path().join("pids");
-        // An ignored signal stays ignored across fork and exec: none of the three obeys SIGTERM.
-        let script = format!(
-            "setsid sh -c 'trap \"\" TERM; echo $$ > \"{pids}\"; \
-             sleep 30 & echo $! >> \"{pids}\"; sleep 31 & echo $! >> \"{pids}\"; wait' >/dev/null 2>&1 &\n\
-             sleep 0.3; exit 0",
-            pids = pid_file.display()
-        );
-        agent(&script, dir.path()).await;
-        let tree = pids(&pid_file);
-        assert_eq!(tree.len(), 3, "{tree:?}");
-        assert!(tree.iter().all(|pid| alive(*pid)));
-
-        let started = Instant::now();
-        let stopped = stop_leftovers().await;
-        assert!(started.elapsed() >= GRACE, "{:?}", started.elapsed());
-        assert!(tree.iter().all(|pid| !alive(*pid)));
-        let pids: BTreeSet<i32> = stopped.iter().map(|leftover| leftover.pid).collect();
-        assert_eq!(pids, tree.iter().copied().collect(), "{stopped:?}");
-    }
-
-    #[tokio::test]
-    async fn adopted_zombies_are_reaped_and_not_reported() {
-        in_a_process_of_its_own("adopted_zombie_alone").await;
-    }
-
-    #[tokio::test]
-    #[ignore = "run alone by adopted_zombies_are_reaped_and_not_reported"]
-    async fn adopted_zombie_alone() {
-        if !alone() {
-            return;
-        }
-        become_subreaper().expect("subreaper");
-        let dir = tempfile::tempdir().expect("tempdir");
-        let pid_file = dir.path().join("pids");
-        let script = format!(
-            "setsid sleep 0.2 & echo $! > '{}'; exit 0",
-            pid_file.display()
-        );
-        agent(&script, dir.path()).await;
-        let pid = pids(&pid_file)[0];
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while alive(pid) {
-            assert!(Instant::now() < deadline, "the sleep did not end");
-            tokio::time::sleep(POLL).await;
-        }
-        let zombie = Stat::read(pid).expect("an unreaped zombie");
-        assert_eq!(
-            (zombie.state, zombie.ppid),
-            ('Z', Pid::this().as_raw()),
-            "adopted by the test process"
-        );
-
-        assert!(stop_leftovers().await.is_empty());
-        assert!(!Path::new(&format!("/proc/{pid}")).exists(), "not reaped");
-    }
-}
+mod tests;

@@ -65,9 +65,6 @@ impl Driver {
             &feedback_path,
             &recalled,
         )?;
-        // An MCP memory server is a descendant of prpd: the sweep after the agent would take it
-        // for the agent's leftover, so memory is closed while an agent runs.
-        self.close_memory().await;
         let report = match self
             .invoke_agent(
                 phase,

@@ -6,7 +6,8 @@
 //! that is off, slow or gone is a warning (in the log, or in the QA report), never a stop.
 //!
 //! The memory is opened once per driving session, on first use, and closed (an MCP server
-//! stopped) when the session ends.
+//! stopped) when the session ends. An MCP server stays up while the agents run: it is a
+//! `process::Service`, which the sweep after each agent call leaves alone.
 
 use std::path::PathBuf;
 
