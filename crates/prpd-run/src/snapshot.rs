@@ -26,9 +26,11 @@ mod overlay;
 mod rewrite;
 mod seal;
 mod test_diff;
+mod watcher;
 
 pub use changed::Changes;
 pub use test_diff::TestDiff;
+pub use watcher::TreeWatcher;
 
 use changed::Scan;
 
@@ -222,16 +224,16 @@ impl Snapshots {
             Changes::Paths(_) if fresh => Scan::Full("the run's index is new"),
             Changes::Paths(paths) => self.update_paths(&mut index, paths)?,
         };
-        match scan {
-            Scan::Full(reason) => {
-                tracing::debug!(reason, "snapshot by a full scan of the tree");
-                self.full_scan(&mut index)?;
-                self.git("write the snapshot index", index.write())?;
-            }
-            Scan::Paths(0) => {}
-            Scan::Paths(_) => self.git("write the snapshot index", index.write())?,
+        if let Scan::Full(reason) = scan {
+            tracing::debug!(reason, "snapshot by a full scan of the tree");
+            self.full_scan(&mut index)?;
         }
+        // The tree first: it fills the index's tree cache, which the index file then keeps, so
+        // the next snapshot rebuilds only the trees of the folders that changed.
         let tree_id = self.git("write the snapshot tree", index.write_tree())?;
+        if scan != Scan::Paths(0) {
+            self.git("write the snapshot index", index.write())?;
+        }
         let tree = self.git("find the snapshot tree", self.repo.find_tree(tree_id))?;
         let parent_commit = match parent {
             Some(parent) => Some(self.commit_of(&parent.commit)?),
