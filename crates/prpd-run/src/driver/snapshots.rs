@@ -364,6 +364,11 @@ impl Driver {
     /// The last check before SHIP: the tree that ships still holds everything frozen (a process
     /// that outlived its agent could have changed it after QA measured).
     pub(super) fn refuse_ship_on_frozen_changes(&mut self) -> Result<Option<Event>, DriveError> {
+        // A full scan, not the watcher's list: a write inotify does not report (through a
+        // shared memory map) must not reach SHIP.
+        if let TreeWatch::Running(watcher) = &self.tree_watch {
+            watcher.forget("the last check before SHIP reads the whole tree");
+        }
         let (_, violations) = self.snapshot_after_agent(Phase::Ship, 0)?;
         if violations.is_empty() {
             return Ok(None);
