@@ -1,14 +1,16 @@
 //! Figures for the per-iteration measurement cost: recording a git-native snapshot of generated
 //! repositories of 1k, 100k and 300k files (first snapshot, an unchanged one, and one after 100
-//! files changed), then the frozen-file comparison (listing the snapshot's blob ids). Target:
+//! files changed), by the full scan and from the list of changed paths a watcher gives, then
+//! the frozen-file comparison (listing the snapshot's blob ids). Target:
 //! an unchanged 100k-file tree in under 100 ms, and a cost that grows with the changed files,
 //! not all files. Prints peak RSS at the end. Run with `cargo bench --bench snapshot`
 //! (optionally `-- 1000 100000` to pick sizes).
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use prpd_run::snapshot::Snapshots;
+use prpd_run::snapshot::{Changes, Snapshots};
 
 #[expect(
     clippy::disallowed_methods,
@@ -109,6 +111,40 @@ fn main() {
         timed("frozen-file comparison (blob ids)", count, || {
             snapshots.files(&changed).expect("files").len()
         });
+        let by_paths = repo.path().join(".prp-session/paths.index");
+        let by_paths = Snapshots::open(repo.path(), "paths", &by_paths).expect("open");
+        let first = by_paths.record(0, None, "first").expect("record");
+        let unchanged = timed("unchanged, from changed paths", count, || {
+            by_paths
+                .record_changes(
+                    1,
+                    Some(&first),
+                    "unchanged",
+                    &Changes::Paths(BTreeSet::new()),
+                )
+                .expect("record")
+        });
+        assert_eq!(first.tree, unchanged.tree);
+        let mut paths = BTreeSet::new();
+        for index in (count.saturating_sub(100))..count {
+            let path = PathBuf::from(format!("src/d{}/f{index}.py", index / 100));
+            std::fs::write(repo.path().join(&path), format!("value = {index} + 2\n"))
+                .expect("write");
+            paths.insert(path);
+        }
+        let from_paths = timed("after 100 changed, from changed paths", count, || {
+            by_paths
+                .record_changes(2, Some(&unchanged), "changed", &Changes::Paths(paths))
+                .expect("record")
+        });
+        let scanned = snapshots
+            .record(3, Some(&changed), "scanned")
+            .expect("record");
+        assert_eq!(
+            from_paths.tree, scanned.tree,
+            "both routes see the same tree"
+        );
+        by_paths.remove_snapshot_refs().expect("remove refs");
         snapshots.remove_snapshot_refs().expect("remove refs");
     }
     if let Some(peak) = peak_rss_kib() {

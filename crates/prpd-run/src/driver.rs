@@ -169,6 +169,9 @@ pub struct Driver {
     /// The receipt line of this session's last agent call and when the call ended, to time
     /// prpd's measurement of it.
     call_ended: Option<(usize, Instant)>,
+    /// The watcher over the run's tree that tells snapshots what changed, started before this
+    /// session's first snapshot (`driver/snapshots.rs`).
+    tree_watch: snapshots::TreeWatch,
 }
 
 impl Driver {
@@ -181,6 +184,7 @@ impl Driver {
             memory: None,
             iteration_started: None,
             call_ended: None,
+            tree_watch: snapshots::TreeWatch::NotStarted,
         }
     }
 

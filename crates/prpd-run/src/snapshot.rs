@@ -12,16 +12,27 @@
 //! and there is no file cap at any size. The tree id is the fingerprint; a file's blob id is its
 //! content hash, so frozen-file checks compare ids.
 //!
+//! The full scan still stats every file. [`Snapshots::record_changes`] takes what prpd knows
+//! changed since the run's index last recorded ([`Changes`]): with a list of paths it updates
+//! only their entries (`changed.rs`), so an unchanged tree is not read at all; without one, or
+//! when a path changes the rules themselves (a `.gitignore`), it is the full scan.
+//!
 //! The user's own index, branches and `HEAD` are never touched. The snapshot refs go when the
 //! run ends unless `[run] keep_snapshots = true` (the record's seal stays); the objects are left
 //! to git's garbage collection.
 
+mod changed;
 mod overlay;
 mod rewrite;
 mod seal;
 mod test_diff;
+mod watcher;
 
+pub use changed::Changes;
 pub use test_diff::TestDiff;
+pub use watcher::TreeWatcher;
+
+use changed::Scan;
 
 pub use rewrite::Rewritten;
 
@@ -171,14 +182,28 @@ impl Snapshots {
     }
 
     /// Records the working tree as snapshot `number`, with `parent` (the previous snapshot) or
-    /// `HEAD` as its parent.
+    /// `HEAD` as its parent, by a full scan of the tree.
     pub fn record(
         &self,
         number: u32,
         parent: Option<&Snapshot>,
         message: &str,
     ) -> Result<Snapshot, SnapshotError> {
-        if !self.index_path.exists() {
+        self.record_changes(number, parent, message, &Changes::All)
+    }
+
+    /// The same, looking only at what `changes` says may have changed since the last snapshot
+    /// this run's index recorded (see [`Changes`]); it falls back to the full scan when it
+    /// cannot be sure, and says why in the debug log.
+    pub fn record_changes(
+        &self,
+        number: u32,
+        parent: Option<&Snapshot>,
+        message: &str,
+        changes: &Changes,
+    ) -> Result<Snapshot, SnapshotError> {
+        let fresh = !self.index_path.exists();
+        if fresh {
             if let Some(parent_dir) = self.index_path.parent() {
                 std::fs::create_dir_all(parent_dir).map_err(|source| SnapshotError::Index {
                     path: parent_dir.to_path_buf(),
@@ -194,22 +219,21 @@ impl Snapshots {
             git2::Index::open(&self.index_path),
         )?;
         self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
-        self.git(
-            "add the working tree to the snapshot index",
-            // A pathspec, not none: git2 reads the matched pathspec the callback gets, which
-            // libgit2 leaves null without one.
-            index.add_all(
-                ["*"].iter(),
-                IndexAddOption::DEFAULT,
-                Some(&mut |path: &Path, _: &[u8]| i32::from(Snapshots::left_out(path))),
-            ),
-        )?;
-        self.git(
-            "update the snapshot index",
-            index.update_all(["*"].iter(), None),
-        )?;
-        self.git("write the snapshot index", index.write())?;
+        let scan = match changes {
+            Changes::All => Scan::Full("no list of changed paths"),
+            Changes::Paths(_) if fresh => Scan::Full("the run's index is new"),
+            Changes::Paths(paths) => self.update_paths(&mut index, paths)?,
+        };
+        if let Scan::Full(reason) = scan {
+            tracing::debug!(reason, "snapshot by a full scan of the tree");
+            self.full_scan(&mut index)?;
+        }
+        // The tree first: it fills the index's tree cache, which the index file then keeps, so
+        // the next snapshot rebuilds only the trees of the folders that changed.
         let tree_id = self.git("write the snapshot tree", index.write_tree())?;
+        if scan != Scan::Paths(0) {
+            self.git("write the snapshot index", index.write())?;
+        }
         let tree = self.git("find the snapshot tree", self.repo.find_tree(tree_id))?;
         let parent_commit = match parent {
             Some(parent) => Some(self.commit_of(&parent.commit)?),
@@ -238,6 +262,25 @@ impl Snapshots {
             commit: commit.to_string(),
             tree: tree_id.to_string(),
         })
+    }
+
+    /// Brings the whole run's index up to the working tree: every file is stat'ed, and the
+    /// changed ones read.
+    fn full_scan(&self, index: &mut git2::Index) -> Result<(), SnapshotError> {
+        self.git(
+            "add the working tree to the snapshot index",
+            // A pathspec, not none: git2 reads the matched pathspec the callback gets, which
+            // libgit2 leaves null without one.
+            index.add_all(
+                ["*"].iter(),
+                IndexAddOption::DEFAULT,
+                Some(&mut |path: &Path, _: &[u8]| i32::from(Snapshots::left_out(path))),
+            ),
+        )?;
+        self.git(
+            "update the snapshot index",
+            index.update_all(["*"].iter(), None),
+        )
     }
 
     /// Snapshot `number` of this run, if its ref is still there.

@@ -12,7 +12,7 @@ use crate::frozen::{self, Family, Violation};
 use crate::machine::Event;
 use crate::measure::Tree;
 use crate::prompt;
-use crate::snapshot::{Snapshot, SnapshotLog, Snapshots};
+use crate::snapshot::{Changes, Snapshot, SnapshotError, SnapshotLog, Snapshots, TreeWatcher};
 use prpd_base::phase::Phase;
 use prpd_protocols::verify_tasks;
 use prpd_qa::command::CommandKind;
@@ -21,6 +21,17 @@ use prpd_qa::method::BaseDocs;
 use prpd_qa::settings;
 
 use super::{DriveError, Driver, InputChanges};
+
+/// The run's tree watcher in this session.
+#[derive(Debug)]
+pub(super) enum TreeWatch {
+    /// Before this session's first snapshot.
+    NotStarted,
+    /// Watching: snapshots read only the changed paths.
+    Running(TreeWatcher),
+    /// It could not start (said in the debug log): every snapshot is a full scan.
+    Unavailable,
+}
 
 impl Driver {
     pub(super) fn snapshots(&self) -> Result<Snapshots, DriveError> {
@@ -33,6 +44,34 @@ impl Driver {
                 .run(&self.record.run_id)
                 .snapshot_index(),
         )?)
+    }
+
+    /// Records the tree as snapshot `number` from the paths the run's tree watcher saw change
+    /// (a full scan when it knows of none, and for this session's first snapshot, which starts
+    /// the watcher).
+    fn record_snapshot(
+        &mut self,
+        snapshots: &Snapshots,
+        number: u32,
+        parent: Option<&Snapshot>,
+        message: &str,
+    ) -> Result<Snapshot, SnapshotError> {
+        if let TreeWatch::NotStarted = self.tree_watch {
+            self.tree_watch = TreeWatcher::start(&self.context.repo)
+                .map_or(TreeWatch::Unavailable, TreeWatch::Running);
+        }
+        let watcher = match &self.tree_watch {
+            TreeWatch::Running(watcher) => Some(watcher),
+            TreeWatch::NotStarted | TreeWatch::Unavailable => None,
+        };
+        let changes = watcher.map_or(Changes::All, TreeWatcher::changes);
+        let recorded = snapshots.record_changes(number, parent, message, &changes);
+        if recorded.is_err()
+            && let Some(watcher) = watcher
+        {
+            watcher.forget("the last snapshot failed");
+        }
+        recorded
     }
 
     /// Records the run's base snapshot, once, before any agent runs: prpd's own inputs freeze
@@ -59,7 +98,7 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let message = format!("prpd {}: base", self.record.run_id);
         self.record.freeze.git_exclude = std::fs::read_to_string(snapshots.exclude_file()).ok();
-        let base = snapshots.record(0, None, &message)?;
+        let base = self.record_snapshot(&snapshots, 0, None, &message)?;
         // The base snapshot's parent is the commit HEAD names now; the branch that names it is
         // the pull request's base unless `[ship] base` says otherwise. A run in a worktree
         // (detached at its base) was told its base branch when it started.
@@ -91,7 +130,8 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let number = self.record.snapshots.count + 1;
         let message = format!("prpd {}: {label}", self.record.run_id);
-        let snapshot = snapshots.record(number, self.record.snapshots.last.as_ref(), &message)?;
+        let last = self.record.snapshots.last.clone();
+        let snapshot = self.record_snapshot(&snapshots, number, last.as_ref(), &message)?;
         self.accept(number, &snapshot);
         Ok(snapshot.tree)
     }
@@ -174,7 +214,7 @@ impl Driver {
         );
         // Before the tree is recorded: the exclude file decides what the snapshot holds.
         let exclude_refused = self.guard_git_exclude(&snapshots)?;
-        let snapshot = snapshots.record(sequence, previous.as_ref(), &message)?;
+        let snapshot = self.record_snapshot(&snapshots, sequence, previous.as_ref(), &message)?;
         let files = snapshots.files(&snapshot)?;
         // After a REJECT, GREEN may add tests for what QA found uncovered (and in any attempt
         // when prpd.toml says `green_may_add_tests`); they are frozen when GREEN ends.
@@ -196,7 +236,8 @@ impl Driver {
                     None => snapshots.remove(&violation.path)?,
                 }
             }
-            let restored = snapshots.record(
+            let restored = self.record_snapshot(
+                &snapshots,
                 sequence,
                 previous.as_ref(),
                 &format!("{message} (frozen files restored)"),
@@ -281,7 +322,8 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let number = self.record.snapshots.count + 1;
         let message = format!("prpd {}: resume", self.record.run_id);
-        let snapshot = snapshots.record(number, self.record.snapshots.last.as_ref(), &message)?;
+        let last = self.record.snapshots.last.clone();
+        let snapshot = self.record_snapshot(&snapshots, number, last.as_ref(), &message)?;
         let files = snapshots.files(&snapshot)?;
         let changed: Vec<String> = self
             .record
@@ -322,6 +364,11 @@ impl Driver {
     /// The last check before SHIP: the tree that ships still holds everything frozen (a process
     /// that outlived its agent could have changed it after QA measured).
     pub(super) fn refuse_ship_on_frozen_changes(&mut self) -> Result<Option<Event>, DriveError> {
+        // A full scan, not the watcher's list: a write inotify does not report (through a
+        // shared memory map) must not reach SHIP.
+        if let TreeWatch::Running(watcher) = &self.tree_watch {
+            watcher.forget("the last check before SHIP reads the whole tree");
+        }
         let (_, violations) = self.snapshot_after_agent(Phase::Ship, 0)?;
         if violations.is_empty() {
             return Ok(None);
