@@ -64,7 +64,13 @@ impl Driver {
             TreeWatch::Running(watcher) => Some(watcher),
             TreeWatch::NotStarted | TreeWatch::Unavailable => None,
         };
-        let changes = watcher.map_or(Changes::All, TreeWatcher::changes);
+        let mut changes = watcher.map_or(Changes::All, TreeWatcher::changes);
+        // A write the watcher cannot see (through a shared memory map) must not change a frozen
+        // file unnoticed: the frozen files are read again at every snapshot, whatever the
+        // watcher says (their number, not the tree's size, is the cost).
+        if let Changes::Paths(paths) = &mut changes {
+            paths.extend(self.record.freeze.entries.keys().cloned());
+        }
         let recorded = snapshots.record_changes(number, parent, message, &changes);
         if recorded.is_err()
             && let Some(watcher) = watcher
