@@ -141,7 +141,15 @@ impl TreeWatcher {
             *settles += 1;
             *settles
         };
-        let file = self.settle_folder.join(format!("snapshot-settle-{number}"));
+        // A name no agent can guess: a settle file made in advance would answer before the
+        // events of the writes that followed it.
+        let nonce = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos();
+        let file = self
+            .settle_folder
+            .join(format!("snapshot-settle-{number}-{nonce}"));
         // An agent may have removed the folder; a recreated one is watched again.
         std::fs::create_dir_all(&self.settle_folder)
             .and_then(|()| std::fs::write(&file, b""))
