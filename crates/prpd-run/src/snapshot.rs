@@ -8,8 +8,7 @@
 //! `.prp-session/` out), then `write_tree` and a commit whose parent is the previous snapshot
 //! (the first one's parent is `HEAD`). The run's index keeps git's stat cache between
 //! iterations, and the first one starts from a copy of the repository's index, so a file that
-//! did not change is not read again: the cost grows with the changed files, not with all files,
-//! and there is no file cap at any size. The tree id is the fingerprint; a file's blob id is its
+//! did not change is stat-ed but not read again, and there is no file cap at any size. The tree id is the fingerprint; a file's blob id is its
 //! content hash, so frozen-file checks compare ids.
 //!
 //! The full scan still stats every file. [`Snapshots::record_changes`] takes what prpd knows
