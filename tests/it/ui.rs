@@ -98,23 +98,34 @@ pub(crate) fn dashboard(repo: &Path) -> (String, String) {
 /// agent that gets stuck when the run comes back to it (its breaker opens after two idle
 /// iterations, with no cooldown probe), then works on the resume.
 pub(crate) fn reject_then_escalate_repo() -> crate::util::TestRepo {
-    let (repo, _) = verify_loop_repo_with(
+    verify_loop_repo_with(
         &[("green", "verify-late"), ("refactor", "stuck-on-return")],
         &format!("[breaker]\ncooldown = \"1h\"\n\n[breaker.refactor]\nno_progress = 2\n\n{WATCH}"),
-    );
-    repo
+    )
+    .0
 }
 
-#[test]
-fn the_dashboard_lists_an_escalated_run_and_resumes_it_only_with_the_token() {
+/// [`reject_then_escalate_repo`] under a daemon that serves the dashboard, its PRP queued and
+/// escalated: the repository, the daemon, the dashboard's URL and token, and the run's id.
+pub(crate) fn escalated_under_the_dashboard()
+-> (crate::util::TestRepo, Daemon, String, String, String) {
     let repo = reject_then_escalate_repo();
     let daemon = Daemon::start_with(repo.path(), &["--ui", "127.0.0.1:0"]);
     let (base, token) = dashboard(repo.path());
     let output = repo.prpd().args(["queue", PRP]).output().expect("queue");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     daemon.wait_for("the escalation", || state(repo.path()) == "ESCALATED");
+    let run = status(repo.path())["run_id"]
+        .as_str()
+        .expect("run id")
+        .to_owned();
+    (repo, daemon, base, token, run)
+}
+
+#[test]
+fn the_dashboard_lists_an_escalated_run_and_resumes_it_only_with_the_token() {
+    let (repo, daemon, base, token, run) = escalated_under_the_dashboard();
     let summary = status(repo.path());
-    let run = summary["run_id"].as_str().expect("run id").to_owned();
     assert_eq!(summary["phase"], "REFACTOR", "{summary:#}");
     assert_eq!(summary["verdicts"][0]["verdict"], "REJECT", "{summary:#}");
 

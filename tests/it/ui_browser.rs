@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use prpd_web::browser::Browser;
 use serde_json::{Value, json};
 
-use crate::run::{PRP, read};
-use crate::ui::{dashboard, reject_then_escalate_repo};
-use crate::watch::{Daemon, PATIENCE, state, status};
+use crate::run::read;
+use crate::ui::escalated_under_the_dashboard;
+use crate::watch::{PATIENCE, state};
 
 /// The variable naming the file the screenshot of the run page goes to.
 const SCREENSHOT_VARIABLE: &str = "PRPD_SCREENSHOT";
@@ -31,16 +31,7 @@ const SCREENSHOT_VIEWPORT: (u32, u32) = (1280, 1000);
 #[test]
 #[ignore = "end-to-end tier: needs Chromium; `cargo test --test it -- --ignored` runs it, and so does .ci/run"]
 fn in_chromium_the_run_page_refuses_a_tokenless_resume_and_follows_the_resume_live() {
-    let repo = reject_then_escalate_repo();
-    let daemon = Daemon::start_with(repo.path(), &["--ui", "127.0.0.1:0"]);
-    let (base, token) = dashboard(repo.path());
-    let output = repo.prpd().args(["queue", PRP]).output().expect("queue");
-    assert_eq!(output.status.code(), Some(0), "{output:?}");
-    daemon.wait_for("the escalation", || state(repo.path()) == "ESCALATED");
-    let run = status(repo.path())["run_id"]
-        .as_str()
-        .expect("run id")
-        .to_owned();
+    let (repo, daemon, base, token, run) = escalated_under_the_dashboard();
 
     let scratch = tempfile::tempdir().expect("tempdir");
     let runtime = tokio::runtime::Builder::new_current_thread()
