@@ -296,6 +296,15 @@ async fn take_slot(policy: &EnvPolicy) -> Option<tokio::sync::OwnedSemaphorePerm
     }
 }
 
+/// Whether a process run with `policy` is an agent or a measurement (the work prpd waits for),
+/// rather than a helper of prpd's own (git, a hook).
+fn counts_as_work(policy: &EnvPolicy) -> bool {
+    match policy {
+        EnvPolicy::Measurement { .. } | EnvPolicy::AllowList(_) => true,
+        EnvPolicy::WithoutSecrets => false,
+    }
+}
+
 /// Runs `spec` to completion: see the module docs for the timeout, grace and cleanup rules.
 pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
     let Spec {
@@ -335,6 +344,9 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
             None => Stdio::null(),
         });
 
+    // From here until the child has ended, an agent's or a measurement's time is not prpd's
+    // own (`owner::ProcessClock`).
+    let running = owner::current().map(|run| run.clock.start(counts_as_work(&env_policy)));
     let started = Instant::now();
     let (spawned, waited_for) = descendants::start_waited_for(|| {
         let spawned = command.spawn();
@@ -369,6 +381,8 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
         command_line: &command_line,
     };
     let termination = ending.wait(&mut child, &output).await?;
+    // What follows, making sure nothing of its group is left, is prpd's own time.
+    drop(running);
     cleanup.kill_group();
     let reaped = async {
         let _ = child.wait().await;

@@ -10,8 +10,13 @@
 //!
 //! The id lives in a tokio task-local: work that spawns a task of its own (the QA runner's
 //! parallel checks) takes the id along with [`carried`].
+//!
+//! The scope also keeps the run's [`ProcessClock`]: how long the run's agents and measurements
+//! kept it waiting, which is what tells prpd's own time in an iteration from theirs.
 
 use std::future::Future;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The variable that names a process's run.
 pub const RUN_ID_VARIABLE: &str = "PRPD_RUN_ID";
@@ -22,6 +27,80 @@ pub struct RunScope {
     pub run_id: String,
     /// Variables every process of the run gets (unless the process sets them itself).
     pub env: Vec<(String, String)>,
+    /// How long the run's agents and measurements have run.
+    pub clock: ProcessClock,
+}
+
+/// The wall time during which at least one of a run's agents or measurements ran: parallel
+/// checks count once, and the time between them (prpd's own) not at all.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessClock(Arc<Mutex<Busy>>);
+
+#[derive(Debug, Default)]
+struct Busy {
+    /// How many processes were started in all.
+    started: u64,
+    running: u32,
+    /// When `running` last went from 0 to 1.
+    since: Option<Instant>,
+    /// The closed stretches of time with something running.
+    total: Duration,
+}
+
+impl ProcessClock {
+    /// The time counted so far, the stretch still running included.
+    pub fn elapsed(&self) -> Duration {
+        let busy = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        busy.total + busy.since.map_or(Duration::ZERO, |since| since.elapsed())
+    }
+
+    /// How many processes the run has started: when it has not moved since a look for
+    /// leftovers found none, none can have appeared.
+    pub fn started(&self) -> u64 {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .started
+    }
+
+    /// Counts a process started now; an agent or a measurement (`work`) is counted as running
+    /// until the returned guard is dropped.
+    pub fn start(&self, work: bool) -> Running {
+        let mut busy = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        busy.started += 1;
+        if work {
+            if busy.running == 0 {
+                busy.since = Some(Instant::now());
+            }
+            busy.running += 1;
+        }
+        Running {
+            clock: self.clone(),
+            work,
+        }
+    }
+}
+
+/// A process of the run that is running: see [`ProcessClock::start`].
+#[derive(Debug)]
+pub struct Running {
+    clock: ProcessClock,
+    work: bool,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.work {
+            return;
+        }
+        let mut busy = self.clock.0.lock().unwrap_or_else(PoisonError::into_inner);
+        busy.running -= 1;
+        if busy.running == 0
+            && let Some(since) = busy.since.take()
+        {
+            busy.total += since.elapsed();
+        }
+    }
 }
 
 tokio::task_local! {
@@ -60,6 +139,7 @@ mod tests {
         let run = RunScope {
             run_id: "run-7".to_owned(),
             env: Vec::new(),
+            clock: ProcessClock::default(),
         };
         scope(run, async {
             assert_eq!(id().as_deref(), Some("run-7"));
@@ -73,5 +153,36 @@ mod tests {
             assert_eq!(kept.as_deref(), Some("run-7"));
         })
         .await;
+    }
+
+    #[test]
+    fn the_clock_counts_overlapping_processes_once_and_the_time_between_them_not_at_all() {
+        let clock = ProcessClock::default();
+        let nap = Duration::from_millis(30);
+        {
+            let _first = clock.start(true);
+            std::thread::sleep(nap);
+            let _second = clock.start(true);
+            let _helper = clock.start(false);
+            std::thread::sleep(nap);
+        }
+        assert_eq!(clock.started(), 3);
+        let after_overlap = clock.elapsed();
+        assert!(after_overlap >= 2 * nap, "{after_overlap:?}");
+        std::thread::sleep(4 * nap);
+        assert_eq!(clock.elapsed(), after_overlap, "idle time is not counted");
+        let _helper = clock.start(false);
+        std::thread::sleep(nap);
+        assert_eq!(
+            clock.elapsed(),
+            after_overlap,
+            "a helper of prpd's is prpd's time"
+        );
+        let _third = clock.start(true);
+        std::thread::sleep(nap);
+        assert!(
+            clock.elapsed() >= after_overlap + nap,
+            "a running stretch counts as it goes"
+        );
     }
 }

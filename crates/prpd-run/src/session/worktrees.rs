@@ -32,6 +32,7 @@ pub(super) fn run_scope(record: &RunRecord) -> owner::RunScope {
     owner::RunScope {
         run_id: record.run_id.clone(),
         env,
+        clock: owner::ProcessClock::default(),
     }
 }
 
