@@ -1,6 +1,8 @@
 //! Writing prpd's own files: whole files atomically (a reader sees the old file or the new one,
 //! never a mix), logs by appending, and the content hash that recognises a file prpd wrote. One
-//! place, so every artifact is written the same way.
+//! place, so every artifact is written the same way. State is also flushed to the disk before it
+//! replaces the old file ([`write_atomically`]); a report made again from that state is not
+//! ([`replace`]), since waiting for the disk is most of what writing it costs.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -8,11 +10,24 @@ use std::path::Path;
 /// Writes `contents` to `path` through a temporary file in the same directory, fsync and
 /// rename; creates the directory when missing.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    write_through_temporary(path, contents, true)
+}
+
+/// Writes `contents` to `path` through a temporary file in the same directory and a rename,
+/// without waiting for the disk: for a report prpd makes again from its state, which a power
+/// loss may leave at its previous version (a reader still never sees half of it).
+pub fn replace(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    write_through_temporary(path, contents, false)
+}
+
+fn write_through_temporary(path: &Path, contents: &[u8], flush: bool) -> std::io::Result<()> {
     let directory = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(directory)?;
     let mut file = tempfile::NamedTempFile::new_in(directory)?;
     file.write_all(contents)?;
-    file.as_file().sync_all()?;
+    if flush {
+        file.as_file().sync_all()?;
+    }
     file.persist(path).map_err(|persist| persist.error)?;
     Ok(())
 }
@@ -63,6 +78,12 @@ mod tests {
         write_atomically(&path, b"new").expect("second write");
         append(&path, "\nmore").expect("append");
         assert_eq!(std::fs::read_to_string(&path).expect("read"), "new\nmore");
+        replace(&path, b"report").expect("replace");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "report");
+        let left: Vec<_> = std::fs::read_dir(path.parent().expect("parent"))
+            .expect("list")
+            .collect();
+        assert_eq!(left.len(), 1, "no temporary file is left: {left:?}");
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod holdout;
 mod iteration;
 mod measurement;
 mod memory;
+mod own_time;
 mod phase;
 mod proof;
 mod proof_report;
@@ -172,12 +173,19 @@ pub struct Driver {
     /// The watcher over the run's tree that tells snapshots what changed, started before this
     /// session's first snapshot (`driver/snapshots.rs`).
     tree_watch: snapshots::TreeWatch,
+    /// prpd's own time in this session, part by part, and the iterations it had run when the
+    /// session started.
+    own_time: own_time::OwnTime,
+    iterations_at_start: u32,
+    /// The run's count of processes started when a look for leftovers last found none.
+    clean_since: Option<u64>,
 }
 
 impl Driver {
     pub fn new(context: Context, record: RunRecord) -> Driver {
         Driver {
             active_base: record.usage.active_seconds,
+            iterations_at_start: record.total_iterations(),
             context,
             record,
             session_start: Instant::now(),
@@ -185,6 +193,8 @@ impl Driver {
             iteration_started: None,
             call_ended: None,
             tree_watch: snapshots::TreeWatch::NotStarted,
+            own_time: own_time::OwnTime::start(),
+            clean_since: None,
         }
     }
 
@@ -227,6 +237,8 @@ impl Driver {
     pub async fn drive(&mut self) -> Result<(), DriveError> {
         let driven = self.carry_out_pending().await;
         self.close_memory().await;
+        self.own_time
+            .log(self.record.total_iterations() - self.iterations_at_start);
         driven
     }
 
@@ -246,12 +258,38 @@ impl Driver {
                 let effects = self.record.machine.handle(&event);
                 self.record.pending.extend(effects);
             }
-            self.save()?;
+            // An effect that changed the record alone is saved with the next one: after a
+            // kill before that, it is carried out again, to the same end.
+            if !only_changes_the_record(&effect) || self.record.pending.is_empty() {
+                self.save_step()?;
+            }
         }
         Ok(())
     }
 
+    /// Saves the run record before an effect that reaches outside prpd (an agent's call, a
+    /// push): flushed to the disk, so that not even a power loss forgets it.
     fn save(&mut self) -> Result<(), DriveError> {
+        self.timed_save(true)
+    }
+
+    /// Saves the run record after a step of the loop. It is atomic, so a kill, `kill -9`
+    /// included, resumes from it; it is not flushed to the disk, since a power loss that loses
+    /// it only makes prpd carry out that step again (what reaches outside is saved with
+    /// [`Driver::save`]), and in a fast loop waiting for the disk would be most of prpd's time.
+    fn save_step(&mut self) -> Result<(), DriveError> {
+        self.timed_save(false)
+    }
+
+    fn timed_save(&mut self, durable: bool) -> Result<(), DriveError> {
+        let started = Instant::now();
+        let saved = self.write_record(durable);
+        self.own_time.add(own_time::Part::Record, started);
+        saved
+    }
+
+    /// Writes the run record, sealed first.
+    fn write_record(&mut self, durable: bool) -> Result<(), DriveError> {
         let elapsed = self.session_start.elapsed().as_secs();
         self.record.usage.active_seconds = self.active_base + elapsed;
         let path = self.paths().record();
@@ -260,7 +298,7 @@ impl Driver {
         // is left sealed alone once it is written.
         let snapshots = self.snapshots()?;
         snapshots.seal_record(json.as_bytes())?;
-        RunRecord::write(&path, &json)?;
+        RunRecord::write(&path, &json, durable)?;
         if self.record.is_finished() {
             snapshots.drop_previous_seal()?;
         }
@@ -366,13 +404,32 @@ impl Driver {
     }
 
     fn write_breakers(&self) -> Result<(), DriveError> {
-        write_json(
-            &self.paths().circuit_breaker(),
+        let path = self.paths().circuit_breaker();
+        let json = json_text(
+            &path,
             &serde_json::json!({
                 "run_id": self.record.run_id,
                 "breakers": self.record.breakers,
             }),
-        )
+        )?;
+        write_report(&path, &json)
+    }
+}
+
+/// Whether carrying out `effect` changes the run record and nothing else (no process, no file
+/// but the reports made from the record), so that doing it again after a kill comes to the
+/// same record.
+fn only_changes_the_record(effect: &Effect) -> bool {
+    match effect {
+        Effect::WriteFeedback { .. } | Effect::ProbeBreaker { .. } => true,
+        Effect::StartPhase { .. }
+        | Effect::RunIteration { .. }
+        | Effect::PhaseCompleted { .. }
+        | Effect::RecordVerdict { .. }
+        | Effect::Ship
+        | Effect::Complete
+        | Effect::Escalate { .. }
+        | Effect::Abort => false,
     }
 }
 
@@ -392,9 +449,21 @@ fn write_text(path: &Path, text: &str) -> Result<(), DriveError> {
 }
 
 fn write_json(path: &Path, value: &impl Serialize) -> Result<(), DriveError> {
-    let text = serde_json::to_string_pretty(value).map_err(|error| DriveError::Write {
+    write_text(path, &json_text(path, value)?)
+}
+
+/// Writes a report the run record can make again (`files::replace`: not flushed to the disk).
+fn write_report(path: &Path, text: &str) -> Result<(), DriveError> {
+    files::replace(path, text.as_bytes()).map_err(|source| DriveError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `value` as pretty JSON, to be written to `path`.
+fn json_text(path: &Path, value: &impl Serialize) -> Result<String, DriveError> {
+    serde_json::to_string_pretty(value).map_err(|error| DriveError::Write {
         path: path.to_path_buf(),
         source: std::io::Error::other(error),
-    })?;
-    write_text(path, &text)
+    })
 }

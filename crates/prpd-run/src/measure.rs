@@ -360,19 +360,17 @@ impl Probe<'_> {
     }
 }
 
-/// `HEAD` of the repository, or `none` before the first commit.
-pub async fn head(repo: &Path, log_dir: &Path) -> Result<String, ProcessError> {
-    let spec = Spec::argv(
-        vec!["git".to_owned(), "rev-parse".to_owned(), "HEAD".to_owned()],
-        repo,
-        &log_dir.join("git-head.log"),
-    );
-    let outcome = process::run(spec).await?;
-    Ok(if outcome.success() {
-        outcome.tail.trim().to_owned()
-    } else {
-        "none".to_owned()
-    })
+/// The commit `HEAD` of the repository names, or `none` before the first commit (or when git
+/// cannot tell).
+pub fn head(repo: &Path) -> String {
+    git2::Repository::open(repo)
+        .and_then(|repository| {
+            repository
+                .head()?
+                .peel_to_commit()
+                .map(|commit| commit.id())
+        })
+        .map_or_else(|_| "none".to_owned(), |id| id.to_string())
 }
 
 #[cfg(test)]

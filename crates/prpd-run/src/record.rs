@@ -506,7 +506,7 @@ impl RunRecord {
     /// Writes the record to `path` atomically.
     pub fn save(&self, path: &Path) -> Result<(), RunError> {
         let json = self.to_json(path)?;
-        RunRecord::write(path, &json)
+        RunRecord::write(path, &json, true)
     }
 
     /// The record as the text [`RunRecord::save`] writes; `path` names the file in errors.
@@ -517,13 +517,17 @@ impl RunRecord {
         })
     }
 
-    /// Writes `json` (from [`RunRecord::to_json`]) to `path` atomically.
-    pub fn write(path: &Path, json: &str) -> Result<(), RunError> {
-        prpd_base::files::write_atomically(path, json.as_bytes()).map_err(|source| {
-            RunError::Write {
-                path: path.to_path_buf(),
-                source,
-            }
+    /// Writes `json` (from [`RunRecord::to_json`]) to `path` atomically, flushed to the disk
+    /// first when `durable` (`files::write_atomically`; else `files::replace`).
+    pub fn write(path: &Path, json: &str, durable: bool) -> Result<(), RunError> {
+        let written = if durable {
+            prpd_base::files::write_atomically(path, json.as_bytes())
+        } else {
+            prpd_base::files::replace(path, json.as_bytes())
+        };
+        written.map_err(|source| RunError::Write {
+            path: path.to_path_buf(),
+            source,
         })
     }
 }

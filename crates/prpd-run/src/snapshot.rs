@@ -201,6 +201,29 @@ impl Snapshots {
         message: &str,
         changes: &Changes,
     ) -> Result<Snapshot, SnapshotError> {
+        let tree_id = self.index_tree(changes)?;
+        self.commit_tree(number, parent, message, tree_id)
+    }
+
+    /// The same, unless the tree is `parent`'s: then nothing is recorded (`None`).
+    pub fn record_if_changed(
+        &self,
+        number: u32,
+        parent: &Snapshot,
+        message: &str,
+        changes: &Changes,
+    ) -> Result<Option<Snapshot>, SnapshotError> {
+        let tree_id = self.index_tree(changes)?;
+        if tree_id.to_string() == parent.tree {
+            return Ok(None);
+        }
+        self.commit_tree(number, Some(parent), message, tree_id)
+            .map(Some)
+    }
+
+    /// Brings the run's index up to the working tree (see [`Snapshots::record_changes`]) and
+    /// writes its tree.
+    fn index_tree(&self, changes: &Changes) -> Result<Oid, SnapshotError> {
         let fresh = !self.index_path.exists();
         if fresh {
             if let Some(parent_dir) = self.index_path.parent() {
@@ -233,6 +256,17 @@ impl Snapshots {
         if scan != Scan::Paths(0) {
             self.git("write the snapshot index", index.write())?;
         }
+        Ok(tree_id)
+    }
+
+    /// Commits `tree_id` as snapshot `number` on `parent` (the commit `HEAD` names for none).
+    fn commit_tree(
+        &self,
+        number: u32,
+        parent: Option<&Snapshot>,
+        message: &str,
+        tree_id: Oid,
+    ) -> Result<Snapshot, SnapshotError> {
         let tree = self.git("find the snapshot tree", self.repo.find_tree(tree_id))?;
         let parent_commit = match parent {
             Some(parent) => Some(self.commit_of(&parent.commit)?),

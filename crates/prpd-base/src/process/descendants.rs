@@ -323,8 +323,13 @@ pub async fn stop_leftovers() -> Vec<Leftover> {
         }
         tokio::time::sleep(POLL).await;
     }
-    reap_adopted_zombies(&snapshot(), me);
-    stopper.stopped()
+    let leftovers = stopper.stopped();
+    // The last table's zombies are reaped already; only the processes just stopped may have
+    // left new ones.
+    if !leftovers.is_empty() {
+        reap_adopted_zombies(&snapshot(), me);
+    }
+    leftovers
 }
 
 /// Stops every live process (but prpd itself) whose environment holds `name=value`: what an
@@ -430,6 +435,11 @@ impl Stopper {
 /// die one by one, and only a dead parent hands its children (those that left the group) to
 /// prpd. Callers bound the wait.
 pub(super) async fn group_ended(pgid: Pid) {
+    // No process at all in the group (not even a zombie), the usual case: no need to read
+    // `/proc`.
+    if nix::sys::signal::killpg(pgid, None) == Err(Errno::ESRCH) {
+        return;
+    }
     let pgid = pgid.as_raw();
     while snapshot()
         .iter()

@@ -18,7 +18,7 @@ use crate::measure;
 use crate::prompt::{self, PromptContext};
 use crate::record::AgentObstacles;
 use prpd_base::phase::Phase;
-use prpd_base::process;
+use prpd_base::process::{self, owner};
 use prpd_base::status_block::{Found, StatusBlock, Verdict};
 use prpd_qa::command::CommandKind;
 use prpd_qa::discover::Detection;
@@ -26,8 +26,9 @@ use prpd_qa::report::{self, Audience};
 use prpd_qa::runner::QaOutcome;
 
 use super::measurement::Measurement;
+use super::own_time::Part;
 use super::status::{IterationFacts, iteration_block};
-use super::{DriveError, Driver, unix_now, write_json, write_text};
+use super::{DriveError, Driver, json_text, unix_now, write_report};
 
 impl Driver {
     /// One iteration of `phase`: guardrails, the agent, measurements, gates, breaker.
@@ -41,7 +42,6 @@ impl Driver {
             "{sequence:03}-{}-{number}",
             phase.to_string().to_lowercase()
         ));
-        let repo = self.context.repo.clone();
         let detection = self.detection()?;
 
         // QA's verdict is about the tree as it was measured; its fingerprint, taken after the
@@ -57,6 +57,7 @@ impl Driver {
 
         let feedback_path = self.run_dir().join("feedback.md");
         let recalled = self.recalled_failures(phase).await;
+        let started = Instant::now();
         let prompt = self.prompt(
             phase,
             number,
@@ -65,6 +66,7 @@ impl Driver {
             &feedback_path,
             &recalled,
         )?;
+        self.own_time.add(Part::Prompt, started);
         let report = match self
             .invoke_agent(
                 phase,
@@ -100,7 +102,7 @@ impl Driver {
             qa_outcome = Some(self.qa_pass(&detection, &iteration_dir).await?);
         }
         let observation = Observation {
-            head: measure::head(&repo, &iteration_dir).await?,
+            head: measure::head(&self.context.repo),
             tree_hash: tree.hash.clone(),
             tests: None,
             checks_passing: None,
@@ -123,7 +125,7 @@ impl Driver {
         measurement.refused = violations;
         measurement.evidence.extend(plan_evidence);
         // Nothing a measurement started outlives the iteration that measured.
-        stop_leftovers(phase).await;
+        self.stop_leftovers(phase).await;
         let event = self.conclude(
             phase,
             number,
@@ -212,7 +214,7 @@ impl Driver {
         if self.record.evidence_phase == Some(phase) {
             feedback.extend(self.record.evidence.iter().cloned());
         }
-        write_text(feedback_path, &feedback_text(phase, &feedback))?;
+        write_report(feedback_path, &feedback_text(phase, &feedback))?;
         let qa_report = match qa_outcome {
             Some(outcome) => Some(self.qa_report_with_docs(outcome)?),
             None => None,
@@ -298,6 +300,7 @@ impl Driver {
             .get_mut(&phase)
             .expect("every iterating phase has a breaker");
         let trip = breaker.record(class, number, unix_now());
+        let started = Instant::now();
         let block = iteration_block(&IterationFacts {
             phase,
             number,
@@ -312,8 +315,9 @@ impl Driver {
         });
         self.log_blocks(agent_block.as_ref(), &block)?;
         self.print_iteration(&block, phase, number, &gate, class);
-        write_json(
-            &iteration_dir.join("measured.json"),
+        let measured_path = iteration_dir.join("measured.json");
+        let measured_json = json_text(
+            &measured_path,
             &serde_json::json!({
                 "phase": phase,
                 "iteration": number,
@@ -327,6 +331,8 @@ impl Driver {
                 "observation": observation,
             }),
         )?;
+        write_report(&measured_path, &measured_json)?;
+        self.own_time.add(Part::Status, started);
         self.record.iteration = number;
         *self.record.iterations.entry(phase).or_insert(0) += 1;
         self.record.last_observation = Some(observation);
@@ -429,6 +435,9 @@ impl Driver {
         if let Err(error) = self.save() {
             tracing::warn!(%error, "cannot save the run record before the agent call");
         }
+        // What a measurement left running (a test suite's server) is stopped before the agent
+        // starts, so that everything alive after the agent's call is the agent's.
+        self.stop_leftovers(phase).await;
         let invocation = Invocation {
             phase,
             iteration: number,
@@ -446,18 +455,15 @@ impl Driver {
             commands: &agent::Commands::discovered(detection),
             budget: Some(&budget),
         };
-        // What a measurement left running (a test suite's server) is stopped before the agent
-        // starts, so that everything alive after the agent's call is the agent's.
-        stop_leftovers(phase).await;
         let invoked = agent::invoke(&invocation).await;
         // No agent process survives its call: what escaped its process group is stopped here,
         // however the agent ended, before prpd measures anything (and before a quota wait).
-        stop_leftovers(phase).await;
+        self.stop_leftovers(phase).await;
         let report = invoked?;
         self.count_usage(call, &report);
         // What the call spent is saved before anything else can stop prpd: a kill must not
         // forget money spent.
-        if let Err(error) = self.save() {
+        if let Err(error) = self.save_step() {
             tracing::warn!(%error, "cannot save the run record after the agent call");
         }
         if report.end == AgentEnd::Quota {
@@ -483,6 +489,28 @@ impl Driver {
     }
 }
 
+impl Driver {
+    /// Stops every process that outlived the call that started it (prpd is a child subreaper,
+    /// see `process::stop_leftovers`) and warns, naming them, who left them: an agent, or one
+    /// of prpd's own measurements (the project's test command starting a daemon is not the
+    /// agent's doing).
+    ///
+    /// When the run has started no process since a look found none, there is nothing to look
+    /// for.
+    async fn stop_leftovers(&mut self, phase: Phase) {
+        let started = Instant::now();
+        let processes = owner::current().map(|run| run.clock.started());
+        if processes.is_none() || processes != self.clean_since {
+            let leftovers = process::stop_leftovers().await;
+            for (started_by, stopped) in process::by_starter(&leftovers) {
+                tracing::warn!(%phase, %stopped, "{}", started_by.stopped_message());
+            }
+            self.clean_since = processes.filter(|_| leftovers.is_empty());
+        }
+        self.own_time.add(Part::Sweep, started);
+    }
+}
+
 /// One agent call: which agent, for which phase and iteration, with which prompt.
 #[derive(Clone, Copy)]
 pub(super) struct AgentCall<'a> {
@@ -495,17 +523,6 @@ pub(super) struct AgentCall<'a> {
     pub extra_env: &'a [(String, String)],
     /// Who is called when it is not the phase's own agent (`examiner`), for the receipt.
     pub role: Option<&'a str>,
-}
-
-/// Stops every process that outlived the call that started it (prpd is a child subreaper, see
-/// `process::stop_leftovers`) and warns, naming them, who left them: an agent, or one of
-/// prpd's own measurements (the project's test command starting a daemon is not the agent's
-/// doing).
-async fn stop_leftovers(phase: Phase) {
-    let leftovers = process::stop_leftovers().await;
-    for (started_by, stopped) in process::by_starter(&leftovers) {
-        tracing::warn!(%phase, %stopped, "{}", started_by.stopped_message());
-    }
 }
 
 /// How much of the documentation diff the QA prompt shows.

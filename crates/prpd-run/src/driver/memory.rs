@@ -10,6 +10,7 @@
 //! `process::Service`, which the sweep after each agent call leaves alone.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use crate::machine::{EscalationReason, QaVerdict};
 use crate::snapshot::Change;
@@ -21,6 +22,7 @@ use prpd_memory::report;
 use prpd_qa::discover::Detection;
 use prpd_qa::memory_context::MemorySection;
 
+use super::own_time::Part;
 use super::{Driver, unix_now};
 
 /// How many past failures a GREEN prompt recalls.
@@ -86,12 +88,14 @@ impl Driver {
 
     /// Records `entries`; a failure is a warning in the log.
     async fn remember(&mut self, entries: Vec<Entry>) {
+        let started = Instant::now();
         for entry in entries {
             let recall = self.memory().await.memory.record(&entry).await;
             for warning in recall.warnings {
                 tracing::warn!(%warning, kind = %entry.kind, "memory");
             }
         }
+        self.own_time.add(Part::Memory, started);
     }
 
     /// The files the run changed so far (the base snapshot against the last one), relative to
@@ -254,6 +258,13 @@ impl Driver {
 
     /// Asks the four QA questions about the run; `None` when memory is off.
     pub(super) async fn memory_section(&mut self, detection: &Detection) -> Option<MemorySection> {
+        let started = Instant::now();
+        let section = self.ask_memory_section(detection).await;
+        self.own_time.add(Part::Memory, started);
+        section
+    }
+
+    async fn ask_memory_section(&mut self, detection: &Detection) -> Option<MemorySection> {
         let files = self.changed_files();
         let query = MemoryQuery::of_run(&self.context.prp, &detection.stacks, &files);
         let run_id = self.record.run_id.clone();
@@ -281,12 +292,14 @@ impl Driver {
             self.context.prp.title,
             self.record.qa_blockers.join(" ")
         );
+        let started = Instant::now();
         let recall = self
             .memory()
             .await
             .memory
             .ask(&Question::Bugs(text), RECALLED_FAILURES)
             .await;
+        self.own_time.add(Part::Memory, started);
         for warning in recall.warnings {
             tracing::warn!(%warning, "memory: no past failures recalled for GREEN");
         }

@@ -32,9 +32,8 @@ impl Driver {
             }
         }
         let tree_hash = self.record_tree(&format!("start of {phase}"))?;
-        let log_dir = self.run_dir().join("measure");
         self.record.last_observation = Some(Observation {
-            head: measure::head(&repo, &log_dir).await?,
+            head: measure::head(&repo),
             tree_hash,
             tests: None,
             checks_passing: None,

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use crate::agent;
 use crate::config::SnapshotRetention;
@@ -20,6 +21,7 @@ use prpd_qa::discover::Detection;
 use prpd_qa::method::BaseDocs;
 use prpd_qa::settings;
 
+use super::own_time::Part;
 use super::{DriveError, Driver, InputChanges};
 
 /// The run's tree watcher in this session.
@@ -56,6 +58,15 @@ impl Driver {
         parent: Option<&Snapshot>,
         message: &str,
     ) -> Result<Snapshot, SnapshotError> {
+        self.snapshot_with(|changes| snapshots.record_changes(number, parent, message, changes))
+    }
+
+    /// Brings the run's index up to the tree with `record`, given what the watcher saw change.
+    fn snapshot_with<T>(
+        &mut self,
+        record: impl FnOnce(&Changes) -> Result<T, SnapshotError>,
+    ) -> Result<T, SnapshotError> {
+        let started = Instant::now();
         if let TreeWatch::NotStarted = self.tree_watch {
             self.tree_watch = TreeWatcher::start(&self.context.repo)
                 .map_or(TreeWatch::Unavailable, TreeWatch::Running);
@@ -71,12 +82,13 @@ impl Driver {
         if let Changes::Paths(paths) = &mut changes {
             paths.extend(self.record.freeze.entries.keys().cloned());
         }
-        let recorded = snapshots.record_changes(number, parent, message, &changes);
+        let recorded = record(&changes);
         if recorded.is_err()
             && let Some(watcher) = watcher
         {
             watcher.forget("the last snapshot failed");
         }
+        self.own_time.add(Part::Snapshot, started);
         recorded
     }
 
@@ -131,15 +143,27 @@ impl Driver {
 
     /// Records the working tree as the next snapshot, without judging it: at a phase start, and
     /// after prpd's own measurement (so what a test run writes is never the next agent's).
-    /// Returns its tree id; nothing is listed, since only the fingerprint is needed.
+    /// Returns its tree id; nothing is listed, since only the fingerprint is needed. A tree
+    /// that is the last snapshot's is not recorded again.
     pub(super) fn record_tree(&mut self, label: &str) -> Result<String, DriveError> {
         let snapshots = self.snapshots()?;
         let number = self.record.snapshots.count + 1;
         let message = format!("prpd {}: {label}", self.record.run_id);
-        let last = self.record.snapshots.last.clone();
-        let snapshot = self.record_snapshot(&snapshots, number, last.as_ref(), &message)?;
-        self.accept(number, &snapshot);
-        Ok(snapshot.tree)
+        let Some(last) = self.record.snapshots.last.clone() else {
+            let snapshot = self.record_snapshot(&snapshots, number, None, &message)?;
+            self.accept(number, &snapshot);
+            return Ok(snapshot.tree);
+        };
+        let recorded = self.snapshot_with(|changes| {
+            snapshots.record_if_changed(number, &last, &message, changes)
+        })?;
+        Ok(match recorded {
+            Some(snapshot) => {
+                self.accept(number, &snapshot);
+                snapshot.tree
+            }
+            None => last.tree,
+        })
     }
 
     /// The commands of the run, as discovered when it started.
@@ -219,8 +243,11 @@ impl Driver {
             self.record.run_id
         );
         // Before the tree is recorded: the exclude file decides what the snapshot holds.
+        let started = Instant::now();
         let exclude_refused = self.guard_git_exclude(&snapshots)?;
+        self.own_time.add(Part::Freeze, started);
         let snapshot = self.record_snapshot(&snapshots, sequence, previous.as_ref(), &message)?;
+        let started = Instant::now();
         let files = snapshots.files(&snapshot)?;
         // After a REJECT, GREEN may add tests for what QA found uncovered (and in any attempt
         // when prpd.toml says `green_may_add_tests`); they are frozen when GREEN ends.
@@ -232,6 +259,7 @@ impl Driver {
             .violations(&files, allow_new_tests, |path| {
                 snapshots.read(&snapshot, path).ok().flatten()
             });
+        self.own_time.add(Part::Freeze, started);
         let (snapshot, files) = if violations.is_empty() {
             (snapshot, files)
         } else {
