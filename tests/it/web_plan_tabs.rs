@@ -108,13 +108,14 @@ fn explore(
             continue;
         }
         let bytes = std::fs::read(&file).expect("read");
-        let bytes = if name.ends_with(".jsonl") {
+        let extension = file.extension().and_then(|extension| extension.to_str());
+        let bytes = if extension == Some("jsonl") {
             String::from_utf8_lossy(&bytes)
                 .lines()
                 .map(|line| without_times(line.as_bytes()) + "\n")
                 .collect::<String>()
                 .into_bytes()
-        } else if name.ends_with(".json") {
+        } else if extension == Some("json") {
             without_times(&bytes).into_bytes()
         } else {
             bytes

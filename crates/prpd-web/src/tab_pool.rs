@@ -29,7 +29,7 @@ enum Done {
     /// A tab opened (or not).
     Opened(Result<Tab, BrowserError>),
     /// A tab read the page at an address.
-    Read(Tab, String, Read),
+    Read(Tab, String, Box<Read>),
 }
 
 /// A walk's tabs and the pages they load.
@@ -101,7 +101,7 @@ impl TabPool {
                 Ok(()) => PageRead::of(&mut tab, &scope).await,
                 Err(error) => Err(error.into()),
             };
-            Done::Read(tab, url.to_string(), read)
+            Done::Read(tab, url.to_string(), Box::new(read))
         });
     }
 
@@ -143,7 +143,7 @@ impl TabPool {
             }
             Done::Read(tab, url, read) => {
                 self.idle.push(tab);
-                self.ready.insert(url, read);
+                self.ready.insert(url, *read);
             }
         }
     }

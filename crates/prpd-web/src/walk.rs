@@ -27,7 +27,7 @@ use crate::browser::BrowserError;
 
 use super::budget::GuardrailHit;
 use super::exploration::{Arrival, Exploration, ExploreError};
-use super::graph::NavigationEdge;
+use super::graph::{NavigationEdge, PageNode};
 use super::tab_pool::TabPool;
 
 /// An address to visit (or, when it was queued before, one more way to reach it): its depth
@@ -130,19 +130,7 @@ pub async fn walk(
             refuse_an_error_page(&url, page.status)?;
         }
         let here = Url::parse(&page.url).unwrap_or_else(|_| url.clone());
-        let targets: Vec<(String, &'static str, String)> = page
-            .element_summary
-            .iter()
-            .filter_map(|element| {
-                let target = element.target.clone()?;
-                match (element.kind.as_str(), element.method.as_deref()) {
-                    ("link", _) => Some((target, "link", element.id.clone())),
-                    ("form", Some("get")) => Some((target, "form", element.id.clone())),
-                    _ => None,
-                }
-            })
-            .collect();
-        for (target, via, element) in targets {
+        for (target, via, element) in targets(page) {
             let arrival = Arrival {
                 from: id.clone(),
                 via,
@@ -168,6 +156,22 @@ pub async fn walk(
     }
     exploration.save_graph()?;
     Ok(outcome)
+}
+
+/// What the walk follows from `page`: its links and `GET` forms, as (address, `link` or
+/// `form`, element).
+fn targets(page: &PageNode) -> Vec<(String, &'static str, String)> {
+    page.element_summary
+        .iter()
+        .filter_map(|element| {
+            let target = element.target.clone()?;
+            match (element.kind.as_str(), element.method.as_deref()) {
+                ("link", _) => Some((target, "link", element.id.clone())),
+                ("form", Some("get")) => Some((target, "form", element.id.clone())),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// Starts loading, in the queue's order from the entry after the `passed` ones, every address

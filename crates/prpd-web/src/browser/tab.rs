@@ -26,17 +26,16 @@ impl Tab {
         target_id: Option<String>,
     ) -> Result<Tab, BrowserError> {
         let mut cdp = Cdp::connect(websocket, COMMAND_TIMEOUT).await?;
-        let target_id = match target_id {
-            Some(id) => id,
-            None => {
-                let target = cdp
-                    .call(None, "Target.createTarget", json!({"url": "about:blank"}))
-                    .await?;
-                target["targetId"]
-                    .as_str()
-                    .ok_or_else(|| BrowserError::Shape(format!("no targetId in {target}")))?
-                    .to_owned()
-            }
+        let target_id = if let Some(id) = target_id {
+            id
+        } else {
+            let target = cdp
+                .call(None, "Target.createTarget", json!({"url": "about:blank"}))
+                .await?;
+            target["targetId"]
+                .as_str()
+                .ok_or_else(|| BrowserError::Shape(format!("no targetId in {target}")))?
+                .to_owned()
         };
         let attached = cdp
             .call(
