@@ -304,11 +304,12 @@ fn in_chromium(url: &str, loads: usize) -> Option<[f64; 3]> {
         let mut browser = Browser::start(&scratch.path().join("chromium.log"))
             .await
             .expect("start Chromium");
+        let mut tab = browser.new_tab().await.expect("a tab");
         let mut figures: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
         for _ in 0..loads {
-            browser.open("about:blank").await.expect("blank");
-            browser.open(url).await.expect("open the run page");
-            let timing = browser
+            tab.open("about:blank").await.expect("blank");
+            tab.open(url).await.expect("open the run page");
+            let timing = tab
                 .evaluate(
                     "new Promise(done => { const read = () => { \
                      const paint = performance.getEntriesByName('first-contentful-paint')[0]; \

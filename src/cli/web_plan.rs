@@ -6,6 +6,7 @@
 //! flag, configuration, start page or a missing Chromium. SIGTERM or Ctrl-C stops the run and
 //! the browser with it.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -116,7 +117,15 @@ pub fn run(args: &WebPlanArgs, mode: Mode) -> anyhow::Result<ExitCode> {
             }
             None => None,
         };
-        let work = work(mode, &dir, agents.as_ref(), &run_dir, &run_id, config);
+        let work = work(
+            mode,
+            &dir,
+            agents.as_ref(),
+            &run_dir,
+            &run_id,
+            config,
+            section.tabs,
+        );
         tokio::select! {
             result = work => result,
             () = shutdown::requested() => {
@@ -139,21 +148,22 @@ async fn work(
     run_dir: &Path,
     run_id: &str,
     config: PlanConfig,
+    tabs: NonZeroUsize,
 ) -> anyhow::Result<ExitCode> {
     match (mode, agents) {
         (Mode::Explore, _) => {
-            let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, config)
+            let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, config, tabs)
                 .await
                 .map_err(|error| input_or_failure(PlanRunError::from(error), run_dir))?;
             // The summary without a plan: pages, limits, guardrail counts and a hit.
             web_plan::finish(&exploration, None, &outcome, "none", run_dir)?;
             Ok(explored(run_dir, &exploration.graph, &outcome))
         }
-        (Mode::Plan, None) => web_plan::plan_app(run_dir, run_id, config)
+        (Mode::Plan, None) => web_plan::plan_app(run_dir, run_id, config, tabs)
             .await
             .map(|planned| report(&planned))
             .map_err(|error| input_or_failure(error, run_dir)),
-        (Mode::Plan, Some(full)) => plan_with_agent(dir, full, run_dir, run_id, config).await,
+        (Mode::Plan, Some(full)) => plan_with_agent(dir, full, run_dir, run_id, config, tabs).await,
     }
 }
 
@@ -164,8 +174,9 @@ async fn plan_with_agent(
     run_dir: &Path,
     run_id: &str,
     plan_config: PlanConfig,
+    tabs: NonZeroUsize,
 ) -> anyhow::Result<ExitCode> {
-    let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, plan_config)
+    let (exploration, outcome) = web_plan::explore_app(run_dir, run_id, plan_config, tabs)
         .await
         .map_err(|error| input_or_failure(PlanRunError::from(error), run_dir))?;
     if outcome.guardrail.is_some() {

@@ -49,6 +49,7 @@ mod web_plan_login;
 mod web_plan_loop;
 mod web_plan_mcp;
 mod web_plan_processes;
+mod web_plan_tabs;
 mod web_site;
 mod web_workspace;
 mod worktrees;

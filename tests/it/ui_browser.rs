@@ -14,7 +14,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use prpd_web::browser::Browser;
+use prpd_web::browser::{Browser, Tab};
 use serde_json::{Value, json};
 
 use crate::run::read;
@@ -42,14 +42,15 @@ fn in_chromium_the_run_page_refuses_a_tokenless_resume_and_follows_the_resume_li
         let mut browser = Browser::start(&scratch.path().join("chromium.log"))
             .await
             .expect("start Chromium");
-        runs_page(&mut browser, &base, &run).await;
-        run_page(&mut browser, repo.path(), &base, &token, &run).await;
+        let mut tab = browser.new_tab().await.expect("a tab");
+        runs_page(&mut tab, &base, &run).await;
+        run_page(&mut tab, repo.path(), &base, &token, &run).await;
         if let Some(path) = std::env::var_os(SCREENSHOT_VARIABLE) {
-            screenshot(&mut browser, Path::new(&path)).await;
+            screenshot(&mut tab, Path::new(&path)).await;
         }
-        stuck_output_is_text(&mut browser).await;
-        tokenless_resume_is_refused(&mut browser, repo.path(), &run).await;
-        resume_updates_the_page_live(&mut browser).await;
+        stuck_output_is_text(&mut tab).await;
+        tokenless_resume_is_refused(&mut tab, repo.path(), &run).await;
+        resume_updates_the_page_live(&mut tab).await;
         browser.close().await;
     });
     assert_eq!(state(repo.path()), "SHIPPED");
@@ -57,10 +58,10 @@ fn in_chromium_the_run_page_refuses_a_tokenless_resume_and_follows_the_resume_li
 }
 
 /// `/`: the run is in the table, escalated in REFACTOR.
-async fn runs_page(browser: &mut Browser, base: &str, run: &str) {
-    browser.open(base).await.expect("open the runs page");
+async fn runs_page(tab: &mut Tab, base: &str, run: &str) {
+    tab.open(base).await.expect("open the runs page");
     let rows = evaluate(
-        browser,
+        tab,
         "Array.from(document.querySelectorAll('table#runs tbody tr')).map(row => \
          ({run: row.dataset.run, state: row.dataset.state, phase: row.dataset.phase}))",
     )
@@ -75,13 +76,12 @@ async fn runs_page(browser: &mut Browser, base: &str, run: &str) {
 
 /// `/runs/<id>#token=…`: where the run stands, the buttons, the timeline; the token kept for
 /// the tab and gone from the address bar.
-async fn run_page(browser: &mut Browser, repo: &Path, base: &str, token: &str, run: &str) {
-    browser
-        .open(&format!("{base}runs/{run}#token={token}"))
+async fn run_page(tab: &mut Tab, repo: &Path, base: &str, token: &str, run: &str) {
+    tab.open(&format!("{base}runs/{run}#token={token}"))
         .await
         .expect("open the run page");
     let facts = evaluate(
-        browser,
+        tab,
         "({state: document.getElementById('run-state').textContent, \
           phase: document.getElementById('run-phase').textContent, \
           resume: !!document.querySelector('button#resume[data-action]'), \
@@ -96,7 +96,7 @@ async fn run_page(browser: &mut Browser, repo: &Path, base: &str, token: &str, r
     );
 
     let timeline = evaluate(
-        browser,
+        tab,
         "(() => { const svg = document.querySelector('main svg.timeline'); \
          return {visits: Array.from(svg.querySelectorAll('g.phase')).map(visit => \
            visit.dataset.phase + ' ' + visit.dataset.attempt), \
@@ -134,7 +134,7 @@ async fn run_page(browser: &mut Browser, repo: &Path, base: &str, token: &str, r
     }
 
     let address = evaluate(
-        browser,
+        tab,
         "({href: location.href, hash: location.hash, kept: sessionStorage.getItem('prpd-token')})",
     )
     .await;
@@ -147,28 +147,23 @@ async fn run_page(browser: &mut Browser, repo: &Path, base: &str, token: &str, r
 
 /// The run page at the screenshot's size, from the top (the escalation report folded, as the
 /// page shows it), saved as a JPEG at `path`.
-async fn screenshot(browser: &mut Browser, path: &Path) {
-    browser
-        .set_viewport(SCREENSHOT_VIEWPORT.0, SCREENSHOT_VIEWPORT.1)
+async fn screenshot(tab: &mut Tab, path: &Path) {
+    tab.set_viewport(SCREENSHOT_VIEWPORT.0, SCREENSHOT_VIEWPORT.1)
         .await
         .expect("viewport");
-    evaluate(browser, "window.scrollTo(0, 0); true").await;
+    evaluate(tab, "window.scrollTo(0, 0); true").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let jpeg = browser.screenshot_jpeg().await.expect("screenshot");
+    let jpeg = tab.screenshot_jpeg().await.expect("screenshot");
     std::fs::write(path, &jpeg).expect("write the screenshot");
     eprintln!("the run page: {} ({} bytes)", path.display(), jpeg.len());
 }
 
 /// The stuck REFACTOR iteration, opened: its `<script>` is text, and nothing ran (an `alert`
 /// would have set a flag).
-async fn stuck_output_is_text(browser: &mut Browser) {
-    evaluate(
-        browser,
-        "window.alert = () => { window.__pwned = true; }; true",
-    )
-    .await;
+async fn stuck_output_is_text(tab: &mut Tab) {
+    evaluate(tab, "window.alert = () => { window.__pwned = true; }; true").await;
     let refactor = evaluate(
-        browser,
+        tab,
         "Array.from(document.querySelectorAll('main details.iteration')).filter(details => \
          details.querySelector('summary').textContent.includes('REFACTOR')).map(details => \
          details.dataset.iteration)",
@@ -177,15 +172,14 @@ async fn stuck_output_is_text(browser: &mut Browser) {
     let sequences = strings(&refactor);
     assert!(sequences.len() >= 3, "{refactor:#}");
     for sequence in &sequences {
-        browser
-            .click(&format!(
-                "main details.iteration[data-iteration=\"{sequence}\"] > summary"
-            ))
-            .await
-            .expect("open an iteration");
+        tab.click(&format!(
+            "main details.iteration[data-iteration=\"{sequence}\"] > summary"
+        ))
+        .await
+        .expect("open an iteration");
     }
     until(
-        browser,
+        tab,
         "the REFACTOR iterations to load",
         &format!(
             "document.querySelectorAll('main details.iteration[open] pre.output').length === {}",
@@ -194,7 +188,7 @@ async fn stuck_output_is_text(browser: &mut Browser) {
     )
     .await;
     let shown = evaluate(
-        browser,
+        tab,
         "(() => { const stuck = Array.from(document.querySelectorAll('main details.iteration[open] \
          pre.output')).find(pre => pre.textContent.includes('stuck <script>')); \
          return {text: stuck ? stuck.textContent : null, \
@@ -215,11 +209,11 @@ async fn stuck_output_is_text(browser: &mut Browser) {
 }
 
 /// The page's script posts a resume without the token: 403, and the record stays as it was.
-async fn tokenless_resume_is_refused(browser: &mut Browser, repo: &Path, run: &str) {
+async fn tokenless_resume_is_refused(tab: &mut Tab, repo: &Path, run: &str) {
     let record = repo.join(format!(".prp-session/runs/{run}/state.json"));
     let before = read(&record);
     let answer = evaluate(
-        browser,
+        tab,
         &format!(
             "fetch({}, {{method: 'POST'}}).then(response => response.text().then(body => \
              ({{status: response.status, body}})))",
@@ -241,11 +235,11 @@ async fn tokenless_resume_is_refused(browser: &mut Browser, repo: &Path, run: &s
 
 /// Resume: the flash line says the daemon's answer, and the same page (never reloaded) follows
 /// the run out of REFACTOR to SHIPPED as the server's events arrive.
-async fn resume_updates_the_page_live(browser: &mut Browser) {
-    evaluate(browser, "window.__notReloaded = true; true").await;
-    browser.click("#resume").await.expect("click Resume");
+async fn resume_updates_the_page_live(tab: &mut Tab) {
+    evaluate(tab, "window.__notReloaded = true; true").await;
+    tab.click("#resume").await.expect("click Resume");
     let flash = until(
-        browser,
+        tab,
         "the daemon's answer",
         "(() => { const line = document.getElementById('flash'); return line.textContent ? \
          {text: line.textContent, class: line.className} : null; })()",
@@ -264,13 +258,13 @@ async fn resume_updates_the_page_live(browser: &mut Browser) {
                     live: document.getElementById('live').className, \
                     resume: !!document.getElementById('resume')})";
     until(
-        browser,
+        tab,
         "the page to leave REFACTOR",
         &format!("(s => s.phase !== 'REFACTOR' ? s : null)({standing})"),
     )
     .await;
     let shipped = until(
-        browser,
+        tab,
         "the page to show the run shipped",
         &format!("(s => s.state === 'shipped' ? s : null)({standing})"),
     )
@@ -278,22 +272,21 @@ async fn resume_updates_the_page_live(browser: &mut Browser) {
     assert_eq!(shipped["notReloaded"], true, "the page was reloaded");
     assert_eq!(shipped["live"], "on", "{shipped:#}");
     assert_eq!(shipped["resume"], false, "{shipped:#}");
-    let navigations = evaluate(browser, "performance.getEntriesByType('navigation').length").await;
+    let navigations = evaluate(tab, "performance.getEntriesByType('navigation').length").await;
     assert_eq!(navigations, 1);
 }
 
-async fn evaluate(browser: &mut Browser, expression: &str) -> Value {
-    browser
-        .evaluate(expression)
+async fn evaluate(tab: &mut Tab, expression: &str) -> Value {
+    tab.evaluate(expression)
         .await
         .unwrap_or_else(|error| panic!("{expression}: {error}"))
 }
 
 /// Evaluates `expression` every 100 ms until it is neither `null` nor `false`; its value.
-async fn until(browser: &mut Browser, what: &str, expression: &str) -> Value {
+async fn until(tab: &mut Tab, what: &str, expression: &str) -> Value {
     let deadline = Instant::now() + PATIENCE;
     loop {
-        let value = evaluate(browser, expression).await;
+        let value = evaluate(tab, expression).await;
         if !value.is_null() && value != Value::Bool(false) {
             return value;
         }

@@ -1,6 +1,7 @@
 //! `Site`: a tiny web app served by the test itself on `127.0.0.1:0`, for `prpd plan`
 //! (`web_plan.rs`). HTTP/1.1 with `Connection: close`, a thread per connection, GET only
-//! (anything else is answered 405), pages from a map of path → page, an unknown path 404, and
+//! (anything else is answered 405), pages from a map of path → page (or a redirect), an unknown
+//! path 404, and
 //! a count of the requests each path received, so a test can prove what the browser asked for
 //! and what it never did. Dropping the site stops it: the listener closes and slow answers
 //! still waiting end at once.
@@ -20,6 +21,8 @@ pub struct Page {
     pub html: String,
     /// How long the server waits before it answers.
     pub delay: Duration,
+    /// Where a redirect sends the browser.
+    pub location: Option<String>,
 }
 
 impl Page {
@@ -32,6 +35,16 @@ impl Page {
                  <body>\n{body}\n</body></html>\n"
             ),
             delay: Duration::ZERO,
+            location: None,
+        }
+    }
+
+    /// A `303 See Other` to `location`.
+    pub fn redirect(location: &str) -> Page {
+        Page {
+            status: 303,
+            location: Some(location.to_owned()),
+            ..Page::new("Moved", "<p>Moved.</p>")
         }
     }
 
@@ -168,13 +181,18 @@ fn answer(mut stream: TcpStream, shared: &Shared) {
     }
     let reason = match page.status {
         200 => "OK",
+        303 => "See Other",
         404 => "Not Found",
         405 => "Method Not Allowed",
         _ => "Status",
     };
+    let location = page
+        .location
+        .map(|location| format!("Location: {location}\r\n"))
+        .unwrap_or_default();
     let head = format!(
         "HTTP/1.1 {} {reason}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
-         Allow: GET\r\nConnection: close\r\n\r\n",
+         {location}Allow: GET\r\nConnection: close\r\n\r\n",
         page.status,
         page.html.len()
     );

@@ -3,6 +3,7 @@
 //! start the app first (`serve`, then wait for the base URL's port). Parsed from raw tables
 //! (unknown keys refused) into validated values; every refusal names the file and the line.
 
+use std::num::NonZeroUsize;
 use std::path::Path;
 use std::time::Duration;
 
@@ -20,6 +21,9 @@ pub const TEST_TYPES: [&str; 6] = [
     "security",
 ];
 
+/// The most tabs a walk may load pages in at once (each is a renderer of its own).
+pub const MAX_TABS: u32 = 16;
+
 /// `[plan]`, validated, with every default filled in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanSection {
@@ -27,6 +31,8 @@ pub struct PlanSection {
     pub base_url: Option<String>,
     pub max_depth: u32,
     pub max_pages: u32,
+    /// How many tabs of the browser load pages at once during the walk.
+    pub tabs: NonZeroUsize,
     /// Regular expressions; an address must match one (when any are given).
     pub include_patterns: Vec<String>,
     /// Regular expressions; an address matching one is not visited.
@@ -57,6 +63,7 @@ impl Default for PlanSection {
             base_url: None,
             max_depth: 2,
             max_pages: 20,
+            tabs: NonZeroUsize::new(4).unwrap_or(NonZeroUsize::MIN),
             include_patterns: Vec::new(),
             exclude_patterns: Vec::new(),
             test_types: Vec::new(),
@@ -76,6 +83,7 @@ struct RawPlan {
     base_url: Option<String>,
     max_depth: Option<u32>,
     max_pages: Option<u32>,
+    tabs: Option<u32>,
     include_patterns: Option<Vec<String>>,
     exclude_patterns: Option<Vec<String>>,
     test_types: Option<Vec<String>>,
@@ -107,6 +115,19 @@ fn plan(path: &Path, text: &str, raw: RawPlan) -> Result<PlanSection, ConfigErro
             "`plan.max_pages` must be at least 1".to_owned(),
         ));
     }
+    let tabs = match raw.tabs {
+        None => defaults.tabs,
+        Some(tabs) => usize::try_from(tabs)
+            .ok()
+            .filter(|_| tabs <= MAX_TABS)
+            .and_then(NonZeroUsize::new)
+            .ok_or_else(|| {
+                refuse(
+                    "tabs",
+                    format!("`plan.tabs` = {tabs}; expected a number of tabs from 1 to {MAX_TABS}"),
+                )
+            })?,
+    };
     if let Some(url) = &raw.base_url
         && !(url.starts_with("http://") || url.starts_with("https://"))
     {
@@ -162,6 +183,7 @@ fn plan(path: &Path, text: &str, raw: RawPlan) -> Result<PlanSection, ConfigErro
         base_url: raw.base_url,
         max_depth: raw.max_depth.unwrap_or(defaults.max_depth),
         max_pages,
+        tabs,
         include_patterns: raw.include_patterns.unwrap_or_default(),
         exclude_patterns: raw.exclude_patterns.unwrap_or_default(),
         test_types,
@@ -259,8 +281,13 @@ mod tests {
         .expect("valid");
         let plan = config.expect("[plan]");
         assert_eq!(
-            (plan.max_depth, plan.max_pages, plan.max_snapshots),
-            (3, 20, Some(30))
+            (
+                plan.max_depth,
+                plan.max_pages,
+                plan.tabs.get(),
+                plan.max_snapshots
+            ),
+            (3, 20, 4, Some(30))
         );
         assert_eq!(plan.serve.as_deref(), Some("npm start"));
         assert_eq!(
@@ -292,6 +319,8 @@ mod tests {
     fn a_wrong_value_is_refused_on_its_line() {
         for (text, line, words) in [
             ("[plan]\nmax_pages = 0\n", 2, "at least 1"),
+            ("[plan]\ntabs = 0\n", 2, "from 1 to 16"),
+            ("[plan]\n\ntabs = 17\n", 3, "`plan.tabs` = 17"),
             ("[plan]\n\ntest_types = [\"smoke\"]\n", 3, "\"smoke\""),
             ("[plan]\nbase_url = \"localhost:3000\"\n", 2, "http(s)"),
             (

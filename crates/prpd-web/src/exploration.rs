@@ -4,10 +4,12 @@
 //! an agent driving the planner tools of `prpd mcp`.
 //!
 //! Every page read is a snapshot: a JPEG of the viewport, the accessibility outline and the
-//! page's metadata, under `snapshots/<page id>.*`. `graph.json` is rewritten (atomically) after
-//! each page, so a run stopped at any point leaves a graph of what it saw. The browser starts
-//! with the first page and is closed by [`Exploration::close`], or killed when the exploration
-//! is dropped.
+//! page's metadata, under `snapshots/<page id>.*`. A visit has two halves: a tab reads the page
+//! (`page_read.rs`), then the exploration records it (ids, files, graph), so the walk can
+//! read pages in several tabs at once and still record them one by one in its own order.
+//! `graph.json` is rewritten (atomically) after each page, so a run stopped at any point leaves
+//! a graph of what it saw. The browser starts with the first page and is closed by
+//! [`Exploration::close`], or killed when the exploration is dropped.
 //!
 //! Credentials: a value typed into a field may be a placeholder (`{{PASSWORD}}`), which prpd
 //! fills from the variable of that name just before typing it — a variable `[plan.auth]`
@@ -21,13 +23,14 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use url::Url;
 
-use crate::browser::{Browser, BrowserError};
+use crate::browser::{Browser, BrowserError, Tab};
 use prpd_base::files;
 use prpd_base::process::is_secret_name;
 use prpd_protocols::test_plan::PlanConfig;
 
 use super::budget::{Budget, GuardrailHit};
 use super::graph::{ExplorationGraph, NavigationEdge, page_node};
+use super::page_read::{PageRead, Seen};
 use super::scope::{PatternError, Scope};
 
 /// The exploration folder in a run directory.
@@ -81,7 +84,9 @@ pub struct Exploration {
     pub graph: ExplorationGraph,
     pub budget: Budget,
     browser: Option<Browser>,
-    /// The page the browser shows, when it is one of the graph's.
+    /// The tab an agent (and the sign-in) drives, opened on first use.
+    tab: Option<Tab>,
+    /// The page the tab shows, when it is one of the graph's.
     current: Option<String>,
     /// Placeholders and the values they stand for.
     secrets: Vec<(String, String)>,
@@ -148,6 +153,7 @@ impl Exploration {
             scope,
             graph: ExplorationGraph::default(),
             browser: None,
+            tab: None,
             current: None,
             secrets,
             step: 0,
@@ -189,7 +195,7 @@ impl Exploration {
         self.browser.as_ref()?.process_group()
     }
 
-    /// The page the browser shows, when it is one of the graph's.
+    /// The page the tab shows, when it is one of the graph's.
     pub fn current_page(&self) -> Option<&str> {
         self.current.as_deref()
     }
@@ -203,8 +209,8 @@ impl Exploration {
         arrival: Option<Arrival>,
     ) -> Result<Option<String>, ExploreError> {
         self.budget.take_snapshot()?;
-        self.browser().await?.open(url.as_str()).await?;
-        self.record_page(depth, arrival).await
+        self.tab().await?.open(url.as_str()).await?;
+        self.record_current(depth, arrival).await
     }
 
     /// Reads the page the browser shows after an action and records it.
@@ -218,11 +224,40 @@ impl Exploration {
             .as_deref()
             .and_then(|id| self.graph.page(id))
             .map_or(0, |page| page.depth + u32::from(arrival.is_some()));
-        self.record_page(depth, arrival).await
+        self.record_current(depth, arrival).await
+    }
+
+    /// The exploration's tab (the browser started, the tab opened, on first use).
+    pub async fn tab(&mut self) -> Result<&mut Tab, ExploreError> {
+        if self.tab.is_none() {
+            let tab = self.browser().await?.new_tab().await?;
+            self.tab = Some(tab);
+        }
+        self.tab
+            .as_mut()
+            .ok_or_else(|| ExploreError::Browser(BrowserError::Shape("the tab is gone".to_owned())))
+    }
+
+    /// A tab for the caller to keep: the exploration's own, which then shows none of its pages,
+    /// else a new one of the same browser (whose cookies it shares).
+    pub(crate) async fn take_tab(&mut self) -> Result<Tab, ExploreError> {
+        self.current = None;
+        match self.tab.take() {
+            Some(tab) => Ok(tab),
+            None => Ok(self.browser().await?.new_tab().await?),
+        }
+    }
+
+    /// Another tab of the exploration's browser (started if need be), which the future opens.
+    pub(crate) async fn tab_to_open(
+        &mut self,
+    ) -> Result<impl Future<Output = Result<Tab, BrowserError>> + Send + 'static, ExploreError>
+    {
+        Ok(self.browser().await?.new_tab())
     }
 
     /// The browser, started on first use.
-    pub async fn browser(&mut self) -> Result<&mut Browser, ExploreError> {
+    async fn browser(&mut self) -> Result<&mut Browser, ExploreError> {
         if self.browser.is_none() {
             let log = self.dir.join("browser.log");
             let browser = Browser::start(&log).await?;
@@ -288,30 +323,45 @@ impl Exploration {
 
     /// Closes the browser (if it was started).
     pub async fn close(&mut self) {
+        self.tab = None;
         if let Some(browser) = self.browser.take() {
             browser.close().await;
         }
     }
 
-    async fn record_page(
+    /// Reads and records the page the exploration's tab shows; it is the current page then.
+    async fn record_current(
         &mut self,
         depth: u32,
         arrival: Option<Arrival>,
     ) -> Result<Option<String>, ExploreError> {
-        let observation = self.browser().await?.observe().await?;
-        let here = Url::parse(&observation.url).map_err(|error| ExploreError::BadUrl {
-            url: observation.url.clone(),
-            message: error.to_string(),
-        })?;
+        let scope = self.scope.clone();
+        let read = PageRead::of(self.tab().await?, &scope).await?;
+        let recorded = self.record(depth, arrival, read)?;
+        self.current.clone_from(&recorded);
+        self.save_graph()?;
+        Ok(recorded)
+    }
+
+    /// Records a page a tab read (`depth` links from the start, reached by `arrival`): its
+    /// snapshot files, its node and edge in the graph (which the caller saves); its id, or
+    /// `None` when it was out of scope (a skipped address then). A page already in the graph
+    /// is updated.
+    pub(crate) fn record(
+        &mut self,
+        depth: u32,
+        arrival: Option<Arrival>,
+        read: PageRead,
+    ) -> Result<Option<String>, ExploreError> {
         let from = arrival
             .as_ref()
             .map_or("", |arrival| arrival.from.as_str())
             .to_owned();
-        let url = match self.scope.judge(&here, here.as_str()) {
-            Ok(url) => url,
-            Err((url, reason)) => {
+        let PageRead { observation, seen } = read;
+        let (url, shot, outline) = match seen {
+            Seen::InScope { url, jpeg, outline } => (url, jpeg, outline),
+            Seen::OutOfScope { url, reason } => {
                 self.graph.skip(&url, &from, reason.as_str());
-                self.current = None;
                 self.log(
                     "left-scope",
                     &json!({"url": url, "reason": reason.as_str()}),
@@ -319,8 +369,6 @@ impl Exploration {
                 return Ok(None);
             }
         };
-        let shot = self.browser().await?.screenshot_jpeg().await?;
-        let outline = self.browser().await?.accessibility_outline().await?;
         let existing = self
             .graph
             .page_at(url.as_str())
@@ -362,12 +410,10 @@ impl Exploration {
                 element: arrival.element,
             });
         }
-        self.current = Some(id.clone());
         self.log(
             "snapshot",
             &json!({"page": id, "url": url.as_str(), "depth": depth}),
         );
-        self.save_graph()?;
         Ok(Some(id))
     }
 }

@@ -9,8 +9,9 @@
 //!    `ExplorationGraph`), the guardrail counters (`budget.rs`) and the files of
 //!    `runs/<id>/plan-explore/`. Addresses are judged by `scope.rs` (same origin,
 //!    include/exclude patterns).
-//! 2. With no agent, `walk.rs` explores breadth first within `max_depth` and `max_pages`; with
-//!    an agent, the planner tools of `prpd mcp` (the binary's `src/mcp_server/planner_tools.rs`) drive the
+//! 2. With no agent, `walk.rs` explores breadth first within `max_depth` and `max_pages`,
+//!    loading pages in a few tabs of the one browser at once (`tab_pool.rs`, each page read as
+//!    `page_read.rs` says) and recording them in the order of one tab; with an agent, the planner tools of `prpd mcp` (the binary's `src/mcp_server/planner_tools.rs`) drive the
 //!    same exploration one call at a time.
 //! 3. The plan is either prpd's deterministic `baseline.rs` or the cases the agent finalised
 //!    (read with the rules of `test_plan::normalise`); either way it is written with
@@ -31,12 +32,15 @@ mod exploration;
 mod graph;
 pub mod in_run;
 mod login;
+mod page_read;
 mod planner;
 mod scope;
 mod serve;
 mod summary;
+mod tab_pool;
 mod walk;
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -91,16 +95,17 @@ impl Planned {
     }
 }
 
-/// `prpd plan explore`: walks the app and leaves `plan-explore/`; the browser is closed
-/// whatever happens.
+/// `prpd plan explore`: walks the app (in up to `tabs` tabs at once) and leaves
+/// `plan-explore/`; the browser is closed whatever happens.
 pub async fn explore_app(
     run_dir: &Path,
     run_id: &str,
     config: PlanConfig,
+    tabs: NonZeroUsize,
 ) -> Result<(Exploration, WalkOutcome), ExploreError> {
     let mut exploration = Exploration::new(run_dir, run_id, config)?;
     let walked = match login::sign_in(&mut exploration).await {
-        Ok(_) => walk(&mut exploration).await,
+        Ok(_) => walk(&mut exploration, tabs).await,
         Err(error) => Err(error),
     };
     exploration.close().await;
@@ -113,8 +118,9 @@ pub async fn plan_app(
     run_dir: &Path,
     run_id: &str,
     config: PlanConfig,
+    tabs: NonZeroUsize,
 ) -> Result<Planned, PlanRunError> {
-    let (exploration, outcome) = explore_app(run_dir, run_id, config).await?;
+    let (exploration, outcome) = explore_app(run_dir, run_id, config, tabs).await?;
     if outcome.guardrail.is_some() {
         return finish(&exploration, None, &outcome, "baseline", run_dir);
     }

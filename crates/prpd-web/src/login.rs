@@ -61,9 +61,9 @@ pub async fn sign_in(exploration: &mut Exploration) -> Result<bool, ExploreError
                 reason: reason.as_str(),
             })
         })?;
-    let browser = exploration.browser().await?;
-    browser.open(url.as_str()).await?;
-    let page = browser.observe().await?;
+    let tab = exploration.tab().await?;
+    tab.open(url.as_str()).await?;
+    let page = tab.observe().await?;
     let node = super::graph::page_node("login", 0, &page, None);
     let field = |kinds: &[&str]| -> Option<&ElementSummary> {
         node.element_summary.iter().find(|element| {
@@ -115,11 +115,11 @@ pub async fn sign_in(exploration: &mut Exploration) -> Result<bool, ExploreError
         exploration.fill_placeholders(&user),
         exploration.fill_placeholders(&password),
     );
-    let browser = exploration.browser().await?;
-    browser.fill(&user_css, &user_value).await?;
-    browser.fill(&password_css, &password_value).await?;
-    browser.click(&submit_css).await?;
-    let landed = browser.current_url().await?;
+    let tab = exploration.tab().await?;
+    tab.fill(&user_css, &user_value).await?;
+    tab.fill(&password_css, &password_value).await?;
+    tab.click(&submit_css).await?;
+    let landed = tab.current_url().await?;
     exploration.scope.exclude_also(&SIGN_OUT);
     exploration.log(
         "login",

@@ -292,7 +292,7 @@ async fn dispatch(
         "click" => {
             let (selector, element) = target(exploration, arguments)?;
             let from = exploration.current_page().map(str::to_owned);
-            exploration.browser().await?.click(&selector).await?;
+            exploration.tab().await?.click(&selector).await?;
             let arrival = from.map(|from| Arrival {
                 from,
                 via: "action",
@@ -304,7 +304,7 @@ async fn dispatch(
         "fill" => {
             let (selector, _) = target(exploration, arguments)?;
             let value = exploration.fill_placeholders(&text("value"));
-            exploration.browser().await?.fill(&selector, &value).await?;
+            exploration.tab().await?.fill(&selector, &value).await?;
             Ok(json!({"ok": true, "selector": selector, "value": text("value")}))
         }
         "scroll" => {
@@ -312,14 +312,14 @@ async fn dispatch(
                 .get("pixels")
                 .and_then(Value::as_i64)
                 .unwrap_or(600);
-            exploration.browser().await?.scroll(pixels).await?;
+            exploration.tab().await?.scroll(pixels).await?;
             Ok(json!({"ok": true, "scrolledBy": pixels}))
         }
         "wait" => {
             let millis = arguments.get("ms").and_then(Value::as_u64).unwrap_or(1000);
             let duration = std::time::Duration::from_millis(millis).min(MAX_WAIT);
             let wanted = arguments.get("text").and_then(Value::as_str);
-            let found = exploration.browser().await?.wait(duration, wanted).await?;
+            let found = exploration.tab().await?.wait(duration, wanted).await?;
             Ok(
                 json!({"ok": true, "waitedMs": duration.as_millis(), "found": wanted.map(|_| found)}),
             )

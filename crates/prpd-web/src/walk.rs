@@ -7,8 +7,17 @@
 //! and a start page that answers an HTTP error (a 404 for a mistyped address) fails it too: a
 //! graph of an error page is no exploration of the app.
 //! The depth and page limits end the walk normally; a guardrail ends it as truncated.
+//!
+//! Pages load in several tabs at once (`tab_pool.rs`, `[plan] tabs`), ahead of the walk, and
+//! the walk records each when its turn in the queue comes, so the graph, the ids and the files
+//! are those of a walk in one tab. A tab starts a page only when a walk in one tab would visit
+//! it: the next address of the queue not yet visited or loading, while the pages recorded and
+//! loading stay under `max_pages` and the snapshot guardrail allows one more. Every page started
+//! is then visited in its turn (each adds one page at most, so the limit cannot cut it out), and
+//! the tabs never load a page the walk would not, nor past a limit.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::num::NonZeroUsize;
 
 use serde::Serialize;
 use serde_json::json;
@@ -18,7 +27,12 @@ use crate::browser::BrowserError;
 
 use super::budget::GuardrailHit;
 use super::exploration::{Arrival, Exploration, ExploreError};
-use super::graph::NavigationEdge;
+use super::graph::{NavigationEdge, PageNode};
+use super::tab_pool::TabPool;
+
+/// An address to visit (or, when it was queued before, one more way to reach it): its depth
+/// and how it was reached.
+type Entry = (Url, u32, Option<Arrival>);
 
 /// How a walk ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -33,14 +47,17 @@ pub struct WalkOutcome {
     pub guardrail: Option<GuardrailHit>,
 }
 
-/// Walks the app from its start page; the graph is in `exploration` whatever the outcome.
-pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreError> {
+/// Walks the app from its start page, loading pages in up to `tabs` tabs at once; the graph is
+/// in `exploration` whatever the outcome.
+pub async fn walk(
+    exploration: &mut Exploration,
+    tabs: NonZeroUsize,
+) -> Result<WalkOutcome, ExploreError> {
     let mut outcome = WalkOutcome::default();
     let start = exploration.scope.start().clone();
     let max_pages = exploration.config.max_pages as usize;
     let max_depth = exploration.config.max_depth;
-    let mut queue: VecDeque<(Url, u32, Option<Arrival>)> =
-        VecDeque::from([(start.clone(), 0, None)]);
+    let mut queue: VecDeque<Entry> = VecDeque::from([(start.clone(), 0, None)]);
     let mut queued: HashSet<String> = HashSet::from([start.to_string()]);
     exploration.log(
         "walk",
@@ -48,7 +65,23 @@ pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreE
     );
     // Each address queued, once visited: the page it showed (`None`: nothing explored).
     let mut visited: HashMap<String, Option<String>> = HashMap::new();
-    while let Some((url, depth, arrival)) = queue.pop_front() {
+    let mut pool = TabPool::open(exploration, tabs.min(one_or_more(max_pages))).await?;
+    // The entries at the front of the queue that `start_loads` has passed.
+    let mut passed = 0;
+    loop {
+        pool.collect();
+        start_loads(exploration, &queue, &mut passed, &visited, &mut pool);
+        let Some((next, _, _)) = queue.front() else {
+            break;
+        };
+        if pool.is_loading(next.as_str()) {
+            pool.next().await;
+            continue;
+        }
+        let Some((url, depth, arrival)) = queue.pop_front() else {
+            break;
+        };
+        passed = passed.saturating_sub(1);
         if let Some(result) = visited.get(url.as_str()) {
             // A second way to reach an address already explored: an edge, not a visit.
             if let (Some(to), Some(arrival)) = (result, arrival) {
@@ -60,13 +93,15 @@ pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreE
             .as_ref()
             .map(|arrival| arrival.from.clone())
             .unwrap_or_default();
-        if exploration.graph.pages.len() >= max_pages {
+        let Some(read) = pool.take(url.as_str()) else {
+            // Not started by `start_loads` at the head of the queue, where nothing is loading:
+            // the pages recorded reach `max_pages`.
             outcome.page_limit_reached = true;
             exploration.graph.skip(url.as_str(), &from, "pages");
             visited.insert(url.to_string(), None);
             continue;
-        }
-        let visit = exploration.visit(&url, depth, arrival).await;
+        };
+        let visit = read.and_then(|read| exploration.record(depth, arrival, read));
         visited.insert(url.to_string(), visit.as_ref().ok().cloned().flatten());
         let id = match visit {
             Ok(Some(id)) => id,
@@ -95,19 +130,7 @@ pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreE
             refuse_an_error_page(&url, page.status)?;
         }
         let here = Url::parse(&page.url).unwrap_or_else(|_| url.clone());
-        let targets: Vec<(String, &'static str, String)> = page
-            .element_summary
-            .iter()
-            .filter_map(|element| {
-                let target = element.target.clone()?;
-                match (element.kind.as_str(), element.method.as_deref()) {
-                    ("link", _) => Some((target, "link", element.id.clone())),
-                    ("form", Some("get")) => Some((target, "form", element.id.clone())),
-                    _ => None,
-                }
-            })
-            .collect();
-        for (target, via, element) in targets {
+        for (target, via, element) in targets(page) {
             let arrival = Arrival {
                 from: id.clone(),
                 via,
@@ -133,6 +156,56 @@ pub async fn walk(exploration: &mut Exploration) -> Result<WalkOutcome, ExploreE
     }
     exploration.save_graph()?;
     Ok(outcome)
+}
+
+/// What the walk follows from `page`: its links and `GET` forms, as (address, `link` or
+/// `form`, element).
+fn targets(page: &PageNode) -> Vec<(String, &'static str, String)> {
+    page.element_summary
+        .iter()
+        .filter_map(|element| {
+            let target = element.target.clone()?;
+            match (element.kind.as_str(), element.method.as_deref()) {
+                ("link", _) => Some((target, "link", element.id.clone())),
+                ("form", Some("get")) => Some((target, "form", element.id.clone())),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Starts loading, in the queue's order from the entry after the `passed` ones, every address
+/// not yet visited or started, while a tab is free, the pages recorded and loading stay under
+/// `max_pages`, and the snapshot guardrail allows one more (a refusal is kept as that page's
+/// read, for its turn, and nothing starts after it).
+fn start_loads(
+    exploration: &mut Exploration,
+    queue: &VecDeque<Entry>,
+    passed: &mut usize,
+    visited: &HashMap<String, Option<String>>,
+    pool: &mut TabPool,
+) {
+    let max_pages = exploration.config.max_pages as usize;
+    while let Some((url, _, _)) = queue.get(*passed) {
+        if !visited.contains_key(url.as_str()) && !pool.is_ahead(url.as_str()) {
+            if !pool.has_idle()
+                || exploration.budget.hit.is_some()
+                || exploration.graph.pages.len() + pool.ahead() >= max_pages
+            {
+                return;
+            }
+            match exploration.budget.take_snapshot() {
+                Ok(()) => pool.start(url),
+                Err(hit) => pool.refuse(url, hit),
+            }
+        }
+        *passed += 1;
+    }
+}
+
+/// `count`, or 1 for 0.
+fn one_or_more(count: usize) -> NonZeroUsize {
+    NonZeroUsize::new(count).unwrap_or(NonZeroUsize::MIN)
 }
 
 /// The start page must load: one that answered an HTTP error (a mistyped address's 404) is

@@ -43,7 +43,9 @@ impl Driver {
                     Err(error) => failed(&dir, error),
                     Ok(app) => {
                         let config = web_plan::plan_config(&section, &url);
-                        let planned = web_plan::plan_app(&dir, &self.record.run_id, config).await;
+                        let planned =
+                            web_plan::plan_app(&dir, &self.record.run_id, config, section.tabs)
+                                .await;
                         if let Some(app) = app {
                             app.stop(std::time::Duration::from_secs(5)).await;
                         }

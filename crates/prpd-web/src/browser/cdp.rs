@@ -2,10 +2,11 @@
 //! and the events in between. prpd uses a dozen methods, so they are sent as JSON by name
 //! (the callers in `page.rs` say which) rather than through a generated protocol crate.
 //!
-//! One connection carries every page: a page is a *session* (`Target.attachToTarget` with
-//! `flatten`), and each message names its session. Commands are sent one at a time and the
-//! answer is read before the next is sent, so there is no dispatcher task: whatever events
-//! arrive meanwhile are kept in a bounded queue that [`Cdp::wait_event`] reads first.
+//! A page is a *session* (`Target.attachToTarget` with `flatten`), and each message names its
+//! session. Commands are sent one at a time and the answer is read before the next is sent, so
+//! there is no dispatcher task: whatever events arrive meanwhile are kept in a bounded queue
+//! that [`Cdp::wait_event`] reads first. Tabs that work at the same time therefore each have a
+//! connection of their own (`tab.rs`); the browser keeps one for itself.
 
 use std::collections::VecDeque;
 use std::time::Duration;

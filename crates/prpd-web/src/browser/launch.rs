@@ -138,6 +138,10 @@ fn flags(profile: &Path) -> Vec<String> {
         "--disable-background-networking",
         "--disable-sync",
         "--disable-default-apps",
+        // The walk's tabs load pages at the same time: none of them is a background tab to slow.
+        "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows",
+        "--disable-renderer-backgrounding",
         "--disable-domain-reliability",
         "--disable-crash-reporter",
         "--disable-breakpad",

@@ -4,15 +4,17 @@
 //!
 //! Theory of operation. [`launch`] starts the system's Chromium (never a downloaded one) in
 //! its own process group with a throw-away profile and reads the DevTools address it writes;
-//! [`cdp`] speaks the protocol over that WebSocket; [`page`] is what prpd asks of a page. A
-//! [`Browser`] is one browser with one tab: exploration is sequential, and one tab keeps a
-//! run's memory flat. [`Browser::close`] asks Chromium to quit and then kills its group;
-//! dropping a `Browser` (an error, a panic, a cancelled future) kills the group at once, so no
-//! Chromium process outlives the run on any path.
+//! [`cdp`] speaks the protocol over that WebSocket; a [`Tab`] (`tab.rs`) is one page of the
+//! browser on a connection of its own, and [`page`] is what prpd asks of it. A [`Browser`]
+//! opens tabs in its default context, so they share cookies: an agent drives one, prpd's own
+//! walk loads pages in a few at once (`walk.rs`). [`Browser::close`] asks Chromium to quit and
+//! then kills its group; dropping a `Browser` (an error, a panic, a cancelled future) kills
+//! the group at once, so no Chromium process outlives the run on any path.
 
 mod cdp;
 mod launch;
 mod page;
+mod tab;
 
 use std::path::Path;
 use std::time::Duration;
@@ -22,6 +24,7 @@ use serde_json::json;
 pub use cdp::CdpError;
 pub use launch::{LaunchError, PROGRAM_VARIABLE, VIEWPORT, program};
 pub use page::{MAX_WAIT, ObservedElement, PageObservation};
+pub use tab::Tab;
 
 use cdp::Cdp;
 use launch::Launched;
@@ -49,63 +52,45 @@ pub enum BrowserError {
     Shape(String),
 }
 
-/// A running headless Chromium with one tab.
+/// A running headless Chromium; its pages are [`Tab`]s.
 #[derive(Debug)]
 pub struct Browser {
+    /// The browser's own DevTools connection (tabs have theirs), to close it.
     cdp: Cdp,
-    /// The tab's DevTools session.
-    session: String,
+    websocket: String,
+    /// The tab Chromium opened at start (`about:blank`), until [`Browser::new_tab`] takes it:
+    /// the first tab needs no renderer of its own.
+    blank: Option<String>,
     /// The process and its profile; `None` once closed.
     launched: Option<Launched>,
 }
 
 impl Browser {
-    /// Starts Chromium (its stderr to `stderr_log`) and opens one blank tab.
+    /// Starts Chromium (its stderr to `stderr_log`), with no tab of prpd's yet.
     pub async fn start(stderr_log: &Path) -> Result<Browser, BrowserError> {
         let launched = launch::launch(stderr_log, START_TIMEOUT).await?;
         let mut cdp = Cdp::connect(&launched.websocket, COMMAND_TIMEOUT).await?;
-        // The tab Chromium opened at start (`about:blank`), else a new one: one renderer only.
         let targets = cdp.call(None, "Target.getTargets", json!({})).await?;
-        let opened = targets["targetInfos"]
+        let blank = targets["targetInfos"]
             .as_array()
             .and_then(|infos| infos.iter().find(|info| info["type"] == "page"))
             .and_then(|info| info["targetId"].as_str())
             .map(str::to_owned);
-        let target_id = if let Some(id) = opened {
-            id
-        } else {
-            let target = cdp
-                .call(None, "Target.createTarget", json!({"url": "about:blank"}))
-                .await?;
-            target["targetId"]
-                .as_str()
-                .ok_or_else(|| BrowserError::Shape(format!("no targetId in {target}")))?
-                .to_owned()
-        };
-        let attached = cdp
-            .call(
-                None,
-                "Target.attachToTarget",
-                json!({"targetId": target_id, "flatten": true}),
-            )
-            .await?;
-        let session = attached["sessionId"]
-            .as_str()
-            .ok_or_else(|| BrowserError::Shape(format!("no sessionId in {attached}")))?
-            .to_owned();
-        let mut browser = Browser {
+        Ok(Browser {
             cdp,
-            session,
+            websocket: launched.websocket.clone(),
+            blank,
             launched: Some(launched),
-        };
-        browser.call("Page.enable", json!({})).await?;
-        browser
-            .call(
-                "Emulation.setDeviceMetricsOverride",
-                json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1, "mobile": false}),
-            )
-            .await?;
-        Ok(browser)
+        })
+    }
+
+    /// Opens a tab (the one Chromium opened at start, the first time) in the browser's
+    /// default context: it shares the cookies of every other tab. The future owns what it
+    /// needs, so a tab may open while others work.
+    pub fn new_tab(&mut self) -> impl Future<Output = Result<Tab, BrowserError>> + Send + 'static {
+        let websocket = self.websocket.clone();
+        let blank = self.blank.take();
+        async move { Tab::connect(&websocket, blank).await }
     }
 
     /// The browser's process group (its pid), while it runs.
@@ -130,14 +115,5 @@ impl Browser {
             launched.service.stop(Duration::from_secs(2)).await;
             drop(launched.profile);
         }
-    }
-
-    /// Sends `method` to the tab.
-    async fn call(
-        &mut self,
-        method: &str,
-        params: serde_json::Value,
-    ) -> Result<serde_json::Value, CdpError> {
-        self.cdp.call(Some(&self.session), method, params).await
     }
 }

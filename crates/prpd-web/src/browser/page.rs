@@ -1,4 +1,4 @@
-//! What prpd asks of the tab: go to an address and wait for it to load, read the page
+//! What prpd asks of a tab: go to an address and wait for it to load, read the page
 //! (`observe.js`: address, title, HTTP status, interactive elements with locator candidates),
 //! its accessibility tree as an outline, a JPEG screenshot of a viewport of the size asked, the
 //! value of any script (what a test or a benchmark reads of a page), and the actions a tester
@@ -13,7 +13,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Browser, BrowserError};
+use super::{BrowserError, Tab};
 
 /// How long a page may take to load.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
@@ -23,7 +23,7 @@ const NAVIGATION_START_WINDOW: Duration = Duration::from_millis(400);
 const JPEG_QUALITY: u32 = 70;
 /// The most lines of an accessibility outline.
 const MAX_OUTLINE_LINES: usize = 1500;
-/// The longest [`Browser::wait`].
+/// The longest [`Tab::wait`].
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
 
 /// The JavaScript that reads a page.
@@ -81,7 +81,7 @@ pub struct ObservedElement {
     pub placeholder: Option<String>,
 }
 
-impl Browser {
+impl Tab {
     /// Goes to `url` and waits for the page to load.
     pub async fn open(&mut self, url: &str) -> Result<(), BrowserError> {
         self.cdp.clear_events(Some(&self.session));
