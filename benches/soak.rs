@@ -10,8 +10,8 @@
 //! sleep), every check runs for real, and SHIP pushes to a local bare repository. Each PRP is
 //! written once the run before it has shipped. The daemon's `VmRSS` (with its anonymous and
 //! file-backed parts, `RssAnon` and `RssFile`) and its thread count are read when each run ends,
-//! SETTLE_SECONDS after the first run (nothing else running: what one run leaves), and
-//! SETTLE_SECONDS after the last.
+//! `SETTLE_SECONDS` after the first run (nothing else running: what one run leaves), and
+//! `SETTLE_SECONDS` after the last.
 
 use std::fmt::Write as _;
 use std::path::Path;
