@@ -20,14 +20,19 @@ use prpd_watch::queue::Queue;
 use super::usage::UsageError;
 
 /// `prpd watch`: takes the lock (a second daemon stops here, naming the first one's pid),
-/// then runs the daemon until SIGTERM or Ctrl-C; with `--ui`, the dashboard beside it, stopped
-/// when the daemon stops.
+/// limits malloc's arenas (`prpd-arenas`), then runs the daemon until SIGTERM or Ctrl-C; with
+/// `--ui`, the dashboard beside it, stopped when the daemon stops.
 pub(super) fn watch(
     repo: PathBuf,
     config: Option<PathBuf>,
     ui: Option<(SocketAddr, Exposure)>,
 ) -> anyhow::Result<ExitCode> {
     let lock = session::lock(&repo)?;
+    if !prpd_arenas::limit() {
+        tracing::warn!(
+            "malloc did not take the limit on its arenas: the daemon may keep more memory after its runs"
+        );
+    }
     let runtime = tokio::runtime::Runtime::new().context("failed to start the async runtime")?;
     runtime.block_on(async {
         let daemon = Daemon::start(

@@ -146,24 +146,28 @@ pub(super) fn check_complexity_comments(repo: &Path) -> MethodOutcome {
 }
 
 /// The functions of a file that are longer than [`LONG_FUNCTION_LINES`], with whether a
-/// comment (or a Python docstring) documents them.
+/// comment (or a Python docstring) documents them. Function names are read as ASCII words
+/// (`[[:word:]]`): Unicode's `\w` would make these patterns about 1 MB of automata that the
+/// daemon keeps for its whole life (see `added_code.rs`).
 fn long_functions(text: &str, language: Language) -> Vec<LongFunction> {
     static RUST: LazyLock<Regex> = LazyLock::new(|| {
         regex(
-            r#"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?fn\s+([A-Za-z_]\w*)"#,
+            r#"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?fn\s+([A-Za-z_][[:word:]]*)"#,
         )
     });
     static GO: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)"));
+        LazyLock::new(|| regex(r"^func\s+(?:\([^)]*\)\s*)?([A-Za-z_][[:word:]]*)"));
     static JAVASCRIPT: LazyLock<Regex> = LazyLock::new(|| {
         regex(
-            r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::\s*[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)|^\s*(?:(?:public|private|protected|static|async|override)\s+)*([A-Za-z_$][\w$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{\s*$",
+            r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][[:word:]$]*)|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][[:word:]$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::\s*[^=]+)?=>|[A-Za-z_$][[:word:]$]*\s*=>)|^\s*(?:(?:public|private|protected|static|async|override)\s+)*([A-Za-z_$][[:word:]$]*)\s*\([^)]*\)\s*(?::\s*[^{;]+)?\{\s*$",
         )
     });
     static PYTHON: LazyLock<Regex> =
-        LazyLock::new(|| regex(r"^(\s*)(?:async\s+)?def\s+([A-Za-z_]\w*)"));
+        LazyLock::new(|| regex(r"^(\s*)(?:async\s+)?def\s+([A-Za-z_][[:word:]]*)"));
     static LUA: LazyLock<Regex> = LazyLock::new(|| {
-        regex(r"^\s*(?:local\s+)?function\s+([\w.:]+)|^\s*(?:local\s+)?([\w.:]+)\s*=\s*function\b")
+        regex(
+            r"^\s*(?:local\s+)?function\s+([[:word:].:]+)|^\s*(?:local\s+)?([[:word:].:]+)\s*=\s*function\b",
+        )
     });
     const NOT_FUNCTIONS: &[&str] = &[
         "if", "for", "while", "switch", "catch", "function", "return",

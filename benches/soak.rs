@@ -1,0 +1,343 @@
+//! A soak of the daemon (`prpd watch`, the release binary as a user runs it): RUNS PRPs, one
+//! after another, through one daemon, and its resident memory after each. Targets: back under
+//! 20 MB within a minute after a run ends, and flat over 50 runs — a daemon lives for weeks, so
+//! whatever a run leaves behind in it adds up. Run with `cargo bench --bench soak` (optionally
+//! `-- RUNS SETTLE_SECONDS`, default `50 60`). Needs git and Python 3, no network.
+//!
+//! The fixture is the small Python `calc` repository of the parallel-runs benchmark
+//! (`benches/parallel.rs`): each PRP asks for `subtract`, `divide` or `power` under a name of its
+//! own, every phase runs `tests/it/agents/feature-agent.py` (the honest scripted agent, no
+//! sleep), every check runs for real, and SHIP pushes to a local bare repository. Each PRP is
+//! written once the run before it has shipped. The daemon's `VmRSS` (with its anonymous and
+//! file-backed parts, `RssAnon` and `RssFile`) and its thread count are read when each run ends,
+//! `SETTLE_SECONDS` after the first run (nothing else running: what one run leaves), and
+//! `SETTLE_SECONDS` after the last.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// The scripted agent of every phase.
+const AGENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/it/agents/feature-agent.py"
+);
+
+/// The functions the agent knows; PRP `n` asks for `FEATURES[n % 3]`.
+const FEATURES: [&str; 3] = ["subtract", "divide", "power"];
+
+/// How often the log is read while a run goes.
+const POLL: Duration = Duration::from_millis(100);
+
+/// How long one run may take before the benchmark gives up.
+const PATIENCE: Duration = Duration::from_secs(300);
+
+/// The test runner of the fixture: unittest, with a tally prpd reads.
+const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
+suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
+result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
+failed = len(result.failures) + len(result.errors)\n\
+passed = result.testsRun - failed - len(result.skipped)\n\
+print(f\"{passed} passed, {failed} failed\")\n\
+sys.exit(0 if result.wasSuccessful() else 1)\n";
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
+)]
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run git");
+    assert!(output.status.success(), "git {args:?} failed");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The PRP that asks for `name`, titled after the run's number.
+fn feature_prp(name: &str, number: usize) -> String {
+    format!(
+        "# Soak {number}: {name}\n\n## Goal\n\nAdd `{name}(a, b)` to calc.\n\n\
+         ## Success Criteria\n\n- [ ] `{name}` is defined in `calc.py`\n\
+         - [ ] Every acceptance criterion has a test that names it\n\n\
+         ## Tasks\n\n1. Write a failing test for each acceptance criterion.\n\
+         2. Implement `{name}` in `calc.py`.\n\n\
+         ## Acceptance Criteria\n\n\
+         - AC-1: `{name}(a, b)` is computed from `a` and `b`.\n"
+    )
+}
+
+/// prpd.toml: the scripted agent in every phase (logging its calls to `calls`), one run at a
+/// time, SHIP to the bare repository `remote`.
+fn prpd_toml(calls: &Path, remote: &Path) -> String {
+    let mut toml = String::new();
+    for phase in ["red", "green", "refactor", "document", "qa"] {
+        let model = if phase == "qa" {
+            "bench-qa"
+        } else {
+            "bench-coder"
+        };
+        write!(
+            toml,
+            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, {:?}, \"--sleep\", \"0\"]\n\
+             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
+            calls.display().to_string()
+        )
+        .expect("write to a String");
+    }
+    write!(
+        toml,
+        "[watch]\nparallel = 1\n\n[ship]\nremote = {:?}\n",
+        remote.display().to_string()
+    )
+    .expect("write to a String");
+    toml
+}
+
+/// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
+/// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
+fn calc_repo(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = [
+        (
+            "calc.py",
+            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
+        ),
+        ("run_tests.py", RUN_TESTS),
+        (
+            "Makefile",
+            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
+        ),
+        ("tests/__init__.py", ""),
+        (
+            "tests/test_calc.py",
+            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
+             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
+        ),
+        (
+            "README.md",
+            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
+        ),
+        (
+            "CHANGELOG.md",
+            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
+        ),
+        (
+            "docs/adr/0001-plain-python.md",
+            "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
+        ),
+        (".gitignore", "__pycache__/\n"),
+        ("prpd.toml", config),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@prpd.invalid",
+            "commit",
+            "-q",
+            "-m",
+            "calc",
+        ],
+    );
+    std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
+    dir
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the benchmark measures the real daemon, started as a user starts it"
+)]
+fn start_daemon(repo: &Path) -> Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
+        .args(["watch", "--repo"])
+        .arg(repo)
+        .env("PRPD_LOG", "prpd=info")
+        .env_remove("GITHUB_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start prpd watch")
+}
+
+fn log(repo: &Path) -> String {
+    std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
+}
+
+/// How many runs the log says ended SHIPPED.
+fn shipped(log: &str) -> usize {
+    log.lines()
+        .filter(|line| line.contains("\"run ended\"") && line.contains("SHIPPED"))
+        .count()
+}
+
+/// The daemon's memory as `/proc` shows it, in KiB, and its threads.
+#[derive(Debug, Clone, Copy)]
+struct Memory {
+    rss: u64,
+    anon: u64,
+    file: u64,
+    threads: usize,
+}
+
+impl Memory {
+    fn of(pid: u32) -> Memory {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix(name))
+                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+                .expect("a field of /proc/PID/status")
+        };
+        Memory {
+            rss: field("VmRSS:"),
+            anon: field("RssAnon:"),
+            file: field("RssFile:"),
+            threads: std::fs::read_dir(format!("/proc/{pid}/task"))
+                .expect("tasks")
+                .count(),
+        }
+    }
+
+    fn row(&self, label: &str, took: &str) {
+        println!(
+            "{label:>12}  {took:>7}  {:>8.1}  {:>8.1}  {:>8.1}  {:>7}",
+            mib(self.rss),
+            mib(self.anon),
+            mib(self.file),
+            self.threads
+        );
+    }
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "figures printed for a person: KiB stay far below 2^52"
+)]
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// Writes PRP `number` and waits until its run has shipped.
+fn one_run(repo: &Path, daemon: &mut Child, number: usize) -> Duration {
+    let name = FEATURES[number % FEATURES.len()];
+    let started = Instant::now();
+    std::fs::write(
+        repo.join(format!("PRPs/{name}-{number:02}.md")),
+        feature_prp(name, number),
+    )
+    .expect("write PRP");
+    loop {
+        let text = log(repo);
+        if shipped(&text) == number {
+            return started.elapsed();
+        }
+        let stuck = [
+            "run escalated",
+            "the run cannot go on",
+            "the run did not start",
+        ]
+        .iter()
+        .any(|failure| text.contains(failure));
+        assert!(
+            !stuck && started.elapsed() < PATIENCE,
+            "run {number} did not ship:\n{text}"
+        );
+        assert!(
+            daemon.try_wait().expect("poll the daemon").is_none(),
+            "the daemon exited:\n{text}"
+        );
+        std::thread::sleep(POLL);
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1).filter(|arg| !arg.starts_with('-'));
+    let runs: usize = args.next().and_then(|arg| arg.parse().ok()).unwrap_or(50);
+    let settle = Duration::from_secs(args.next().and_then(|arg| arg.parse().ok()).unwrap_or(60));
+
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let remote = scratch.path().join("remote.git");
+    let calls = scratch.path().join("agent-calls.log");
+    git(
+        scratch.path(),
+        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
+    );
+    let repo_dir = calc_repo(&prpd_toml(&calls, &remote));
+    let repo = repo_dir.path().canonicalize().expect("canonical");
+
+    let mut daemon = start_daemon(&repo);
+    let pid = daemon.id();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(log(&repo).contains("\"watching\"") && repo.join(".prp-session/prpd.sock").exists()) {
+        assert!(
+            Instant::now() < deadline,
+            "the daemon did not start:\n{}",
+            log(&repo)
+        );
+        std::thread::sleep(POLL);
+    }
+    std::thread::sleep(Duration::from_secs(1));
+
+    println!(
+        "{runs} PRPs through one daemon, one after another (parallel = 1); MiB, read when each run ends"
+    );
+    println!(
+        "{:>12}  {:>7}  {:>8}  {:>8}  {:>8}  {:>7}",
+        "after", "run", "VmRSS", "RssAnon", "RssFile", "threads"
+    );
+    Memory::of(pid).row("start", "");
+    let mut after_run = Vec::new();
+    let mut settled = Vec::new();
+    for number in 1..=runs {
+        let took = one_run(&repo, &mut daemon, number);
+        let memory = Memory::of(pid);
+        memory.row(
+            &format!("run {number}"),
+            &format!("{:.1} s", took.as_secs_f64()),
+        );
+        after_run.push(memory);
+        if number == 1 || number == runs {
+            std::thread::sleep(settle);
+            let memory = Memory::of(pid);
+            memory.row(&format!("+{} s", settle.as_secs()), "");
+            settled.push(memory);
+        }
+    }
+    let pushed = git(
+        &remote,
+        &["for-each-ref", "--format=%(refname)", "refs/heads/prp/"],
+    );
+    assert_eq!(pushed.lines().count(), runs, "SHIP pushed {pushed:?}");
+
+    let at = |number: usize| {
+        after_run
+            .get(number - 1)
+            .map_or(f64::NAN, |memory| mib(memory.rss))
+    };
+    let seconds = settle.as_secs();
+    println!(
+        "VmRSS {seconds} s after run 1: {:.1} MiB; after run 1 / 10 / 25 / {runs}: {:.1} / {:.1} / {:.1} / {:.1} MiB; {seconds} s after the last: {:.1} MiB",
+        mib(settled[0].rss),
+        at(1),
+        at(10),
+        at(25),
+        at(runs),
+        mib(settled[settled.len() - 1].rss)
+    );
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}
