@@ -22,6 +22,7 @@ mod memory;
 mod memory_loop;
 mod moved_base;
 mod mutation;
+mod own_time;
 mod presets;
 mod process;
 mod python;

@@ -656,6 +656,26 @@ mod tests {
     }
 
     #[test]
+    fn an_unchanged_tree_is_not_recorded_again_when_asked_only_for_a_change() {
+        let dir = repo_with(&[("src/a.py", "a\n")]);
+        let snaps = snapshots(dir.path());
+        let first = snaps.record(0, None, "base").expect("record");
+        let all = Changes::All;
+        let same = snaps
+            .record_if_changed(1, &first, "same", &all)
+            .expect("record");
+        assert_eq!(same, None);
+        assert!(snaps.at(1).is_none(), "no ref for a snapshot not recorded");
+        std::fs::write(dir.path().join("src/a.py"), "b\n").expect("write");
+        let changed = snaps
+            .record_if_changed(1, &first, "changed", &all)
+            .expect("record")
+            .expect("a changed tree is recorded");
+        assert_ne!(changed.tree, first.tree);
+        assert_eq!(snaps.at(1), Some(changed));
+    }
+
+    #[test]
     fn restore_puts_back_content_and_removes_files_the_snapshot_lacks() {
         let dir = repo_with(&[("run_tests.py", "real\n")]);
         let snaps = snapshots(dir.path());

@@ -487,9 +487,7 @@ impl Driver {
         }
         Ok(report)
     }
-}
 
-impl Driver {
     /// Stops every process that outlived the call that started it (prpd is a child subreaper,
     /// see `process::stop_leftovers`) and warns, naming them, who left them: an agent, or one
     /// of prpd's own measurements (the project's test command starting a daemon is not the
