@@ -26,7 +26,7 @@ const PRP: &str = "# Cases\n\n## Goal\n\nAdd one file under `src/` per case of `
 ## Acceptance Criteria\n\n- AC-1: each case has its file under `src/`.\n";
 
 /// The `name=number` figures of the own-time line.
-fn figure(line: &str, name: &str) -> f64 {
+fn figure<T: std::str::FromStr>(line: &str, name: &str) -> T {
     line.split(|c: char| c.is_whitespace() || c == ',')
         .find_map(|field| field.strip_prefix(&format!("{name}=")))
         .and_then(|value| value.parse().ok())
@@ -74,10 +74,10 @@ fn a_session_reports_prpd_s_own_time_apart_from_its_agents_and_commands() {
         .find(|line| line.contains("prpd's own time in this session"))
         .unwrap_or_else(|| panic!("no own-time line:\n{stderr}"));
     // RED, GREEN three times (a case each), REFACTOR, DOCUMENT, QA.
-    assert_eq!(figure(line, "iterations"), 7.0, "{line}");
-    let wall = figure(line, "wall_ms");
-    let processes = figure(line, "processes_ms");
-    let own = figure(line, "own_ms");
+    assert_eq!(figure::<u32>(line, "iterations"), 7, "{line}");
+    let wall: f64 = figure(line, "wall_ms");
+    let processes: f64 = figure(line, "processes_ms");
+    let own: f64 = figure(line, "own_ms");
     assert!(
         processes > 0.0,
         "the agents and test runs took time: {line}"
@@ -90,10 +90,10 @@ fn a_session_reports_prpd_s_own_time_apart_from_its_agents_and_commands() {
         "snapshot", "freeze", "record", "status", "memory", "sweep", "prompt",
     ]
     .iter()
-    .map(|part| figure(line, part))
+    .map(|part| figure::<f64>(line, part))
     .sum();
     assert!(
-        figure(line, "snapshot") > 0.0 && figure(line, "record") > 0.0,
+        figure::<f64>(line, "snapshot") > 0.0 && figure::<f64>(line, "record") > 0.0,
         "{line}"
     );
     assert!(parts <= own + 0.5, "the parts are prpd's own time: {line}");
