@@ -25,9 +25,10 @@ const PRP: &str = "# Cases\n\n## Goal\n\nAdd one file under `src/` per case of `
 ## Success Criteria\n\n- [ ] every case passes\n\n\
 ## Acceptance Criteria\n\n- AC-1: each case has its file under `src/`.\n";
 
-/// The `name=number` figures of the own-time line.
+/// The `name=number` figures of the own-time line (the parts' too: `parts_ms=snapshot=1.2,…`).
 fn figure<T: std::str::FromStr>(line: &str, name: &str) -> T {
     line.split(|c: char| c.is_whitespace() || c == ',')
+        .map(|field| field.strip_prefix("parts_ms=").unwrap_or(field))
         .find_map(|field| field.strip_prefix(&format!("{name}=")))
         .and_then(|value| value.parse().ok())
         .unwrap_or_else(|| panic!("no {name} in: {line}"))
