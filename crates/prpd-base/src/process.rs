@@ -346,7 +346,7 @@ pub async fn run(spec: Spec) -> Result<Outcome, ProcessError> {
 
     // From here until the child has ended, an agent's or a measurement's time is not prpd's
     // own (`owner::ProcessClock`).
-    let running = owner::current().map(|run| run.clock.start(counts_as_work(&env_policy)));
+    let running = owner::clock().map(|clock| clock.start(counts_as_work(&env_policy)));
     let started = Instant::now();
     let (spawned, waited_for) = descendants::start_waited_for(|| {
         let spawned = command.spawn();

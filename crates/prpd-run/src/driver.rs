@@ -173,19 +173,15 @@ pub struct Driver {
     /// The watcher over the run's tree that tells snapshots what changed, started before this
     /// session's first snapshot (`driver/snapshots.rs`).
     tree_watch: snapshots::TreeWatch,
-    /// prpd's own time in this session, part by part, and the iterations it had run when the
-    /// session started.
+    /// prpd's own time in this session, part by part.
     own_time: own_time::OwnTime,
-    iterations_at_start: u32,
-    /// The run's count of processes started when a look for leftovers last found none.
-    clean_since: Option<u64>,
 }
 
 impl Driver {
     pub fn new(context: Context, record: RunRecord) -> Driver {
         Driver {
             active_base: record.usage.active_seconds,
-            iterations_at_start: record.total_iterations(),
+            own_time: own_time::OwnTime::start(record.total_iterations()),
             context,
             record,
             session_start: Instant::now(),
@@ -193,8 +189,6 @@ impl Driver {
             iteration_started: None,
             call_ended: None,
             tree_watch: snapshots::TreeWatch::NotStarted,
-            own_time: own_time::OwnTime::start(),
-            clean_since: None,
         }
     }
 
@@ -237,8 +231,7 @@ impl Driver {
     pub async fn drive(&mut self) -> Result<(), DriveError> {
         let driven = self.carry_out_pending().await;
         self.close_memory().await;
-        self.own_time
-            .log(self.record.total_iterations() - self.iterations_at_start);
+        self.own_time.log(self.record.total_iterations());
         driven
     }
 

@@ -304,7 +304,27 @@ fn reap_adopted_zombies(table: &[Stat], me: i32) {
 /// sequential, so right after its agent ends nothing else of the run runs; anything of the run
 /// that descends from prpd then is the agent's. Outside a run (prpd stopping) everything that
 /// descends from prpd is stopped.
+///
+/// Inside a run's scope, when the run has started no process since a look found none, there is
+/// nothing to look for (`owner::ProcessClock`), and `/proc` is not read.
 pub async fn stop_leftovers() -> Vec<Leftover> {
+    let clock = super::owner::clock();
+    if clock
+        .as_ref()
+        .is_some_and(super::owner::ProcessClock::clean)
+    {
+        return Vec::new();
+    }
+    let started = clock.as_ref().map(super::owner::ProcessClock::started);
+    let leftovers = sweep().await;
+    if let (Some(clock), Some(started)) = (clock, started) {
+        clock.swept(started, leftovers.is_empty());
+    }
+    leftovers
+}
+
+/// One look for leftovers: see [`stop_leftovers`].
+async fn sweep() -> Vec<Leftover> {
     let me = Pid::this().as_raw();
     let mark = super::owner::current()
         .map(|run| format!("{}={}", super::owner::RUN_ID_VARIABLE, run.run_id));

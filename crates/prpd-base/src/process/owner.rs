@@ -40,6 +40,8 @@ pub struct ProcessClock(Arc<Mutex<Busy>>);
 struct Busy {
     /// How many processes were started in all.
     started: u64,
+    /// `started` when a look for leftovers last found none.
+    clean_at: Option<u64>,
     running: u32,
     /// When `running` last went from 0 to 1.
     since: Option<Instant>,
@@ -54,13 +56,28 @@ impl ProcessClock {
         busy.total + busy.since.map_or(Duration::ZERO, |since| since.elapsed())
     }
 
-    /// How many processes the run has started: when it has not moved since a look for
-    /// leftovers found none, none can have appeared.
+    /// How many processes the run has started.
     pub fn started(&self) -> u64 {
         self.0
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .started
+    }
+
+    /// Whether a look for leftovers found none and the run has started no process since:
+    /// then none can have appeared.
+    pub(super) fn clean(&self) -> bool {
+        let busy = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        busy.clean_at == Some(busy.started)
+    }
+
+    /// Records a look for leftovers that began when `started` processes had been started and
+    /// found `none` or some.
+    pub(super) fn swept(&self, started: u64, none: bool) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clean_at = none.then_some(started);
     }
 
     /// Counts a process started now; an agent or a measurement (`work`) is counted as running
@@ -117,6 +134,11 @@ pub fn current() -> Option<RunScope> {
     RUN.try_with(Clone::clone).ok()
 }
 
+/// The process clock of the run the current task works for, if any.
+pub fn clock() -> Option<ProcessClock> {
+    RUN.try_with(|run| run.clock.clone()).ok()
+}
+
 /// `work` as the current task's run's, for a task spawned apart from it.
 pub fn carried<F: Future>(work: F) -> impl Future<Output = F::Output> {
     let run = current();
@@ -153,6 +175,18 @@ mod tests {
             assert_eq!(kept.as_deref(), Some("run-7"));
         })
         .await;
+    }
+
+    #[test]
+    fn a_clean_look_for_leftovers_holds_until_the_run_starts_a_process() {
+        let clock = ProcessClock::default();
+        assert!(!clock.clean(), "no look yet");
+        clock.swept(clock.started(), true);
+        assert!(clock.clean());
+        drop(clock.start(false));
+        assert!(!clock.clean(), "a process started since");
+        clock.swept(clock.started(), false);
+        assert!(!clock.clean(), "the last look found some");
     }
 
     #[test]

@@ -78,7 +78,7 @@ impl Service {
             .stdout(Stdio::piped())
             .stderr(pipe_writer);
         // Counted as started: once it is gone, what it left is the next sweep's to find.
-        drop(super::owner::current().map(|run| run.clock.start(false)));
+        drop(super::owner::clock().map(|clock| clock.start(false)));
         let (spawned, waited_for) = super::descendants::start_waited_for(|| {
             let spawned = command.spawn();
             let pid = spawned.as_ref().ok().and_then(tokio::process::Child::id);

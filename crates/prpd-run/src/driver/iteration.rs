@@ -18,7 +18,7 @@ use crate::measure;
 use crate::prompt::{self, PromptContext};
 use crate::record::AgentObstacles;
 use prpd_base::phase::Phase;
-use prpd_base::process::{self, owner};
+use prpd_base::process;
 use prpd_base::status_block::{Found, StatusBlock, Verdict};
 use prpd_qa::command::CommandKind;
 use prpd_qa::discover::Detection;
@@ -492,18 +492,11 @@ impl Driver {
     /// see `process::stop_leftovers`) and warns, naming them, who left them: an agent, or one
     /// of prpd's own measurements (the project's test command starting a daemon is not the
     /// agent's doing).
-    ///
-    /// When the run has started no process since a look found none, there is nothing to look
-    /// for.
     async fn stop_leftovers(&mut self, phase: Phase) {
         let started = Instant::now();
-        let processes = owner::current().map(|run| run.clock.started());
-        if processes.is_none() || processes != self.clean_since {
-            let leftovers = process::stop_leftovers().await;
-            for (started_by, stopped) in process::by_starter(&leftovers) {
-                tracing::warn!(%phase, %stopped, "{}", started_by.stopped_message());
-            }
-            self.clean_since = processes.filter(|_| leftovers.is_empty());
+        let leftovers = process::stop_leftovers().await;
+        for (started_by, stopped) in process::by_starter(&leftovers) {
+            tracing::warn!(%phase, %stopped, "{}", started_by.stopped_message());
         }
         self.own_time.add(Part::Sweep, started);
     }

@@ -59,15 +59,18 @@ pub(super) struct OwnTime {
     /// The run's process clock when the driver was made (before the session's scope, whose
     /// clock starts at zero, is entered: zero).
     processes_at_start: Duration,
+    /// The run's iterations when the session started.
+    iterations_at_start: u32,
     parts: [Duration; Part::ALL.len()],
 }
 
 impl OwnTime {
-    /// Starts counting now.
-    pub(super) fn start() -> OwnTime {
+    /// Starts counting now, for a run that has had `iterations` iterations.
+    pub(super) fn start(iterations: u32) -> OwnTime {
         OwnTime {
             started: Instant::now(),
             processes_at_start: processes(),
+            iterations_at_start: iterations,
             parts: [Duration::ZERO; Part::ALL.len()],
         }
     }
@@ -78,8 +81,10 @@ impl OwnTime {
     }
 
     /// Writes the debug line: the session's wall time, the processes' share, prpd's own time
-    /// per iteration and per part (milliseconds), and what no part accounts for.
+    /// per iteration and per part (milliseconds), and what no part accounts for; the run has
+    /// had `iterations` iterations by now.
     pub(super) fn log(&self, iterations: u32) {
+        let iterations = iterations.saturating_sub(self.iterations_at_start);
         let wall = self.started.elapsed();
         let processes = processes().saturating_sub(self.processes_at_start);
         let own = wall.saturating_sub(processes);
@@ -104,7 +109,7 @@ impl OwnTime {
 
 /// The run's process clock as it stands; outside a run's scope, zero.
 fn processes() -> Duration {
-    owner::current().map_or(Duration::ZERO, |run| run.clock.elapsed())
+    owner::clock().map_or(Duration::ZERO, |clock| clock.elapsed())
 }
 
 fn millis(duration: Duration) -> f64 {
