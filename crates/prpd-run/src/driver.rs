@@ -48,7 +48,7 @@ use crate::config::Config;
 use crate::machine::{Effect, Event};
 use crate::prompt::PromptError;
 use crate::record::{RunError, RunRecord};
-use crate::snapshot::SnapshotError;
+use crate::snapshot::{SnapshotError, Snapshots};
 use prpd_base::files;
 use prpd_base::paths::{RunPaths, SessionPaths};
 use prpd_base::phase::Phase;
@@ -173,6 +173,9 @@ pub struct Driver {
     /// The watcher over the run's tree that tells snapshots what changed, started before this
     /// session's first snapshot (`driver/snapshots.rs`).
     tree_watch: snapshots::TreeWatch,
+    /// The snapshots this session records and seals through, once opened
+    /// (`Driver::recorder`).
+    recorder: Option<Snapshots>,
     /// prpd's own time in this session, part by part.
     own_time: own_time::OwnTime,
 }
@@ -189,6 +192,7 @@ impl Driver {
             iteration_started: None,
             call_ended: None,
             tree_watch: snapshots::TreeWatch::NotStarted,
+            recorder: None,
         }
     }
 
@@ -289,11 +293,10 @@ impl Driver {
         let json = self.record.to_json(&path)?;
         // Sealed before it is written (see snapshot/seal.rs); a finished run's last record
         // is left sealed alone once it is written.
-        let snapshots = self.snapshots()?;
-        snapshots.seal_record(json.as_bytes())?;
+        self.recorder()?.seal_record(json.as_bytes())?;
         RunRecord::write(&path, &json, durable)?;
         if self.record.is_finished() {
-            snapshots.drop_previous_seal()?;
+            self.recorder()?.drop_previous_seal()?;
         }
         Ok(())
     }

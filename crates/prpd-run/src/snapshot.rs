@@ -8,13 +8,19 @@
 //! `.prp-session/` out), then `write_tree` and a commit whose parent is the previous snapshot
 //! (the first one's parent is `HEAD`). The run's index keeps git's stat cache between
 //! iterations, and the first one starts from a copy of the repository's index, so a file that
-//! did not change is stat-ed but not read again, and there is no file cap at any size. The tree id is the fingerprint; a file's blob id is its
-//! content hash, so frozen-file checks compare ids.
+//! did not change is stat-ed but not read again, and there is no file cap at any size. The
+//! tree id is the fingerprint; a file's blob id is its content hash, so frozen-file checks
+//! compare ids.
 //!
 //! The full scan still stats every file. [`Snapshots::record_changes`] takes what prpd knows
-//! changed since the run's index last recorded ([`Changes`]): with a list of paths it updates
+//! changed since this value's last snapshot ([`Changes`]): with a list of paths it updates
 //! only their entries (`changed.rs`), so an unchanged tree is not read at all; without one, or
-//! when a path changes the rules themselves (a `.gitignore`), it is the full scan.
+//! when a path changes the rules themselves (a `.gitignore`), it is the full scan. After its
+//! first snapshot a `Snapshots` keeps the run's index in memory, attached to its repository,
+//! so a snapshot from changed paths neither reads nor writes the index file (its cost grows
+//! with the change, not the tree); a full scan writes the file, which is only a cache: the
+//! next session's first snapshot is a full scan, and git's stat cache in an older file just
+//! means more files read again.
 //!
 //! The user's own index, branches and `HEAD` are never touched. The snapshot refs go when the
 //! run ends unless `[run] keep_snapshots = true` (the record's seal stays); the objects are left
@@ -37,6 +43,7 @@ pub use rewrite::Rewritten;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use git2::{IndexAddOption, Oid, Repository, Signature};
 
@@ -125,6 +132,9 @@ pub struct Snapshots {
     workdir: PathBuf,
     run_id: String,
     index_path: PathBuf,
+    /// Whether the run's index is attached to `repo`, in memory, since this value's first
+    /// snapshot (see [`Snapshots::record_changes`]).
+    index_kept: AtomicBool,
 }
 
 impl std::fmt::Debug for Snapshots {
@@ -154,6 +164,7 @@ impl Snapshots {
             workdir: workdir.to_path_buf(),
             run_id: run_id.to_owned(),
             index_path: index_path.to_path_buf(),
+            index_kept: AtomicBool::new(false),
         })
     }
 
@@ -191,9 +202,9 @@ impl Snapshots {
         self.record_changes(number, parent, message, &Changes::All)
     }
 
-    /// The same, looking only at what `changes` says may have changed since the last snapshot
-    /// this run's index recorded (see [`Changes`]); it falls back to the full scan when it
-    /// cannot be sure, and says why in the debug log.
+    /// The same, looking only at what `changes` says may have changed since this value's last
+    /// snapshot (see [`Changes`]); it falls back to the full scan when it cannot be sure (its
+    /// first snapshot included), and says why in the debug log.
     pub fn record_changes(
         &self,
         number: u32,
@@ -224,7 +235,8 @@ impl Snapshots {
     /// Brings the run's index up to the working tree (see [`Snapshots::record_changes`]) and
     /// writes its tree.
     fn index_tree(&self, changes: &Changes) -> Result<Oid, SnapshotError> {
-        let fresh = !self.index_path.exists();
+        let kept = self.index_kept.load(Ordering::Relaxed);
+        let fresh = !kept && !self.index_path.exists();
         if fresh {
             if let Some(parent_dir) = self.index_path.parent() {
                 std::fs::create_dir_all(parent_dir).map_err(|source| SnapshotError::Index {
@@ -236,24 +248,33 @@ impl Snapshots {
             // too; a missing one (a repository without commits) just starts empty.
             let _ = std::fs::copy(self.repo.path().join("index"), &self.index_path);
         }
-        let mut index = self.git(
-            "open the snapshot index",
-            git2::Index::open(&self.index_path),
-        )?;
-        self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
+        let mut index = if kept {
+            self.git("read the kept snapshot index", self.repo.index())?
+        } else {
+            let mut index = self.git(
+                "open the snapshot index",
+                git2::Index::open(&self.index_path),
+            )?;
+            self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
+            self.index_kept.store(true, Ordering::Relaxed);
+            index
+        };
         let scan = match changes {
             Changes::All => Scan::Full("no list of changed paths"),
-            Changes::Paths(_) if fresh => Scan::Full("the run's index is new"),
+            // The paths changed since this value's last snapshot: an index not yet kept in
+            // memory may be older than that (its file is written by full scans only).
+            Changes::Paths(_) if !kept => Scan::Full("the run's index was not kept in memory"),
             Changes::Paths(paths) => self.update_paths(&mut index, paths)?,
         };
         if let Scan::Full(reason) = scan {
             tracing::debug!(reason, "snapshot by a full scan of the tree");
             self.full_scan(&mut index)?;
         }
-        // The tree first: it fills the index's tree cache, which the index file then keeps, so
-        // the next snapshot rebuilds only the trees of the folders that changed.
+        // The tree first: it fills the index's tree cache, which the index (in memory, and in
+        // its file after a full scan) then keeps, so the next snapshot rebuilds only the trees
+        // of the folders that changed.
         let tree_id = self.git("write the snapshot tree", index.write_tree())?;
-        if scan != Scan::Paths(0) {
+        if let Scan::Full(_) = scan {
             self.git("write the snapshot index", index.write())?;
         }
         Ok(tree_id)

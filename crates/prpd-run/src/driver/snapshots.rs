@@ -22,7 +22,7 @@ use prpd_qa::method::BaseDocs;
 use prpd_qa::settings;
 
 use super::own_time::Part;
-use super::{DriveError, Driver, InputChanges};
+use super::{Context, DriveError, Driver, InputChanges};
 
 /// The run's tree watcher in this session.
 #[derive(Debug)]
@@ -48,25 +48,33 @@ impl Driver {
         )?)
     }
 
+    /// The snapshots this session records, opened once: the run's index stays in memory
+    /// between its snapshots, and the record's seal uses the same repository.
+    pub(super) fn recorder(&mut self) -> Result<&Snapshots, SnapshotError> {
+        kept_open(&mut self.recorder, &self.context, &self.record.run_id)
+    }
+
     /// Records the tree as snapshot `number` from the paths the run's tree watcher saw change
     /// (a full scan when it knows of none, and for this session's first snapshot, which starts
     /// the watcher).
     fn record_snapshot(
         &mut self,
-        snapshots: &Snapshots,
         number: u32,
         parent: Option<&Snapshot>,
         message: &str,
     ) -> Result<Snapshot, SnapshotError> {
-        self.snapshot_with(|changes| snapshots.record_changes(number, parent, message, changes))
+        self.snapshot_with(|snapshots, changes| {
+            snapshots.record_changes(number, parent, message, changes)
+        })
     }
 
     /// Brings the run's index up to the tree with `record`, given what the watcher saw change.
     fn snapshot_with<T>(
         &mut self,
-        record: impl FnOnce(&Changes) -> Result<T, SnapshotError>,
+        record: impl FnOnce(&Snapshots, &Changes) -> Result<T, SnapshotError>,
     ) -> Result<T, SnapshotError> {
         let started = Instant::now();
+        let recorder = kept_open(&mut self.recorder, &self.context, &self.record.run_id)?;
         if let TreeWatch::NotStarted = self.tree_watch {
             self.tree_watch = TreeWatcher::start(&self.context.repo)
                 .map_or(TreeWatch::Unavailable, TreeWatch::Running);
@@ -82,7 +90,7 @@ impl Driver {
         if let Changes::Paths(paths) = &mut changes {
             paths.extend(self.record.freeze.entries.keys().cloned());
         }
-        let recorded = record(&changes);
+        let recorded = record(recorder, &changes);
         if recorded.is_err()
             && let Some(watcher) = watcher
         {
@@ -116,7 +124,7 @@ impl Driver {
         let snapshots = self.snapshots()?;
         let message = format!("prpd {}: base", self.record.run_id);
         self.record.freeze.git_exclude = std::fs::read_to_string(snapshots.exclude_file()).ok();
-        let base = self.record_snapshot(&snapshots, 0, None, &message)?;
+        let base = self.record_snapshot(0, None, &message)?;
         // The base snapshot's parent is the commit HEAD names now; the branch that names it is
         // the pull request's base unless `[ship] base` says otherwise. A run in a worktree
         // (detached at its base) was told its base branch when it started.
@@ -146,15 +154,14 @@ impl Driver {
     /// Returns its tree id; nothing is listed, since only the fingerprint is needed. A tree
     /// that is the last snapshot's is not recorded again.
     pub(super) fn record_tree(&mut self, label: &str) -> Result<String, DriveError> {
-        let snapshots = self.snapshots()?;
         let number = self.record.snapshots.count + 1;
         let message = format!("prpd {}: {label}", self.record.run_id);
         let Some(last) = self.record.snapshots.last.clone() else {
-            let snapshot = self.record_snapshot(&snapshots, number, None, &message)?;
+            let snapshot = self.record_snapshot(number, None, &message)?;
             self.accept(number, &snapshot);
             return Ok(snapshot.tree);
         };
-        let recorded = self.snapshot_with(|changes| {
+        let recorded = self.snapshot_with(|snapshots, changes| {
             snapshots.record_if_changed(number, &last, &message, changes)
         })?;
         Ok(match recorded {
@@ -246,7 +253,7 @@ impl Driver {
         let started = Instant::now();
         let exclude_refused = self.guard_git_exclude(&snapshots)?;
         self.own_time.add(Part::Freeze, started);
-        let snapshot = self.record_snapshot(&snapshots, sequence, previous.as_ref(), &message)?;
+        let snapshot = self.record_snapshot(sequence, previous.as_ref(), &message)?;
         let started = Instant::now();
         let files = snapshots.files(&snapshot)?;
         // After a REJECT, GREEN may add tests for what QA found uncovered (and in any attempt
@@ -271,7 +278,6 @@ impl Driver {
                 }
             }
             let restored = self.record_snapshot(
-                &snapshots,
                 sequence,
                 previous.as_ref(),
                 &format!("{message} (frozen files restored)"),
@@ -357,7 +363,7 @@ impl Driver {
         let number = self.record.snapshots.count + 1;
         let message = format!("prpd {}: resume", self.record.run_id);
         let last = self.record.snapshots.last.clone();
-        let snapshot = self.record_snapshot(&snapshots, number, last.as_ref(), &message)?;
+        let snapshot = self.record_snapshot(number, last.as_ref(), &message)?;
         let files = snapshots.files(&snapshot)?;
         let changed: Vec<String> = self
             .record
@@ -451,4 +457,21 @@ fn is_documentation(path: &Path, prp: &Path) -> bool {
                 .iter()
                 .any(|known| extension.eq_ignore_ascii_case(known))
         })
+}
+
+/// The snapshots in `slot`, opened for `run_id` first if they are not yet.
+fn kept_open<'slot>(
+    slot: &'slot mut Option<Snapshots>,
+    context: &Context,
+    run_id: &str,
+) -> Result<&'slot Snapshots, SnapshotError> {
+    let snapshots = match slot.take() {
+        Some(snapshots) => snapshots,
+        None => Snapshots::open(
+            &context.repo,
+            run_id,
+            &context.session.run(run_id).snapshot_index(),
+        )?,
+    };
+    Ok(slot.insert(snapshots))
 }

@@ -1,7 +1,7 @@
 //! Snapshots from the paths that changed: when prpd knows which paths may differ from the
 //! run's index (a watcher saw them), only those entries are brought up to date, so an
 //! unchanged tree costs no file system access at all and k changed files cost O(k) plus the
-//! index's own read and write.
+//! trees of their folders: the index stays in memory between snapshots (see `snapshot.rs`).
 //!
 //! Theory of operation. The run's index already holds the tree of the last snapshot, with
 //! git's stat cache. For each changed path, git's view of it is recomputed exactly as the full
@@ -43,14 +43,15 @@ pub enum Changes {
 pub(super) enum Scan {
     /// The whole tree, for this reason.
     Full(&'static str),
-    /// Only the changed paths; this many of them touched the index.
-    Paths(usize),
+    /// Only the changed paths.
+    Paths,
 }
 
 /// What one changed path needed.
 enum Step {
-    Updated,
-    Skipped,
+    /// Its entries are up to date (or it is one a snapshot never holds).
+    Done,
+    /// A full scan, for this reason.
     Full(&'static str),
 }
 
@@ -68,15 +69,12 @@ impl Snapshots {
         if let Some(reason) = paths.iter().find_map(|path| needs_full_scan(path)) {
             return Ok(Scan::Full(reason));
         }
-        let mut updated = 0;
         for path in paths {
-            match self.update_path(index, path)? {
-                Step::Updated => updated += 1,
-                Step::Skipped => {}
-                Step::Full(reason) => return Ok(Scan::Full(reason)),
+            if let Step::Full(reason) = self.update_path(index, path)? {
+                return Ok(Scan::Full(reason));
             }
         }
-        Ok(Scan::Paths(updated))
+        Ok(Scan::Paths)
     }
 
     fn update_path(&self, index: &mut Index, path: &Path) -> Result<Step, SnapshotError> {
@@ -84,7 +82,7 @@ impl Snapshots {
             .components()
             .any(|component| component.as_os_str() == ".git")
         {
-            return Ok(Step::Skipped);
+            return Ok(Step::Done);
         }
         let mut target = path;
         let ancestors: Vec<&Path> = path
@@ -114,7 +112,7 @@ impl Snapshots {
                 self.git("remove a folder from the snapshot index", {
                     index.remove_dir(target, 0)
                 })?;
-                Ok(Step::Updated)
+                Ok(Step::Done)
             }
             Ok(metadata) if metadata.is_dir() => {
                 if index
@@ -130,7 +128,7 @@ impl Snapshots {
                     index.remove_path(target)
                 })?;
                 self.rescan(index, target)?;
-                Ok(Step::Updated)
+                Ok(Step::Done)
             }
             Ok(metadata) if metadata.is_file() || metadata.is_symlink() => {
                 self.git("remove a folder from the snapshot index", {
@@ -143,7 +141,7 @@ impl Snapshots {
                 {
                     self.git("add a file to the snapshot index", index.add_path(target))?;
                 }
-                Ok(Step::Updated)
+                Ok(Step::Done)
             }
             Ok(_) => Ok(Step::Full(
                 "a changed path is neither a file, a link nor a folder",
@@ -207,7 +205,7 @@ fn nested(index: &Index, folder: &Path) -> Step {
     if tracked_inside {
         Step::Full("a change inside a nested repository or submodule git tracks files of")
     } else {
-        Step::Skipped
+        Step::Done
     }
 }
 
@@ -551,5 +549,45 @@ mod tests {
             )
             .expect("record");
         assert_ne!(first.tree, seen.tree);
+    }
+
+    #[test]
+    fn the_index_stays_in_memory_and_a_new_value_scans_the_whole_tree() {
+        let dir = repo_with(&[("src/a.py", "a\n")]);
+        let index_file = dir.path().join(".prp-session/snapshot.index");
+        let snaps = crate::snapshot::tests::snapshots(dir.path());
+        let first = snaps.record(0, None, "base").expect("record");
+        let written = std::fs::read(&index_file).expect("the full scan writes the index file");
+        std::fs::write(dir.path().join("src/a.py"), "a changed\n").expect("write");
+        let seen = snaps
+            .record_changes(
+                1,
+                Some(&first),
+                "seen",
+                &Changes::Paths(BTreeSet::from([PathBuf::from("src/a.py")])),
+            )
+            .expect("record");
+        assert_ne!(first.tree, seen.tree, "the change is in the snapshot");
+        assert_eq!(
+            std::fs::read(&index_file).expect("read"),
+            written,
+            "a snapshot from changed paths leaves the index file alone"
+        );
+        // A new value has only the older file: a list of paths changed since another value's
+        // snapshot does not describe it, so it scans everything.
+        std::fs::write(dir.path().join("src/b.py"), "b\n").expect("write");
+        let reopened = crate::snapshot::tests::snapshots(dir.path());
+        let scanned = reopened
+            .record_changes(2, Some(&seen), "reopened", &Changes::Paths(BTreeSet::new()))
+            .expect("record");
+        let files = reopened.files(&scanned).expect("files");
+        assert!(files.contains_key(Path::new("src/b.py")), "{files:?}");
+        assert_eq!(
+            files.get(Path::new("src/a.py")),
+            snaps
+                .files(&seen)
+                .expect("files")
+                .get(Path::new("src/a.py")),
+        );
     }
 }
