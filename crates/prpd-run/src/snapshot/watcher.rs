@@ -9,10 +9,11 @@
 //! with a new name under `.prp-session/` in the tree (which no snapshot holds) and waits for
 //! that file's event — the kernel queues events in order, so once it has arrived, every event
 //! of a write made before it has too. Until the first snapshot, after an overflow
-//! (`need_rescan`), an error of the watcher, a settle that timed out or a snapshot that failed,
-//! what changed is unknown and the next snapshot is a full scan, which the debug log names.
-//! A watcher that cannot start (the kernel's watch budget spent) leaves every snapshot a full
-//! scan.
+//! (`need_rescan`), a settle that timed out or a snapshot that failed, what changed is unknown
+//! and the next snapshot is a full scan, which the debug log names. An error of the watcher
+//! itself (most often the kernel's watch budget, spent on a folder created during the run)
+//! leaves a folder unwatched for good, so from then on every snapshot is a full scan, and a
+//! warning says so once. A watcher that cannot start leaves every snapshot a full scan too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -45,8 +46,21 @@ enum Pending {
 #[derive(Debug)]
 struct Shared {
     pending: Pending,
+    /// Why the watcher can no longer be trusted at all, once it reported an error.
+    broken: Option<&'static str>,
     /// The settle files whose event has arrived.
     settled: BTreeSet<PathBuf>,
+}
+
+impl Shared {
+    /// The paths changed since the last take, or why they are not known.
+    fn take(&mut self) -> Result<BTreeSet<PathBuf>, &'static str> {
+        let pending = std::mem::replace(&mut self.pending, Pending::Paths(BTreeSet::new()));
+        match (self.broken, pending) {
+            (Some(reason), _) | (None, Pending::Unknown(reason)) => Err(reason),
+            (None, Pending::Paths(paths)) => Ok(paths),
+        }
+    }
 }
 
 /// A watcher over one working tree.
@@ -86,6 +100,7 @@ impl TreeWatcher {
         let shared = Arc::new((
             Mutex::new(Shared {
                 pending: Pending::Unknown("the tree watcher has just started"),
+                broken: None,
                 settled: BTreeSet::new(),
             }),
             Condvar::new(),
@@ -115,11 +130,10 @@ impl TreeWatcher {
     pub fn changes(&self) -> Changes {
         let settled = self.settle();
         let (lock, _) = &*self.shared;
-        let mut shared = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let pending = std::mem::replace(&mut shared.pending, Pending::Paths(BTreeSet::new()));
-        let reason = match (settled, pending) {
-            (Ok(()), Pending::Paths(paths)) => return Changes::Paths(paths),
-            (Ok(()), Pending::Unknown(reason)) | (Err(reason), _) => reason,
+        let taken = lock.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let reason = match (settled, taken) {
+            (Ok(()), Ok(paths)) => return Changes::Paths(paths),
+            (Ok(()), Err(reason)) | (Err(reason), _) => reason,
         };
         tracing::debug!(
             reason,
@@ -183,9 +197,25 @@ impl TreeWatcher {
 
 /// Puts what `event` says into `shared`.
 fn collect(root: &Path, event: notify::Result<Event>, shared: &mut Shared) {
-    let Ok(event) = event else {
-        shared.pending = Pending::Unknown("the tree watcher reported an error");
-        return;
+    let event = match event {
+        Ok(event) => event,
+        Err(error) => {
+            if shared.broken.is_none() {
+                let reason = if let notify::ErrorKind::MaxFilesWatch = error.kind {
+                    "the kernel's limit on inotify watches is reached"
+                } else {
+                    "the tree watcher reported an error"
+                };
+                tracing::warn!(
+                    %error,
+                    "{reason}: a folder may be unwatched, so every later snapshot of this run \
+                     scans the whole tree (raise fs.inotify.max_user_watches with sysctl, then \
+                     `prpd resume`, to have snapshots from the changed paths again)"
+                );
+                shared.broken = Some(reason);
+            }
+            return;
+        }
     };
     if event.need_rescan() {
         shared.pending = Pending::Unknown("the tree watcher overflowed");
@@ -229,7 +259,9 @@ mod tests {
     use std::collections::BTreeSet;
     use std::path::PathBuf;
 
-    use super::TreeWatcher;
+    use notify::{Event, EventKind};
+
+    use super::{Pending, Shared, TreeWatcher, collect};
     use crate::snapshot::Changes;
 
     #[test]
@@ -261,5 +293,39 @@ mod tests {
         );
         watcher.forget("a test");
         assert_eq!(watcher.changes(), Changes::All);
+    }
+
+    #[test]
+    fn after_an_error_no_list_of_changes_is_trusted_again() {
+        let root = std::path::Path::new("/repo");
+        let mut shared = Shared {
+            pending: Pending::Paths(BTreeSet::new()),
+            broken: None,
+            settled: BTreeSet::new(),
+        };
+        let write = |path: &str| {
+            Ok(
+                Event::new(EventKind::Modify(notify::event::ModifyKind::Any))
+                    .add_path(root.join(path)),
+            )
+        };
+        collect(root, write("src/a.py"), &mut shared);
+        assert_eq!(
+            shared.take(),
+            Ok(BTreeSet::from([PathBuf::from("src/a.py")]))
+        );
+        // A folder the kernel would not watch: writes in it are never reported.
+        collect(
+            root,
+            Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch)),
+            &mut shared,
+        );
+        for _ in 0..2 {
+            collect(root, write("src/b.py"), &mut shared);
+            assert_eq!(
+                shared.take(),
+                Err("the kernel's limit on inotify watches is reached")
+            );
+        }
     }
 }
