@@ -31,6 +31,7 @@ mod overlay;
 mod rewrite;
 mod seal;
 mod test_diff;
+mod updated_tree;
 mod watcher;
 
 pub use changed::Changes;
@@ -44,6 +45,7 @@ pub use rewrite::Rewritten;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use git2::{IndexAddOption, Oid, Repository, Signature};
 
@@ -135,6 +137,9 @@ pub struct Snapshots {
     /// Whether the run's index is attached to `repo`, in memory, since this value's first
     /// snapshot (see [`Snapshots::record_changes`]).
     index_kept: AtomicBool,
+    /// The tree of this value's last snapshot, which the next one from changed paths starts
+    /// from (`snapshot/updated_tree.rs`).
+    last_tree: Mutex<Option<Oid>>,
 }
 
 impl std::fmt::Debug for Snapshots {
@@ -165,6 +170,7 @@ impl Snapshots {
             run_id: run_id.to_owned(),
             index_path: index_path.to_path_buf(),
             index_kept: AtomicBool::new(false),
+            last_tree: Mutex::new(None),
         })
     }
 
@@ -270,13 +276,24 @@ impl Snapshots {
             tracing::debug!(reason, "snapshot by a full scan of the tree");
             self.full_scan(&mut index)?;
         }
-        // The tree first: it fills the index's tree cache, which the index (in memory, and in
-        // its file after a full scan) then keeps, so the next snapshot rebuilds only the trees
-        // of the folders that changed.
-        let tree_id = self.git("write the snapshot tree", index.write_tree())?;
+        let mut last_tree = self
+            .last_tree
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let updated = match (&scan, *last_tree) {
+            (Scan::Paths(regions), Some(base)) => self.updated_tree(base, &index, regions),
+            _ => None,
+        };
+        let tree_id = match updated {
+            Some(tree_id) => tree_id,
+            // The tree first: it fills the index's tree cache, which the index file then keeps,
+            // so the next full scan rebuilds only the trees of the folders that changed.
+            None => self.git("write the snapshot tree", index.write_tree())?,
+        };
         if let Scan::Full(_) = scan {
             self.git("write the snapshot index", index.write())?;
         }
+        *last_tree = Some(tree_id);
         Ok(tree_id)
     }
 

@@ -39,18 +39,21 @@ pub enum Changes {
 }
 
 /// How a snapshot brought the run's index up to date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Scan {
     /// The whole tree, for this reason.
     Full(&'static str),
-    /// Only the changed paths.
-    Paths,
+    /// Only the changed paths: the index changed at most in these regions, each a path and
+    /// everything under it.
+    Paths(BTreeSet<PathBuf>),
 }
 
 /// What one changed path needed.
 enum Step {
-    /// Its entries are up to date (or it is one a snapshot never holds).
-    Done,
+    /// Nothing: it is one a snapshot never holds, or inside a nested repository.
+    Nothing,
+    /// The index entries at this path and under it were brought up to date.
+    Region(PathBuf),
     /// A full scan, for this reason.
     Full(&'static str),
 }
@@ -69,12 +72,17 @@ impl Snapshots {
         if let Some(reason) = paths.iter().find_map(|path| needs_full_scan(path)) {
             return Ok(Scan::Full(reason));
         }
+        let mut regions = BTreeSet::new();
         for path in paths {
-            if let Step::Full(reason) = self.update_path(index, path)? {
-                return Ok(Scan::Full(reason));
+            match self.update_path(index, path)? {
+                Step::Nothing => {}
+                Step::Region(region) => {
+                    regions.insert(region);
+                }
+                Step::Full(reason) => return Ok(Scan::Full(reason)),
             }
         }
-        Ok(Scan::Paths)
+        Ok(Scan::Paths(regions))
     }
 
     fn update_path(&self, index: &mut Index, path: &Path) -> Result<Step, SnapshotError> {
@@ -82,7 +90,7 @@ impl Snapshots {
             .components()
             .any(|component| component.as_os_str() == ".git")
         {
-            return Ok(Step::Done);
+            return Ok(Step::Nothing);
         }
         let mut target = path;
         let ancestors: Vec<&Path> = path
@@ -112,7 +120,7 @@ impl Snapshots {
                 self.git("remove a folder from the snapshot index", {
                     index.remove_dir(target, 0)
                 })?;
-                Ok(Step::Done)
+                Ok(Step::Region(target.to_path_buf()))
             }
             Ok(metadata) if metadata.is_dir() => {
                 if index
@@ -128,7 +136,7 @@ impl Snapshots {
                     index.remove_path(target)
                 })?;
                 self.rescan(index, target)?;
-                Ok(Step::Done)
+                Ok(Step::Region(target.to_path_buf()))
             }
             Ok(metadata) if metadata.is_file() || metadata.is_symlink() => {
                 self.git("remove a folder from the snapshot index", {
@@ -141,7 +149,7 @@ impl Snapshots {
                 {
                     self.git("add a file to the snapshot index", index.add_path(target))?;
                 }
-                Ok(Step::Done)
+                Ok(Step::Region(target.to_path_buf()))
             }
             Ok(_) => Ok(Step::Full(
                 "a changed path is neither a file, a link nor a folder",
@@ -205,7 +213,7 @@ fn nested(index: &Index, folder: &Path) -> Step {
     if tracked_inside {
         Step::Full("a change inside a nested repository or submodule git tracks files of")
     } else {
-        Step::Done
+        Step::Nothing
     }
 }
 
