@@ -74,7 +74,7 @@ impl Driver {
         record: impl FnOnce(&Snapshots, &Changes) -> Result<T, SnapshotError>,
     ) -> Result<T, SnapshotError> {
         let started = Instant::now();
-        let recorder = kept_open(&mut self.recorder, &self.context, &self.record.run_id)?;
+        let snapshots = kept_open(&mut self.recorder, &self.context, &self.record.run_id)?;
         if let TreeWatch::NotStarted = self.tree_watch {
             self.tree_watch = TreeWatcher::start(&self.context.repo)
                 .map_or(TreeWatch::Unavailable, TreeWatch::Running);
@@ -90,7 +90,7 @@ impl Driver {
         if let Changes::Paths(paths) = &mut changes {
             paths.extend(self.record.freeze.entries.keys().cloned());
         }
-        let recorded = record(recorder, &changes);
+        let recorded = record(snapshots, &changes);
         if recorded.is_err()
             && let Some(watcher) = watcher
         {

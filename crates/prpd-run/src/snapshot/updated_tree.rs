@@ -11,7 +11,7 @@
 //! regions cannot be read, writes its tree from the whole index instead, as the debug log says.
 //! The property test in `changed.rs` compares the result with a full scan after random changes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Path, PathBuf};
@@ -49,6 +49,7 @@ impl Snapshots {
         regions: &BTreeSet<PathBuf>,
     ) -> Result<Oid, git2::Error> {
         let base = self.repo.find_tree(base)?;
+        let mut folders = Folders::new();
         let mut updates = TreeUpdateBuilder::new();
         let mut outermost: Option<&Path> = None;
         // In path order a folder comes right before what is under it, so a region inside
@@ -58,7 +59,7 @@ impl Snapshots {
                 continue;
             }
             outermost = Some(region);
-            let before = self.tree_entries(&base, region)?;
+            let before = self.tree_entries(&base, &mut folders, region)?;
             let now = index_entries(index, region);
             for (path, &(id, mode)) in &now {
                 if before.get(path) != Some(&(id, mode)) {
@@ -72,13 +73,22 @@ impl Snapshots {
         updates.create_updated(&self.repo, &base)
     }
 
-    /// The files of `tree` at `region`: the file there, or every file under the folder there.
-    fn tree_entries(&self, tree: &git2::Tree<'_>, region: &Path) -> Result<Entries, git2::Error> {
+    /// The files of `base` at `region`: the file there, or every file under the folder there.
+    fn tree_entries<'repo>(
+        &'repo self,
+        base: &git2::Tree<'repo>,
+        folders: &mut Folders<'repo>,
+        region: &Path,
+    ) -> Result<Entries, git2::Error> {
         let mut entries = Entries::new();
-        let entry = match tree.get_path(region) {
-            Ok(entry) => entry,
-            Err(error) if error.code() == git2::ErrorCode::NotFound => return Ok(entries),
-            Err(error) => return Err(error),
+        let (Some(parent), Some(name)) = (region.parent(), region.file_name()) else {
+            return Ok(entries);
+        };
+        let Some(parent) = self.folder(base, folders, parent)? else {
+            return Ok(entries);
+        };
+        let Some(entry) = parent.get_name_bytes(name.as_bytes()) else {
+            return Ok(entries);
         };
         if entry.kind() != Some(ObjectType::Tree) {
             entries.insert(region.to_path_buf(), (entry.id(), mode_of(&entry)));
@@ -94,7 +104,41 @@ impl Snapshots {
         })?;
         Ok(entries)
     }
+
+    /// The tree of `base` at `path`, if it is a folder there, read once per build: a large
+    /// folder's tree is not kept in libgit2's object cache, and the regions of one snapshot
+    /// are often in the same folders.
+    fn folder<'repo>(
+        &'repo self,
+        base: &git2::Tree<'repo>,
+        folders: &mut Folders<'repo>,
+        path: &Path,
+    ) -> Result<Option<git2::Tree<'repo>>, git2::Error> {
+        if path.as_os_str().is_empty() {
+            return Ok(Some(base.clone()));
+        }
+        if let Some(known) = folders.get(path) {
+            return Ok(known.clone());
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Ok(None);
+        };
+        let tree = match self.folder(base, folders, parent)? {
+            Some(parent) => match parent.get_name_bytes(name.as_bytes()) {
+                Some(entry) if entry.kind() == Some(ObjectType::Tree) => {
+                    Some(self.repo.find_tree(entry.id())?)
+                }
+                Some(_) | None => None,
+            },
+            None => None,
+        };
+        folders.insert(path.to_path_buf(), tree.clone());
+        Ok(tree)
+    }
 }
+
+/// The folders of the base tree read during one build, by path.
+type Folders<'repo> = HashMap<PathBuf, Option<git2::Tree<'repo>>>;
 
 /// The entries of `index` at `region`: the file there, or every file under the folder there.
 fn index_entries(index: &Index, region: &Path) -> Entries {
