@@ -15,10 +15,17 @@
 //! benchmark prints those per iteration (the median of the rounds), and times the agent and the
 //! test command alone for comparison.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use fixture::git::git;
 
 /// The test command: one TAP line per case, exit 1 while one fails.
 const RUN_TESTS: &str = r#"#!/bin/sh
@@ -81,20 +88,10 @@ const PRP: &str = "# Cases\n\n## Goal\n\nAdd one file under `src/` per case of `
 
 #[expect(
     clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture with the real git and runs the real binary"
+    reason = "the benchmark runs the real binary, and its agent and test command alone"
 )]
 fn command(program: &str) -> std::process::Command {
     std::process::Command::new(program)
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = command("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
 }
 
 /// The fixture in `dir`: `repo/` (committed, with `origin` a bare repository beside it) and

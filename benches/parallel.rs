@@ -17,10 +17,17 @@
 //! and the machine's cores) both weigh in the figure, as with real agents, whose calls last
 //! minutes.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
+
+use fixture::git::git;
 
 /// The scripted agent of every phase.
 const AGENT: &str = concat!(
@@ -49,21 +56,6 @@ failed = len(result.failures) + len(result.errors)\n\
 passed = result.testsRun - failed - len(result.skipped)\n\
 print(f\"{passed} passed, {failed} failed\")\n\
 sys.exit(0 if result.wasSuccessful() else 1)\n";
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run git");
-    assert!(output.status.success(), "git {args:?} failed");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
 
 /// The PRP that asks for `name`.
 fn feature_prp(name: &str, title: &str) -> String {

@@ -13,6 +13,11 @@
 //! iterations, each with its prompt, output, snapshot and measurement (the fixture's tests run
 //! once; the same tree's result is reused after that, as in any run).
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
@@ -21,6 +26,8 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use prpd_web::browser::Browser;
+
+use fixture::git::git;
 
 /// The agent of every phase: reads the prompt, changes nothing, says it is not done.
 const AGENT: &str = "cat >/dev/null; printf 'Looked around, changed nothing.\\n\
@@ -43,20 +50,6 @@ const IDLE: Duration = Duration::from_secs(5);
 
 /// How many times Chromium opens the run page.
 const BROWSER_LOADS: usize = 10;
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
-}
 
 /// prpd.toml: the idle agent in every phase, a guardrail at `iterations` agent calls, RED's
 /// breaker out of reach.

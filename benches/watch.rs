@@ -5,26 +5,19 @@
 //! batches. Run with `cargo bench --bench watch` (optionally `-- FILES IDLE_SECONDS`, default
 //! `50000 60`). It drives the real release binary, as a user runs it.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use fixture::git::git;
+
 /// The debounce the benchmark configures (the default of `[watch] debounce`).
 const DEBOUNCE_MS: u64 = 500;
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
-}
 
 /// A committed repository of `count` small files, 100 to a directory, with a test command and
 /// a `.gitignore` that leaves `target/` out.
