@@ -18,6 +18,7 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod git;
+    pub mod repo;
 }
 
 use std::collections::BTreeMap;
@@ -26,6 +27,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use fixture::git::git;
+use fixture::repo::commit_files;
 
 /// The test command: one TAP line per case, exit 1 while one fails.
 const RUN_TESTS: &str = r#"#!/bin/sh
@@ -111,31 +113,16 @@ fn fixture(dir: &Path, cases: u32) {
         agent.display().to_string(),
         cases + 10,
     );
-    for (path, text) in [
-        ("README.md", "# cases\n"),
-        ("CHANGELOG.md", "# Changelog\n"),
-        ("run-tests.sh", RUN_TESTS),
-        ("prpd.toml", config.as_str()),
-        ("PRPs/cases.md", PRP),
-    ] {
-        let path = repo.join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "-A"]);
-    git(
+    commit_files(
         &repo,
         &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "cases",
+            ("README.md", "# cases\n"),
+            ("CHANGELOG.md", "# Changelog\n"),
+            ("run-tests.sh", RUN_TESTS),
+            ("prpd.toml", config.as_str()),
+            ("PRPs/cases.md", PRP),
         ],
+        "cases",
     );
     git(
         &repo,

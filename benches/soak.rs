@@ -16,6 +16,7 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod git;
+    pub mod repo;
 }
 
 use std::fmt::Write as _;
@@ -24,6 +25,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use fixture::git::git;
+use fixture::repo::commit_files;
 
 /// The scripted agent of every phase.
 const AGENT: &str = concat!(
@@ -124,26 +126,7 @@ fn calc_repo(config: &str) -> tempfile::TempDir {
         (".gitignore", "__pycache__/\n"),
         ("prpd.toml", config),
     ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "calc",
-        ],
-    );
+    commit_files(dir.path(), &files, "calc");
     std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
     dir
 }

@@ -16,6 +16,7 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod git;
+    pub mod repo;
 }
 
 use std::fmt::Write as _;
@@ -27,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use prpd_web::browser::Browser;
 
-use fixture::git::git;
+use fixture::repo::commit_files;
 
 /// The agent of every phase: reads the prompt, changes nothing, says it is not done.
 const AGENT: &str = "cat >/dev/null; printf 'Looked around, changed nothing.\\n\
@@ -112,26 +113,7 @@ fn calc_repo(config: &str) -> tempfile::TempDir {
         ),
         ("prpd.toml", config),
     ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "calc",
-        ],
-    );
+    commit_files(dir.path(), &files, "calc");
     dir
 }
 

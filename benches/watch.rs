@@ -8,13 +8,14 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod git;
+    pub mod repo;
 }
 
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use fixture::git::git;
+use fixture::repo::commit_files;
 
 /// The debounce the benchmark configures (the default of `[watch] debounce`).
 const DEBOUNCE_MS: u64 = 500;
@@ -34,28 +35,16 @@ fn generated_repo(count: usize) -> tempfile::TempDir {
         )
         .expect("write");
     }
-    std::fs::write(dir.path().join(".gitignore"), "target/\n").expect("gitignore");
-    std::fs::write(dir.path().join("Makefile"), "test:\n\t@echo ok\n").expect("Makefile");
     std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
-    std::fs::write(
-        dir.path().join("prpd.toml"),
-        format!("[watch]\ndebounce = \"{DEBOUNCE_MS}ms\"\n"),
-    )
-    .expect("prpd.toml");
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
+    let config = format!("[watch]\ndebounce = \"{DEBOUNCE_MS}ms\"\n");
+    commit_files(
         dir.path(),
         &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "generated",
+            (".gitignore", "target/\n"),
+            ("Makefile", "test:\n\t@echo ok\n"),
+            ("prpd.toml", &config),
         ],
+        "generated",
     );
     dir
 }
