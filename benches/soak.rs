@@ -15,6 +15,7 @@
 
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
+    pub mod calc;
     pub mod git;
     pub mod repo;
 }
@@ -25,7 +26,6 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use fixture::git::git;
-use fixture::repo::commit_files;
 
 /// The scripted agent of every phase.
 const AGENT: &str = concat!(
@@ -41,15 +41,6 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// How long one run may take before the benchmark gives up.
 const PATIENCE: Duration = Duration::from_secs(300);
-
-/// The test runner of the fixture: unittest, with a tally prpd reads.
-const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
-suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
-result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
-failed = len(result.failures) + len(result.errors)\n\
-passed = result.testsRun - failed - len(result.skipped)\n\
-print(f\"{passed} passed, {failed} failed\")\n\
-sys.exit(0 if result.wasSuccessful() else 1)\n";
 
 /// The PRP that asks for `name`, titled after the run's number.
 fn feature_prp(name: &str, number: usize) -> String {
@@ -94,27 +85,7 @@ fn prpd_toml(calls: &Path, remote: &Path) -> String {
 /// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
 /// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
 fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let files = [
-        (
-            "calc.py",
-            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
-        ),
-        ("run_tests.py", RUN_TESTS),
-        (
-            "Makefile",
-            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
-        ),
-        ("tests/__init__.py", ""),
-        (
-            "tests/test_calc.py",
-            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
-             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
-        ),
-        (
-            "README.md",
-            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
-        ),
+    let dir = fixture::calc::repo(&[
         (
             "CHANGELOG.md",
             "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
@@ -123,10 +94,8 @@ fn calc_repo(config: &str) -> tempfile::TempDir {
             "docs/adr/0001-plain-python.md",
             "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
         ),
-        (".gitignore", "__pycache__/\n"),
         ("prpd.toml", config),
-    ];
-    commit_files(dir.path(), &files, "calc");
+    ]);
     std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
     dir
 }

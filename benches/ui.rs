@@ -15,6 +15,7 @@
 
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
+    pub mod calc;
     pub mod git;
     pub mod repo;
 }
@@ -28,21 +29,10 @@ use std::time::{Duration, Instant};
 
 use prpd_web::browser::Browser;
 
-use fixture::repo::commit_files;
-
 /// The agent of every phase: reads the prompt, changes nothing, says it is not done.
 const AGENT: &str = "cat >/dev/null; printf 'Looked around, changed nothing.\\n\
 ---PRP_PHASE_STATUS---\\nPHASE: %s\\nSTATUS: IN_PROGRESS\\nITERATION: %s\\nEXIT_SIGNAL: false\\n\
 RECOMMENDATION: keep looking\\n---END_PRP_PHASE_STATUS---\\n' \"$PRPD_PHASE\" \"$PRPD_ITERATION\"";
-
-/// The test runner of the fixture: unittest, with a tally prpd reads.
-const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
-suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
-result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
-failed = len(result.failures) + len(result.errors)\n\
-passed = result.testsRun - failed - len(result.skipped)\n\
-print(f\"{passed} passed, {failed} failed\")\n\
-sys.exit(0 if result.wasSuccessful() else 1)\n";
 
 const PRP: &str = "PRPs/subtract.md";
 
@@ -83,28 +73,7 @@ fn prpd_toml(iterations: usize) -> String {
 
 /// The committed Python `calc` repository with a PRP that asks for `subtract`.
 fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let files = [
-        (
-            "calc.py",
-            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
-        ),
-        ("run_tests.py", RUN_TESTS),
-        (
-            "Makefile",
-            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
-        ),
-        ("tests/__init__.py", ""),
-        (
-            "tests/test_calc.py",
-            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
-             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
-        ),
-        (
-            "README.md",
-            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
-        ),
-        (".gitignore", "__pycache__/\n"),
+    fixture::calc::repo(&[
         (
             PRP,
             "# Subtract numbers\n\n## Goal\n\nAdd `subtract(a, b)` to calc.\n\n\
@@ -112,9 +81,7 @@ fn calc_repo(config: &str) -> tempfile::TempDir {
              ## Acceptance Criteria\n\n- AC-1: `subtract(a, b)` is `a` minus `b`.\n",
         ),
         ("prpd.toml", config),
-    ];
-    commit_files(dir.path(), &files, "calc");
-    dir
+    ])
 }
 
 /// `prpd run --in-place` of the PRP until it escalates; the run's id and its iterations.
