@@ -22,20 +22,16 @@ mod fixture {
     pub mod calc;
     pub mod git;
     pub mod repo;
+    pub mod shipping;
 }
 
-use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use fixture::git::git;
-
-/// The scripted agent of every phase.
-const AGENT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/it/agents/feature-agent.py"
-);
+use fixture::shipping::{
+    calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
+};
 
 /// The three PRPs: the function each asks for and its title.
 const FEATURES: [(&str, &str); 3] = [
@@ -49,80 +45,6 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(50);
 
 /// How long one case may take before the benchmark gives up on it.
 const PATIENCE: Duration = Duration::from_secs(900);
-
-/// The PRP that asks for `name`.
-fn feature_prp(name: &str, title: &str) -> String {
-    format!(
-        "# {title}\n\n## Goal\n\nAdd `{name}(a, b)` to calc.\n\n\
-         ## Success Criteria\n\n- [ ] `{name}` is defined in `calc.py`\n\
-         - [ ] Every acceptance criterion has a test that names it\n\n\
-         ## Tasks\n\n1. Write a failing test for each acceptance criterion.\n\
-         2. Implement `{name}` in `calc.py`.\n\n\
-         ## Acceptance Criteria\n\n\
-         - AC-1: `{name}(a, b)` is computed from `a` and `b`.\n"
-    )
-}
-
-/// prpd.toml: the scripted agent in every phase (sleeping `agent_seconds` a call, logging
-/// each call's start and end to `calls`), `parallel` runs at once, SHIP to the bare repository `remote`.
-fn prpd_toml(parallel: usize, agent_seconds: f64, calls: &Path, remote: &Path) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "bench-qa"
-        } else {
-            "bench-coder"
-        };
-        write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, {:?}, \"--sleep\", \"{agent_seconds}\"]\n\
-             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
-            calls.display().to_string()
-        )
-        .expect("write to a String");
-    }
-    write!(
-        toml,
-        "[watch]\nparallel = {parallel}\n\n[ship]\nremote = {:?}\n",
-        remote.display().to_string()
-    )
-    .expect("write to a String");
-    toml
-}
-
-/// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
-/// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
-fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = fixture::calc::repo(&[
-        (
-            "CHANGELOG.md",
-            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
-        ),
-        (
-            "docs/adr/0001-plain-python.md",
-            "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
-        ),
-        ("prpd.toml", config),
-    ]);
-    std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
-    dir
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark measures the real daemon, started as a user starts it"
-)]
-fn start_daemon(repo: &Path) -> Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
-        .args(["watch", "--repo"])
-        .arg(repo)
-        .env("PRPD_LOG", "prpd=info")
-        .env_remove("GITHUB_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start prpd watch")
-}
 
 /// `prpd status --json` of `repo`, as a user asks the daemon.
 #[expect(
@@ -138,10 +60,6 @@ fn status(repo: &Path) -> serde_json::Value {
         .output()
         .expect("run prpd status");
     serde_json::from_slice(&output.stdout).expect("prpd status --json prints JSON")
-}
-
-fn log(repo: &Path) -> String {
-    std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
 }
 
 /// Resident memory of `pid` in KiB, or `None` once it has exited.
@@ -190,26 +108,13 @@ fn stop(daemon: &mut Child) {
 /// all three runs are SHIPPED.
 fn measure(parallel: usize, agent_seconds: f64) -> Measured {
     let scratch = tempfile::tempdir().expect("tempdir");
-    let remote = scratch.path().join("remote.git");
     let calls = scratch.path().join("agent-calls.log");
-    git(
-        scratch.path(),
-        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
-    );
-    let repo_dir = calc_repo(&prpd_toml(parallel, agent_seconds, &calls, &remote));
+    let (repo_dir, remote) = calc_repo(scratch.path(), &calls, parallel, agent_seconds);
     let repo = repo_dir.path().canonicalize().expect("canonical");
 
     let mut daemon = start_daemon(&repo);
     let pid = daemon.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(log(&repo).contains("\"watching\"") && repo.join(".prp-session/prpd.sock").exists()) {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not start:\n{}",
-            log(&repo)
-        );
-        std::thread::sleep(SAMPLE_EVERY);
-    }
+    wait_until_watching(&repo, SAMPLE_EVERY);
 
     let load_before = load_average();
     let mut peak_rss_kib = rss_kib(pid).expect("the daemon runs");
@@ -226,22 +131,11 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
             peak_rss_kib = peak_rss_kib.max(rss);
         }
         let text = log(&repo);
-        let shipped = text
-            .lines()
-            .filter(|line| line.contains("\"run ended\"") && line.contains("SHIPPED"))
-            .count();
-        if shipped == FEATURES.len() {
+        if shipped(&text) == FEATURES.len() {
             break;
         }
-        let stuck = [
-            "run escalated",
-            "the run cannot go on",
-            "the run did not start",
-        ]
-        .iter()
-        .any(|failure| text.contains(failure));
         assert!(
-            !stuck && Instant::now() < dropped + PATIENCE,
+            !stuck(&text) && Instant::now() < dropped + PATIENCE,
             "parallel = {parallel}: the runs did not all ship:\n{text}"
         );
         assert!(
@@ -259,10 +153,7 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
         .map(|run| run["state"].as_str().unwrap_or("?").to_owned())
         .collect();
     assert_eq!(states, ["SHIPPED"; 3], "prpd status disagrees with the log");
-    let pushed = git(
-        &remote,
-        &["for-each-ref", "--format=%(refname)", "refs/heads/prp/"],
-    );
+    let pushed = pushed(&remote);
     assert_eq!(pushed.lines().count(), 3, "SHIP pushed {pushed:?}");
     stop(&mut daemon);
 

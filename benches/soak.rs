@@ -18,20 +18,16 @@ mod fixture {
     pub mod calc;
     pub mod git;
     pub mod repo;
+    pub mod shipping;
 }
 
-use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use fixture::git::git;
-
-/// The scripted agent of every phase.
-const AGENT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/it/agents/feature-agent.py"
-);
+use fixture::shipping::{
+    calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
+};
 
 /// The functions the agent knows; PRP `n` asks for `FEATURES[n % 3]`.
 const FEATURES: [&str; 3] = ["subtract", "divide", "power"];
@@ -41,91 +37,6 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// How long one run may take before the benchmark gives up.
 const PATIENCE: Duration = Duration::from_secs(300);
-
-/// The PRP that asks for `name`, titled after the run's number.
-fn feature_prp(name: &str, number: usize) -> String {
-    format!(
-        "# Soak {number}: {name}\n\n## Goal\n\nAdd `{name}(a, b)` to calc.\n\n\
-         ## Success Criteria\n\n- [ ] `{name}` is defined in `calc.py`\n\
-         - [ ] Every acceptance criterion has a test that names it\n\n\
-         ## Tasks\n\n1. Write a failing test for each acceptance criterion.\n\
-         2. Implement `{name}` in `calc.py`.\n\n\
-         ## Acceptance Criteria\n\n\
-         - AC-1: `{name}(a, b)` is computed from `a` and `b`.\n"
-    )
-}
-
-/// prpd.toml: the scripted agent in every phase (logging its calls to `calls`), one run at a
-/// time, SHIP to the bare repository `remote`.
-fn prpd_toml(calls: &Path, remote: &Path) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "bench-qa"
-        } else {
-            "bench-coder"
-        };
-        write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, {:?}, \"--sleep\", \"0\"]\n\
-             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
-            calls.display().to_string()
-        )
-        .expect("write to a String");
-    }
-    write!(
-        toml,
-        "[watch]\nparallel = 1\n\n[ship]\nremote = {:?}\n",
-        remote.display().to_string()
-    )
-    .expect("write to a String");
-    toml
-}
-
-/// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
-/// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
-fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = fixture::calc::repo(&[
-        (
-            "CHANGELOG.md",
-            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
-        ),
-        (
-            "docs/adr/0001-plain-python.md",
-            "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
-        ),
-        ("prpd.toml", config),
-    ]);
-    std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
-    dir
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark measures the real daemon, started as a user starts it"
-)]
-fn start_daemon(repo: &Path) -> Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
-        .args(["watch", "--repo"])
-        .arg(repo)
-        .env("PRPD_LOG", "prpd=info")
-        .env_remove("GITHUB_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start prpd watch")
-}
-
-fn log(repo: &Path) -> String {
-    std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
-}
-
-/// How many runs the log says ended SHIPPED.
-fn shipped(log: &str) -> usize {
-    log.lines()
-        .filter(|line| line.contains("\"run ended\"") && line.contains("SHIPPED"))
-        .count()
-}
 
 /// The daemon's memory as `/proc` shows it, in KiB, and its threads.
 #[derive(Debug, Clone, Copy)]
@@ -181,7 +92,7 @@ fn one_run(repo: &Path, daemon: &mut Child, number: usize) -> Duration {
     let started = Instant::now();
     std::fs::write(
         repo.join(format!("PRPs/{name}-{number:02}.md")),
-        feature_prp(name, number),
+        feature_prp(name, &format!("Soak {number}: {name}")),
     )
     .expect("write PRP");
     loop {
@@ -189,15 +100,8 @@ fn one_run(repo: &Path, daemon: &mut Child, number: usize) -> Duration {
         if shipped(&text) == number {
             return started.elapsed();
         }
-        let stuck = [
-            "run escalated",
-            "the run cannot go on",
-            "the run did not start",
-        ]
-        .iter()
-        .any(|failure| text.contains(failure));
         assert!(
-            !stuck && started.elapsed() < PATIENCE,
+            !stuck(&text) && started.elapsed() < PATIENCE,
             "run {number} did not ship:\n{text}"
         );
         assert!(
@@ -214,26 +118,13 @@ fn main() {
     let settle = Duration::from_secs(args.next().and_then(|arg| arg.parse().ok()).unwrap_or(60));
 
     let scratch = tempfile::tempdir().expect("tempdir");
-    let remote = scratch.path().join("remote.git");
     let calls = scratch.path().join("agent-calls.log");
-    git(
-        scratch.path(),
-        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
-    );
-    let repo_dir = calc_repo(&prpd_toml(&calls, &remote));
+    let (repo_dir, remote) = calc_repo(scratch.path(), &calls, 1, 0.0);
     let repo = repo_dir.path().canonicalize().expect("canonical");
 
     let mut daemon = start_daemon(&repo);
     let pid = daemon.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(log(&repo).contains("\"watching\"") && repo.join(".prp-session/prpd.sock").exists()) {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not start:\n{}",
-            log(&repo)
-        );
-        std::thread::sleep(POLL);
-    }
+    wait_until_watching(&repo, POLL);
     std::thread::sleep(Duration::from_secs(1));
 
     println!(
@@ -261,10 +152,7 @@ fn main() {
             settled.push(memory);
         }
     }
-    let pushed = git(
-        &remote,
-        &["for-each-ref", "--format=%(refname)", "refs/heads/prp/"],
-    );
+    let pushed = pushed(&remote);
     assert_eq!(pushed.lines().count(), runs, "SHIP pushed {pushed:?}");
 
     let at = |number: usize| {
