@@ -22,6 +22,7 @@ mod fixture {
     pub mod calc;
     pub mod git;
     pub mod repo;
+    pub mod rss;
     pub mod shipping;
 }
 
@@ -29,6 +30,7 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+use fixture::rss::{mib, status_kib};
 use fixture::shipping::{
     calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
 };
@@ -60,15 +62,6 @@ fn status(repo: &Path) -> serde_json::Value {
         .output()
         .expect("run prpd status");
     serde_json::from_slice(&output.stdout).expect("prpd status --json prints JSON")
-}
-
-/// Resident memory of `pid` in KiB, or `None` once it has exited.
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// The machine's 1-minute load average, as `/proc/loadavg` gives it.
@@ -117,7 +110,7 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
     wait_until_watching(&repo, SAMPLE_EVERY);
 
     let load_before = load_average();
-    let mut peak_rss_kib = rss_kib(pid).expect("the daemon runs");
+    let mut peak_rss_kib = status_kib(pid, "VmRSS").expect("the daemon runs");
     let dropped = Instant::now();
     for (name, title) in FEATURES {
         std::fs::write(
@@ -127,7 +120,7 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
         .expect("write PRP");
     }
     loop {
-        if let Some(rss) = rss_kib(pid) {
+        if let Some(rss) = status_kib(pid, "VmRSS") {
             peak_rss_kib = peak_rss_kib.max(rss);
         }
         let text = log(&repo);
@@ -168,14 +161,6 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
             .count(),
         load_before,
     }
-}
-
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "figures printed for a person: KiB stay far below 2^52"
-)]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 /// The middle of `walls` (the mean of the two middle ones for an even count).

@@ -18,6 +18,7 @@ mod fixture {
     pub mod calc;
     pub mod git;
     pub mod repo;
+    pub mod rss;
     pub mod shipping;
 }
 
@@ -25,6 +26,7 @@ use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+use fixture::rss::{mib, status_kib};
 use fixture::shipping::{
     calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
 };
@@ -49,18 +51,11 @@ struct Memory {
 
 impl Memory {
     fn of(pid: u32) -> Memory {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(name))
-                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-                .expect("a field of /proc/PID/status")
-        };
+        let field = |name: &str| status_kib(pid, name).expect("a field of /proc/PID/status");
         Memory {
-            rss: field("VmRSS:"),
-            anon: field("RssAnon:"),
-            file: field("RssFile:"),
+            rss: field("VmRSS"),
+            anon: field("RssAnon"),
+            file: field("RssFile"),
             threads: std::fs::read_dir(format!("/proc/{pid}/task"))
                 .expect("tasks")
                 .count(),
@@ -76,14 +71,6 @@ impl Memory {
             self.threads
         );
     }
-}
-
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "figures printed for a person: KiB stay far below 2^52"
-)]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 /// Writes PRP `number` and waits until its run has shipped.

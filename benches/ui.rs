@@ -18,6 +18,7 @@ mod fixture {
     pub mod calc;
     pub mod git;
     pub mod repo;
+    pub mod rss;
 }
 
 use std::fmt::Write as _;
@@ -27,6 +28,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use fixture::rss::{mib, status_kib};
 use prpd_web::browser::Browser;
 
 /// The agent of every phase: reads the prompt, changes nothing, says it is not done.
@@ -165,12 +167,7 @@ fn stop(daemon: &mut Child) {
 
 /// A field of `/proc/<pid>/status` in KiB (`VmRSS`, `VmHWM`).
 fn memory_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the daemon runs");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+    status_kib(pid, field).unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
 
 /// One `GET path` to the dashboard at `host` (`127.0.0.1:PORT`): the status, the body's
@@ -210,14 +207,6 @@ fn median(mut values: Vec<f64>) -> f64 {
     } else {
         values[middle]
     }
-}
-
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "figures printed for a person: KiB and bytes stay far below 2^52"
-)]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 #[expect(

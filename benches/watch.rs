@@ -9,6 +9,7 @@
 mod fixture {
     pub mod git;
     pub mod repo;
+    pub mod rss;
 }
 
 use std::path::Path;
@@ -16,6 +17,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fixture::repo::commit_files;
+use fixture::rss::{mib, status_kib};
 
 /// The debounce the benchmark configures (the default of `[watch] debounce`).
 const DEBOUNCE_MS: u64 = 500;
@@ -85,12 +87,7 @@ fn wait_for_log(repo: &Path, needle: &str, patience: Duration) -> Instant {
 
 /// Resident memory of `pid` in KiB.
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
+    status_kib(pid, "VmRSS").expect("VmRSS")
 }
 
 /// User + system CPU time of `pid` in clock ticks (100 per second on Linux).
@@ -153,7 +150,7 @@ fn main() {
     let cpu_seconds = (cpu_ticks(pid) - ticks_before) as f64 / 100.0;
     println!(
         "idle {idle_seconds} s: peak RSS {:.1} MiB, CPU {cpu_seconds:.2} s ({:.3} % of one core)",
-        peak_rss as f64 / 1024.0,
+        mib(peak_rss),
         cpu_seconds * 100.0 / idle_seconds as f64
     );
 
@@ -198,7 +195,7 @@ fn main() {
     );
     println!(
         "peak RSS over the whole benchmark: {:.1} MiB",
-        peak_rss as f64 / 1024.0
+        mib(peak_rss)
     );
 
     let _ = daemon.kill();
