@@ -24,16 +24,17 @@ mod fixture {
     pub mod repo;
     pub mod rss;
     pub mod shipping;
+    pub mod stop;
 }
 
 use std::path::Path;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
 use fixture::rss::{mib, status_kib};
 use fixture::shipping::{
     calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
 };
+use fixture::stop::stop;
 
 /// The three PRPs: the function each asks for and its title.
 const FEATURES: [(&str, &str); 3] = [
@@ -81,20 +82,6 @@ struct Measured {
     peak_rss_kib: u64,
     agent_calls: usize,
     load_before: String,
-}
-
-/// Stops the daemon as a supervisor does (SIGTERM) and waits for its exit.
-fn stop(daemon: &mut Child) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(daemon.id()).expect("pid"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal the daemon");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while daemon.try_wait().expect("poll the daemon").is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not stop on SIGTERM"
-        );
-        std::thread::sleep(SAMPLE_EVERY);
-    }
 }
 
 /// A fresh repository and daemon with `parallel`; the three PRPs dropped at once, timed until

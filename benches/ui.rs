@@ -19,6 +19,7 @@ mod fixture {
     pub mod git;
     pub mod repo;
     pub mod rss;
+    pub mod stop;
 }
 
 use std::fmt::Write as _;
@@ -29,6 +30,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use fixture::rss::{mib, status_kib};
+use fixture::stop::stop;
 use prpd_web::browser::Browser;
 
 /// The agent of every phase: reads the prompt, changes nothing, says it is not done.
@@ -146,20 +148,6 @@ fn wait_for_start(repo: &Path, ui: bool) {
         assert!(
             Instant::now() < deadline,
             "the daemon did not start:\n{log}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Stops the daemon as a supervisor does (SIGTERM) and waits for its exit.
-fn stop(daemon: &mut Child) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(daemon.id()).expect("pid"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal the daemon");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while daemon.try_wait().expect("poll the daemon").is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not stop on SIGTERM"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
