@@ -49,20 +49,7 @@ const BROWSER_LOADS: usize = 10;
 /// prpd.toml: the idle agent in every phase, a guardrail at `iterations` agent calls, RED's
 /// breaker out of reach.
 fn prpd_toml(iterations: usize) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "bench-qa"
-        } else {
-            "bench-coder"
-        };
-        write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"sh\", \"-c\", {AGENT:?}]\nmodel = \"{model}\"\n\
-             prompt = \"stdin\"\ntimeout = \"60s\"\nenv = []\n\n"
-        )
-        .expect("write to a String");
-    }
+    let mut toml = fixture::calc::agents_toml(&format!("[\"sh\", \"-c\", {AGENT:?}]"), "60s");
     write!(
         toml,
         "[guardrails]\nmax_agent_invocations = {iterations}\nmax_calls_per_hour = {}\n\n\
