@@ -20,6 +20,7 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod calc;
+    pub mod daemon;
     pub mod git;
     pub mod repo;
     pub mod rss;
@@ -31,9 +32,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use fixture::rss::{mib, status_kib};
-use fixture::shipping::{
-    calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
-};
+use fixture::shipping::{calc_repo, feature_prp, log, pushed, shipped, stuck, wait_until_watching};
 use fixture::stop::stop;
 
 /// The three PRPs: the function each asks for and its title.
@@ -92,7 +91,7 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
     let (repo_dir, remote) = calc_repo(scratch.path(), &calls, parallel, agent_seconds);
     let repo = repo_dir.path().canonicalize().expect("canonical");
 
-    let mut daemon = start_daemon(&repo);
+    let mut daemon = fixture::daemon::start(&repo, &[]);
     let pid = daemon.id();
     wait_until_watching(&repo, SAMPLE_EVERY);
 

@@ -16,6 +16,7 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod calc;
+    pub mod daemon;
     pub mod git;
     pub mod repo;
     pub mod rss;
@@ -27,9 +28,7 @@ use std::process::Child;
 use std::time::{Duration, Instant};
 
 use fixture::rss::{mib, status_kib};
-use fixture::shipping::{
-    calc_repo, feature_prp, log, pushed, shipped, start_daemon, stuck, wait_until_watching,
-};
+use fixture::shipping::{calc_repo, feature_prp, log, pushed, shipped, stuck, wait_until_watching};
 
 /// The functions the agent knows; PRP `n` asks for `FEATURES[n % 3]`.
 const FEATURES: [&str; 3] = ["subtract", "divide", "power"];
@@ -109,7 +108,7 @@ fn main() {
     let (repo_dir, remote) = calc_repo(scratch.path(), &calls, 1, 0.0);
     let repo = repo_dir.path().canonicalize().expect("canonical");
 
-    let mut daemon = start_daemon(&repo);
+    let mut daemon = fixture::daemon::start(&repo, &[]);
     let pid = daemon.id();
     wait_until_watching(&repo, POLL);
     std::thread::sleep(Duration::from_secs(1));

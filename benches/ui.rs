@@ -16,6 +16,7 @@
 /// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
 mod fixture {
     pub mod calc;
+    pub mod daemon;
     pub mod git;
     pub mod repo;
     pub mod rss;
@@ -101,22 +102,9 @@ fn make_run(repo: &Path) -> (String, u64) {
 }
 
 /// `prpd watch` on `repo`, with `args`; returns once it watches (and, with `--ui`, serves).
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark measures the real daemon, started as a user starts it"
-)]
 fn start_daemon(repo: &Path, args: &[&str]) -> Child {
     let _ = std::fs::remove_file(repo.join(".prp-session/prpd.log"));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
-        .args(["watch", "--repo"])
-        .arg(repo)
-        .args(args)
-        .env("PRPD_LOG", "prpd=info")
-        .env_remove("GITHUB_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start prpd watch");
+    let child = fixture::daemon::start(repo, args);
     wait_for_start(repo, !args.is_empty());
     child
 }
