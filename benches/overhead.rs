@@ -15,10 +15,19 @@
 //! benchmark prints those per iteration (the median of the rounds), and times the agent and the
 //! test command alone for comparison.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+    pub mod repo;
+}
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use fixture::git::git;
+use fixture::repo::commit_files;
 
 /// The test command: one TAP line per case, exit 1 while one fails.
 const RUN_TESTS: &str = r#"#!/bin/sh
@@ -81,20 +90,10 @@ const PRP: &str = "# Cases\n\n## Goal\n\nAdd one file under `src/` per case of `
 
 #[expect(
     clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture with the real git and runs the real binary"
+    reason = "the benchmark runs the real binary, and its agent and test command alone"
 )]
 fn command(program: &str) -> std::process::Command {
     std::process::Command::new(program)
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = command("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
 }
 
 /// The fixture in `dir`: `repo/` (committed, with `origin` a bare repository beside it) and
@@ -114,31 +113,16 @@ fn fixture(dir: &Path, cases: u32) {
         agent.display().to_string(),
         cases + 10,
     );
-    for (path, text) in [
-        ("README.md", "# cases\n"),
-        ("CHANGELOG.md", "# Changelog\n"),
-        ("run-tests.sh", RUN_TESTS),
-        ("prpd.toml", config.as_str()),
-        ("PRPs/cases.md", PRP),
-    ] {
-        let path = repo.join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "-A"]);
-    git(
+    commit_files(
         &repo,
         &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "cases",
+            ("README.md", "# cases\n"),
+            ("CHANGELOG.md", "# Changelog\n"),
+            ("run-tests.sh", RUN_TESTS),
+            ("prpd.toml", config.as_str()),
+            ("PRPs/cases.md", PRP),
         ],
+        "cases",
     );
     git(
         &repo,

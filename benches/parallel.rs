@@ -17,16 +17,23 @@
 //! and the machine's cores) both weigh in the figure, as with real agents, whose calls last
 //! minutes.
 
-use std::fmt::Write as _;
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod calc;
+    pub mod daemon;
+    pub mod git;
+    pub mod repo;
+    pub mod rss;
+    pub mod shipping;
+    pub mod stop;
+}
+
 use std::path::Path;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-/// The scripted agent of every phase.
-const AGENT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/it/agents/feature-agent.py"
-);
+use fixture::rss::{mib, status_kib};
+use fixture::shipping::{calc_repo, feature_prp, log, pushed, shipped, stuck, wait_until_watching};
+use fixture::stop::stop;
 
 /// The three PRPs: the function each asks for and its title.
 const FEATURES: [(&str, &str); 3] = [
@@ -40,145 +47,6 @@ const SAMPLE_EVERY: Duration = Duration::from_millis(50);
 
 /// How long one case may take before the benchmark gives up on it.
 const PATIENCE: Duration = Duration::from_secs(900);
-
-/// The test runner of the fixture: unittest, with a tally prpd reads.
-const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
-suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
-result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
-failed = len(result.failures) + len(result.errors)\n\
-passed = result.testsRun - failed - len(result.skipped)\n\
-print(f\"{passed} passed, {failed} failed\")\n\
-sys.exit(0 if result.wasSuccessful() else 1)\n";
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run git");
-    assert!(output.status.success(), "git {args:?} failed");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// The PRP that asks for `name`.
-fn feature_prp(name: &str, title: &str) -> String {
-    format!(
-        "# {title}\n\n## Goal\n\nAdd `{name}(a, b)` to calc.\n\n\
-         ## Success Criteria\n\n- [ ] `{name}` is defined in `calc.py`\n\
-         - [ ] Every acceptance criterion has a test that names it\n\n\
-         ## Tasks\n\n1. Write a failing test for each acceptance criterion.\n\
-         2. Implement `{name}` in `calc.py`.\n\n\
-         ## Acceptance Criteria\n\n\
-         - AC-1: `{name}(a, b)` is computed from `a` and `b`.\n"
-    )
-}
-
-/// prpd.toml: the scripted agent in every phase (sleeping `agent_seconds` a call, logging
-/// each call's start and end to `calls`), `parallel` runs at once, SHIP to the bare repository `remote`.
-fn prpd_toml(parallel: usize, agent_seconds: f64, calls: &Path, remote: &Path) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "bench-qa"
-        } else {
-            "bench-coder"
-        };
-        write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, {:?}, \"--sleep\", \"{agent_seconds}\"]\n\
-             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
-            calls.display().to_string()
-        )
-        .expect("write to a String");
-    }
-    write!(
-        toml,
-        "[watch]\nparallel = {parallel}\n\n[ship]\nremote = {:?}\n",
-        remote.display().to_string()
-    )
-    .expect("write to a String");
-    toml
-}
-
-/// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
-/// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
-fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let files = [
-        (
-            "calc.py",
-            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
-        ),
-        ("run_tests.py", RUN_TESTS),
-        (
-            "Makefile",
-            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
-        ),
-        ("tests/__init__.py", ""),
-        (
-            "tests/test_calc.py",
-            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
-             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
-        ),
-        (
-            "README.md",
-            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
-        ),
-        (
-            "CHANGELOG.md",
-            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
-        ),
-        (
-            "docs/adr/0001-plain-python.md",
-            "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
-        ),
-        (".gitignore", "__pycache__/\n"),
-        ("prpd.toml", config),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "calc",
-        ],
-    );
-    std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
-    dir
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark measures the real daemon, started as a user starts it"
-)]
-fn start_daemon(repo: &Path) -> Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
-        .args(["watch", "--repo"])
-        .arg(repo)
-        .env("PRPD_LOG", "prpd=info")
-        .env_remove("GITHUB_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start prpd watch")
-}
 
 /// `prpd status --json` of `repo`, as a user asks the daemon.
 #[expect(
@@ -194,19 +62,6 @@ fn status(repo: &Path) -> serde_json::Value {
         .output()
         .expect("run prpd status");
     serde_json::from_slice(&output.stdout).expect("prpd status --json prints JSON")
-}
-
-fn log(repo: &Path) -> String {
-    std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
-}
-
-/// Resident memory of `pid` in KiB, or `None` once it has exited.
-fn rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// The machine's 1-minute load average, as `/proc/loadavg` gives it.
@@ -228,47 +83,20 @@ struct Measured {
     load_before: String,
 }
 
-/// Stops the daemon as a supervisor does (SIGTERM) and waits for its exit.
-fn stop(daemon: &mut Child) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(daemon.id()).expect("pid"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal the daemon");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while daemon.try_wait().expect("poll the daemon").is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not stop on SIGTERM"
-        );
-        std::thread::sleep(SAMPLE_EVERY);
-    }
-}
-
 /// A fresh repository and daemon with `parallel`; the three PRPs dropped at once, timed until
 /// all three runs are SHIPPED.
 fn measure(parallel: usize, agent_seconds: f64) -> Measured {
     let scratch = tempfile::tempdir().expect("tempdir");
-    let remote = scratch.path().join("remote.git");
     let calls = scratch.path().join("agent-calls.log");
-    git(
-        scratch.path(),
-        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
-    );
-    let repo_dir = calc_repo(&prpd_toml(parallel, agent_seconds, &calls, &remote));
+    let (repo_dir, remote) = calc_repo(scratch.path(), &calls, parallel, agent_seconds);
     let repo = repo_dir.path().canonicalize().expect("canonical");
 
-    let mut daemon = start_daemon(&repo);
+    let mut daemon = fixture::daemon::start(&repo, &[]);
     let pid = daemon.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(log(&repo).contains("\"watching\"") && repo.join(".prp-session/prpd.sock").exists()) {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not start:\n{}",
-            log(&repo)
-        );
-        std::thread::sleep(SAMPLE_EVERY);
-    }
+    wait_until_watching(&repo, SAMPLE_EVERY);
 
     let load_before = load_average();
-    let mut peak_rss_kib = rss_kib(pid).expect("the daemon runs");
+    let mut peak_rss_kib = status_kib(pid, "VmRSS").expect("the daemon runs");
     let dropped = Instant::now();
     for (name, title) in FEATURES {
         std::fs::write(
@@ -278,26 +106,15 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
         .expect("write PRP");
     }
     loop {
-        if let Some(rss) = rss_kib(pid) {
+        if let Some(rss) = status_kib(pid, "VmRSS") {
             peak_rss_kib = peak_rss_kib.max(rss);
         }
         let text = log(&repo);
-        let shipped = text
-            .lines()
-            .filter(|line| line.contains("\"run ended\"") && line.contains("SHIPPED"))
-            .count();
-        if shipped == FEATURES.len() {
+        if shipped(&text) == FEATURES.len() {
             break;
         }
-        let stuck = [
-            "run escalated",
-            "the run cannot go on",
-            "the run did not start",
-        ]
-        .iter()
-        .any(|failure| text.contains(failure));
         assert!(
-            !stuck && Instant::now() < dropped + PATIENCE,
+            !stuck(&text) && Instant::now() < dropped + PATIENCE,
             "parallel = {parallel}: the runs did not all ship:\n{text}"
         );
         assert!(
@@ -315,10 +132,7 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
         .map(|run| run["state"].as_str().unwrap_or("?").to_owned())
         .collect();
     assert_eq!(states, ["SHIPPED"; 3], "prpd status disagrees with the log");
-    let pushed = git(
-        &remote,
-        &["for-each-ref", "--format=%(refname)", "refs/heads/prp/"],
-    );
+    let pushed = pushed(&remote);
     assert_eq!(pushed.lines().count(), 3, "SHIP pushed {pushed:?}");
     stop(&mut daemon);
 
@@ -333,14 +147,6 @@ fn measure(parallel: usize, agent_seconds: f64) -> Measured {
             .count(),
         load_before,
     }
-}
-
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "figures printed for a person: KiB stay far below 2^52"
-)]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 /// The middle of `walls` (the mean of the two middle ones for an even count).

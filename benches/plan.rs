@@ -9,6 +9,11 @@
 //! group really costs). Run with `cargo bench --bench plan` (optionally `-- PAGES`, default 50).
 //! Needs git and Chromium, no network.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
@@ -17,6 +22,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use fixture::git::git;
 
 /// How often memory is sampled.
 const SAMPLE_EVERY: Duration = Duration::from_millis(50);
@@ -95,19 +102,6 @@ fn serve(pages: HashMap<String, String>) -> u16 {
         }
     });
     port
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark makes its repository with the real git, as a user has it"
-)]
-fn git_init(dir: &Path) {
-    let status = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir)
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git init failed");
 }
 
 #[expect(
@@ -233,7 +227,7 @@ fn main() {
     let url = format!("http://127.0.0.1:{port}/");
     let repo = tempfile::tempdir().expect("repository");
     let scratch = tempfile::tempdir().expect("TMPDIR");
-    git_init(repo.path());
+    git(repo.path(), &["init", "-q"]);
 
     let started = Instant::now();
     let mut prpd = start_prpd(repo.path(), scratch.path(), &url, count);

@@ -2,26 +2,24 @@
 //! run through the real binary with `--jobs 4` (target: under 1.2 s) and `--jobs 1` (about 4 s,
 //! the sequential baseline). Run with `cargo bench --bench qa`.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::fmt::Write as _;
 use std::path::Path;
+
+use fixture::git::git;
 
 fn main() {
     divan::main();
 }
 
 /// A git repository whose checklist is four blocking checks of `sleep 1`.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with git directly, outside prpd"
-)]
 fn sleepy_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    let git = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .status()
-        .expect("run git init");
-    assert!(git.success(), "git init failed: {git}");
+    git(dir.path(), &["init", "-q"]);
     let mut checklist = String::from("qa_checklist:\n  version: \"1.0.0\"\n  funcionalidade:\n");
     for index in 1..=4 {
         writeln!(

@@ -6,25 +6,18 @@
 //! not all files. Prints peak RSS at the end. Run with `cargo bench --bench snapshot`
 //! (optionally `-- 1000 100000` to pick sizes).
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+}
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use prpd_run::snapshot::{Changes, Snapshots};
 
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repositories with the real git, as a user has them"
-)]
-fn git(dir: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
-}
+use fixture::git::git;
 
 /// A committed repository of `count` small files, 100 to a directory.
 fn generated_repo(count: usize) -> tempfile::TempDir {

@@ -13,16 +13,22 @@
 //! `SETTLE_SECONDS` after the first run (nothing else running: what one run leaves), and
 //! `SETTLE_SECONDS` after the last.
 
-use std::fmt::Write as _;
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod calc;
+    pub mod daemon;
+    pub mod git;
+    pub mod repo;
+    pub mod rss;
+    pub mod shipping;
+}
+
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-/// The scripted agent of every phase.
-const AGENT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/it/agents/feature-agent.py"
-);
+use fixture::rss::{mib, status_kib};
+use fixture::shipping::{calc_repo, feature_prp, log, pushed, shipped, stuck, wait_until_watching};
 
 /// The functions the agent knows; PRP `n` asks for `FEATURES[n % 3]`.
 const FEATURES: [&str; 3] = ["subtract", "divide", "power"];
@@ -32,156 +38,6 @@ const POLL: Duration = Duration::from_millis(100);
 
 /// How long one run may take before the benchmark gives up.
 const PATIENCE: Duration = Duration::from_secs(300);
-
-/// The test runner of the fixture: unittest, with a tally prpd reads.
-const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
-suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
-result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
-failed = len(result.failures) + len(result.errors)\n\
-passed = result.testsRun - failed - len(result.skipped)\n\
-print(f\"{passed} passed, {failed} failed\")\n\
-sys.exit(0 if result.wasSuccessful() else 1)\n";
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stderr(Stdio::inherit())
-        .output()
-        .expect("run git");
-    assert!(output.status.success(), "git {args:?} failed");
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// The PRP that asks for `name`, titled after the run's number.
-fn feature_prp(name: &str, number: usize) -> String {
-    format!(
-        "# Soak {number}: {name}\n\n## Goal\n\nAdd `{name}(a, b)` to calc.\n\n\
-         ## Success Criteria\n\n- [ ] `{name}` is defined in `calc.py`\n\
-         - [ ] Every acceptance criterion has a test that names it\n\n\
-         ## Tasks\n\n1. Write a failing test for each acceptance criterion.\n\
-         2. Implement `{name}` in `calc.py`.\n\n\
-         ## Acceptance Criteria\n\n\
-         - AC-1: `{name}(a, b)` is computed from `a` and `b`.\n"
-    )
-}
-
-/// prpd.toml: the scripted agent in every phase (logging its calls to `calls`), one run at a
-/// time, SHIP to the bare repository `remote`.
-fn prpd_toml(calls: &Path, remote: &Path) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "bench-qa"
-        } else {
-            "bench-coder"
-        };
-        write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"python3\", {AGENT:?}, {:?}, \"--sleep\", \"0\"]\n\
-             model = \"{model}\"\nprompt = \"stdin\"\ntimeout = \"300s\"\nenv = []\n\n",
-            calls.display().to_string()
-        )
-        .expect("write to a String");
-    }
-    write!(
-        toml,
-        "[watch]\nparallel = 1\n\n[ship]\nremote = {:?}\n",
-        remote.display().to_string()
-    )
-    .expect("write to a String");
-    toml
-}
-
-/// The committed Python `calc` repository with no PRP yet: `calc.py` with `add`, unittest
-/// through `make test`, a README, a changelog, an ADR, and `config` as prpd.toml.
-fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let files = [
-        (
-            "calc.py",
-            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
-        ),
-        ("run_tests.py", RUN_TESTS),
-        (
-            "Makefile",
-            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
-        ),
-        ("tests/__init__.py", ""),
-        (
-            "tests/test_calc.py",
-            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
-             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
-        ),
-        (
-            "README.md",
-            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
-        ),
-        (
-            "CHANGELOG.md",
-            "# Changelog\n\n## [Unreleased]\n\n## [1.0.0]\n\n- `add`.\n",
-        ),
-        (
-            "docs/adr/0001-plain-python.md",
-            "# 1. Plain Python\n\nStatus: accepted\n\nNo dependencies.\n",
-        ),
-        (".gitignore", "__pycache__/\n"),
-        ("prpd.toml", config),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "calc",
-        ],
-    );
-    std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
-    dir
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark measures the real daemon, started as a user starts it"
-)]
-fn start_daemon(repo: &Path) -> Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
-        .args(["watch", "--repo"])
-        .arg(repo)
-        .env("PRPD_LOG", "prpd=info")
-        .env_remove("GITHUB_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start prpd watch")
-}
-
-fn log(repo: &Path) -> String {
-    std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
-}
-
-/// How many runs the log says ended SHIPPED.
-fn shipped(log: &str) -> usize {
-    log.lines()
-        .filter(|line| line.contains("\"run ended\"") && line.contains("SHIPPED"))
-        .count()
-}
 
 /// The daemon's memory as `/proc` shows it, in KiB, and its threads.
 #[derive(Debug, Clone, Copy)]
@@ -194,18 +50,11 @@ struct Memory {
 
 impl Memory {
     fn of(pid: u32) -> Memory {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix(name))
-                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-                .expect("a field of /proc/PID/status")
-        };
+        let field = |name: &str| status_kib(pid, name).expect("a field of /proc/PID/status");
         Memory {
-            rss: field("VmRSS:"),
-            anon: field("RssAnon:"),
-            file: field("RssFile:"),
+            rss: field("VmRSS"),
+            anon: field("RssAnon"),
+            file: field("RssFile"),
             threads: std::fs::read_dir(format!("/proc/{pid}/task"))
                 .expect("tasks")
                 .count(),
@@ -223,21 +72,13 @@ impl Memory {
     }
 }
 
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "figures printed for a person: KiB stay far below 2^52"
-)]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
-
 /// Writes PRP `number` and waits until its run has shipped.
 fn one_run(repo: &Path, daemon: &mut Child, number: usize) -> Duration {
     let name = FEATURES[number % FEATURES.len()];
     let started = Instant::now();
     std::fs::write(
         repo.join(format!("PRPs/{name}-{number:02}.md")),
-        feature_prp(name, number),
+        feature_prp(name, &format!("Soak {number}: {name}")),
     )
     .expect("write PRP");
     loop {
@@ -245,15 +86,8 @@ fn one_run(repo: &Path, daemon: &mut Child, number: usize) -> Duration {
         if shipped(&text) == number {
             return started.elapsed();
         }
-        let stuck = [
-            "run escalated",
-            "the run cannot go on",
-            "the run did not start",
-        ]
-        .iter()
-        .any(|failure| text.contains(failure));
         assert!(
-            !stuck && started.elapsed() < PATIENCE,
+            !stuck(&text) && started.elapsed() < PATIENCE,
             "run {number} did not ship:\n{text}"
         );
         assert!(
@@ -270,26 +104,13 @@ fn main() {
     let settle = Duration::from_secs(args.next().and_then(|arg| arg.parse().ok()).unwrap_or(60));
 
     let scratch = tempfile::tempdir().expect("tempdir");
-    let remote = scratch.path().join("remote.git");
     let calls = scratch.path().join("agent-calls.log");
-    git(
-        scratch.path(),
-        &["init", "-q", "--bare", remote.to_str().expect("utf-8")],
-    );
-    let repo_dir = calc_repo(&prpd_toml(&calls, &remote));
+    let (repo_dir, remote) = calc_repo(scratch.path(), &calls, 1, 0.0);
     let repo = repo_dir.path().canonicalize().expect("canonical");
 
-    let mut daemon = start_daemon(&repo);
+    let mut daemon = fixture::daemon::start(&repo, &[]);
     let pid = daemon.id();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !(log(&repo).contains("\"watching\"") && repo.join(".prp-session/prpd.sock").exists()) {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not start:\n{}",
-            log(&repo)
-        );
-        std::thread::sleep(POLL);
-    }
+    wait_until_watching(&repo, POLL);
     std::thread::sleep(Duration::from_secs(1));
 
     println!(
@@ -317,10 +138,7 @@ fn main() {
             settled.push(memory);
         }
     }
-    let pushed = git(
-        &remote,
-        &["for-each-ref", "--format=%(refname)", "refs/heads/prp/"],
-    );
+    let pushed = pushed(&remote);
     assert_eq!(pushed.lines().count(), runs, "SHIP pushed {pushed:?}");
 
     let at = |number: usize| {

@@ -13,6 +13,16 @@
 //! iterations, each with its prompt, output, snapshot and measurement (the fixture's tests run
 //! once; the same tree's result is reused after that, as in any run).
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod calc;
+    pub mod daemon;
+    pub mod git;
+    pub mod repo;
+    pub mod rss;
+    pub mod stop;
+}
+
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
@@ -20,21 +30,14 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use fixture::rss::{mib, status_kib};
+use fixture::stop::stop;
 use prpd_web::browser::Browser;
 
 /// The agent of every phase: reads the prompt, changes nothing, says it is not done.
 const AGENT: &str = "cat >/dev/null; printf 'Looked around, changed nothing.\\n\
 ---PRP_PHASE_STATUS---\\nPHASE: %s\\nSTATUS: IN_PROGRESS\\nITERATION: %s\\nEXIT_SIGNAL: false\\n\
 RECOMMENDATION: keep looking\\n---END_PRP_PHASE_STATUS---\\n' \"$PRPD_PHASE\" \"$PRPD_ITERATION\"";
-
-/// The test runner of the fixture: unittest, with a tally prpd reads.
-const RUN_TESTS: &str = "import sys\nimport unittest\n\n\
-suite = unittest.defaultTestLoader.discover(\"tests\", top_level_dir=\".\")\n\
-result = unittest.TextTestRunner(verbosity=2).run(suite)\n\
-failed = len(result.failures) + len(result.errors)\n\
-passed = result.testsRun - failed - len(result.skipped)\n\
-print(f\"{passed} passed, {failed} failed\")\n\
-sys.exit(0 if result.wasSuccessful() else 1)\n";
 
 const PRP: &str = "PRPs/subtract.md";
 
@@ -44,37 +47,10 @@ const IDLE: Duration = Duration::from_secs(5);
 /// How many times Chromium opens the run page.
 const BROWSER_LOADS: usize = 10;
 
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
-}
-
 /// prpd.toml: the idle agent in every phase, a guardrail at `iterations` agent calls, RED's
 /// breaker out of reach.
 fn prpd_toml(iterations: usize) -> String {
-    let mut toml = String::new();
-    for phase in ["red", "green", "refactor", "document", "qa"] {
-        let model = if phase == "qa" {
-            "bench-qa"
-        } else {
-            "bench-coder"
-        };
-        write!(
-            toml,
-            "[agents.{phase}]\ncommand = [\"sh\", \"-c\", {AGENT:?}]\nmodel = \"{model}\"\n\
-             prompt = \"stdin\"\ntimeout = \"60s\"\nenv = []\n\n"
-        )
-        .expect("write to a String");
-    }
+    let mut toml = fixture::calc::agents_toml(&format!("[\"sh\", \"-c\", {AGENT:?}]"), "60s");
     write!(
         toml,
         "[guardrails]\nmax_agent_invocations = {iterations}\nmax_calls_per_hour = {}\n\n\
@@ -89,28 +65,7 @@ fn prpd_toml(iterations: usize) -> String {
 
 /// The committed Python `calc` repository with a PRP that asks for `subtract`.
 fn calc_repo(config: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let files = [
-        (
-            "calc.py",
-            "def add(a, b):\n    \"\"\"The sum of two numbers.\"\"\"\n    return a + b\n",
-        ),
-        ("run_tests.py", RUN_TESTS),
-        (
-            "Makefile",
-            "test:\n\tpython3 run_tests.py\n\nlint:\n\tpython3 -m py_compile calc.py\n",
-        ),
-        ("tests/__init__.py", ""),
-        (
-            "tests/test_calc.py",
-            "import unittest\n\nimport calc\n\n\nclass AddTest(unittest.TestCase):\n    \
-             def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n",
-        ),
-        (
-            "README.md",
-            "# calc\n\nSmall number helpers.\n\n- `add(a, b)`: the sum of two numbers.\n",
-        ),
-        (".gitignore", "__pycache__/\n"),
+    fixture::calc::repo(&[
         (
             PRP,
             "# Subtract numbers\n\n## Goal\n\nAdd `subtract(a, b)` to calc.\n\n\
@@ -118,28 +73,7 @@ fn calc_repo(config: &str) -> tempfile::TempDir {
              ## Acceptance Criteria\n\n- AC-1: `subtract(a, b)` is `a` minus `b`.\n",
         ),
         ("prpd.toml", config),
-    ];
-    for (path, text) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "calc",
-        ],
-    );
-    dir
+    ])
 }
 
 /// `prpd run --in-place` of the PRP until it escalates; the run's id and its iterations.
@@ -168,22 +102,9 @@ fn make_run(repo: &Path) -> (String, u64) {
 }
 
 /// `prpd watch` on `repo`, with `args`; returns once it watches (and, with `--ui`, serves).
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark measures the real daemon, started as a user starts it"
-)]
 fn start_daemon(repo: &Path, args: &[&str]) -> Child {
     let _ = std::fs::remove_file(repo.join(".prp-session/prpd.log"));
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_prpd"))
-        .args(["watch", "--repo"])
-        .arg(repo)
-        .args(args)
-        .env("PRPD_LOG", "prpd=info")
-        .env_remove("GITHUB_TOKEN")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start prpd watch");
+    let child = fixture::daemon::start(repo, args);
     wait_for_start(repo, !args.is_empty());
     child
 }
@@ -207,28 +128,9 @@ fn wait_for_start(repo: &Path, ui: bool) {
     }
 }
 
-/// Stops the daemon as a supervisor does (SIGTERM) and waits for its exit.
-fn stop(daemon: &mut Child) {
-    let pid = nix::unistd::Pid::from_raw(i32::try_from(daemon.id()).expect("pid"));
-    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("signal the daemon");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while daemon.try_wait().expect("poll the daemon").is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "the daemon did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// A field of `/proc/<pid>/status` in KiB (`VmRSS`, `VmHWM`).
 fn memory_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the daemon runs");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+    status_kib(pid, field).unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
 
 /// One `GET path` to the dashboard at `host` (`127.0.0.1:PORT`): the status, the body's
@@ -268,14 +170,6 @@ fn median(mut values: Vec<f64>) -> f64 {
     } else {
         values[middle]
     }
-}
-
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "figures printed for a person: KiB and bytes stay far below 2^52"
-)]
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
 }
 
 #[expect(

@@ -5,26 +5,22 @@
 //! batches. Run with `cargo bench --bench watch` (optionally `-- FILES IDLE_SECONDS`, default
 //! `50000 60`). It drives the real release binary, as a user runs it.
 
+/// The fixture pieces this benchmark shares with the others, in `benches/fixture/`.
+mod fixture {
+    pub mod git;
+    pub mod repo;
+    pub mod rss;
+}
+
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use fixture::repo::commit_files;
+use fixture::rss::{mib, status_kib};
+
 /// The debounce the benchmark configures (the default of `[watch] debounce`).
 const DEBOUNCE_MS: u64 = 500;
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the benchmark builds its fixture repository with the real git, as a user has it"
-)]
-fn git(dir: &Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
-}
 
 /// A committed repository of `count` small files, 100 to a directory, with a test command and
 /// a `.gitignore` that leaves `target/` out.
@@ -41,28 +37,16 @@ fn generated_repo(count: usize) -> tempfile::TempDir {
         )
         .expect("write");
     }
-    std::fs::write(dir.path().join(".gitignore"), "target/\n").expect("gitignore");
-    std::fs::write(dir.path().join("Makefile"), "test:\n\t@echo ok\n").expect("Makefile");
     std::fs::create_dir_all(dir.path().join("PRPs")).expect("PRPs");
-    std::fs::write(
-        dir.path().join("prpd.toml"),
-        format!("[watch]\ndebounce = \"{DEBOUNCE_MS}ms\"\n"),
-    )
-    .expect("prpd.toml");
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(
+    let config = format!("[watch]\ndebounce = \"{DEBOUNCE_MS}ms\"\n");
+    commit_files(
         dir.path(),
         &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@prpd.invalid",
-            "commit",
-            "-q",
-            "-m",
-            "generated",
+            (".gitignore", "target/\n"),
+            ("Makefile", "test:\n\t@echo ok\n"),
+            ("prpd.toml", &config),
         ],
+        "generated",
     );
     dir
 }
@@ -103,12 +87,7 @@ fn wait_for_log(repo: &Path, needle: &str, patience: Duration) -> Instant {
 
 /// Resident memory of `pid` in KiB.
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
+    status_kib(pid, "VmRSS").expect("VmRSS")
 }
 
 /// User + system CPU time of `pid` in clock ticks (100 per second on Linux).
@@ -171,7 +150,7 @@ fn main() {
     let cpu_seconds = (cpu_ticks(pid) - ticks_before) as f64 / 100.0;
     println!(
         "idle {idle_seconds} s: peak RSS {:.1} MiB, CPU {cpu_seconds:.2} s ({:.3} % of one core)",
-        peak_rss as f64 / 1024.0,
+        mib(peak_rss),
         cpu_seconds * 100.0 / idle_seconds as f64
     );
 
@@ -216,7 +195,7 @@ fn main() {
     );
     println!(
         "peak RSS over the whole benchmark: {:.1} MiB",
-        peak_rss as f64 / 1024.0
+        mib(peak_rss)
     );
 
     let _ = daemon.kill();
