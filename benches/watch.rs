@@ -70,15 +70,15 @@ fn log(repo: &Path) -> String {
     std::fs::read_to_string(repo.join(".prp-session/prpd.log")).unwrap_or_default()
 }
 
-fn wait_for_log(repo: &Path, needle: &str, patience: Duration) -> Instant {
+fn wait_for_log(repo: &Path, needles: &[&str], patience: Duration) -> Instant {
     let deadline = Instant::now() + patience;
     loop {
-        if log(repo).contains(needle) {
+        if logged_line(repo, needles).is_some() {
             return Instant::now();
         }
         assert!(
             Instant::now() < deadline,
-            "no {needle:?} in the log:\n{}",
+            "no line with {needles:?} in the log:\n{}",
             log(repo)
         );
         std::thread::sleep(Duration::from_millis(5));
@@ -99,13 +99,18 @@ fn cpu_ticks(pid: u32) -> u64 {
     fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
 }
 
-/// The JSON log's timestamp of the first line holding `needle`, as seconds since the epoch.
-fn logged_at(repo: &Path, needle: &str) -> f64 {
-    let line = log(repo)
+/// The first line of the daemon's log that holds every one of `needles`.
+fn logged_line(repo: &Path, needles: &[&str]) -> Option<String> {
+    log(repo)
         .lines()
-        .find(|line| line.contains(needle))
+        .find(|line| needles.iter().all(|needle| line.contains(needle)))
         .map(str::to_owned)
-        .expect("logged");
+}
+
+/// The JSON log's timestamp of the first line holding every one of `needles`, as seconds since
+/// the epoch.
+fn logged_at(repo: &Path, needles: &[&str]) -> f64 {
+    let line = logged_line(repo, needles).expect("logged");
     let value: serde_json::Value = serde_json::from_str(&line).expect("JSON line");
     let stamp = value["timestamp"].as_str().expect("timestamp");
     let time = humantime::parse_rfc3339(stamp).expect("RFC 3339");
@@ -136,7 +141,7 @@ fn main() {
 
     let started = Instant::now();
     let mut daemon = start_daemon(&path);
-    let watching = wait_for_log(&path, "\"watching\"", Duration::from_secs(120));
+    let watching = wait_for_log(&path, &["\"watching\""], Duration::from_secs(120));
     println!("started watching in {:.0?}", watching - started);
     let pid = daemon.id();
 
@@ -180,12 +185,27 @@ fn main() {
             .as_secs_f64();
         std::fs::write(
             path.join(&name),
-            format!("# Bench {round}\n\n## Goal\n\nNothing.\n"),
+            format!(
+                "# Bench {round}\n\n## Goal\n\nPrint a greeting.\n\n## Success Criteria\n\n\
+                 - [ ] `make hello` prints `hello {round}`\n"
+            ),
         )
         .expect("write PRP");
-        let needle = format!("\"activity\":\"running {name}\"");
-        wait_for_log(&path, &needle, Duration::from_secs(30));
-        latencies.push((logged_at(&path, &needle) - written) * 1000.0);
+        let prp = format!("\"prp\":\"{name}\"");
+        let needles = ["\"starting a run\"", &prp];
+        wait_for_log(&path, &needles, Duration::from_secs(30));
+        latencies.push((logged_at(&path, &needles) - written) * 1000.0);
+        // The next PRP is written to an idle daemon, not queued behind this run: each session
+        // of a run ends with its own-time line (debug).
+        let deadline = Instant::now() + Duration::from_secs(300);
+        while log(&path)
+            .matches("prpd's own time in this session")
+            .count()
+            <= round
+        {
+            assert!(Instant::now() < deadline, "run {round} did not end");
+            std::thread::sleep(Duration::from_millis(50));
+        }
         std::thread::sleep(Duration::from_millis(DEBOUNCE_MS * 2));
     }
     latencies.sort_by(f64::total_cmp);
