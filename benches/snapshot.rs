@@ -1,7 +1,8 @@
 //! Figures for the per-iteration measurement cost: recording a git-native snapshot of generated
 //! repositories of 1k, 100k and 300k files (first snapshot, an unchanged one, and one after 100
 //! files changed), by the full scan and from the list of changed paths a watcher gives, then
-//! the frozen-file comparison (listing the snapshot's blob ids). Target:
+//! the frozen-file comparison (listing the snapshot's blob ids, afresh and from the last
+//! listing with the difference of the two trees). Target:
 //! an unchanged 100k-file tree in under 100 ms, and a cost that grows with the changed files,
 //! not all files. Prints peak RSS at the end. Run with `cargo bench --bench snapshot`
 //! (optionally `-- 1000 100000` to pick sizes).
@@ -125,11 +126,22 @@ fn main() {
                 .expect("write");
             paths.insert(path);
         }
+        let known = by_paths.files(&unchanged).expect("files");
         let from_paths = timed("after 100 changed, from changed paths", count, || {
             by_paths
                 .record_changes(2, Some(&unchanged), "changed", &Changes::Paths(paths))
                 .expect("record")
         });
+        let listed = timed("its files, from the last listing", count, || {
+            by_paths
+                .files_since(&known, &unchanged, &from_paths)
+                .expect("files since")
+        });
+        assert_eq!(
+            listed,
+            by_paths.files(&from_paths).expect("files"),
+            "the listing from the tree difference is the listing"
+        );
         let scanned = snapshots
             .record(3, Some(&changed), "scanned")
             .expect("record");

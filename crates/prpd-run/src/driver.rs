@@ -39,7 +39,9 @@ mod test_plan;
 mod verify;
 mod web_plan;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -48,7 +50,7 @@ use crate::config::Config;
 use crate::machine::{Effect, Event};
 use crate::prompt::PromptError;
 use crate::record::{RunError, RunRecord};
-use crate::snapshot::{SnapshotError, Snapshots};
+use crate::snapshot::{Snapshot, SnapshotError, Snapshots};
 use prpd_base::files;
 use prpd_base::paths::{RunPaths, SessionPaths};
 use prpd_base::phase::Phase;
@@ -176,6 +178,8 @@ pub struct Driver {
     /// The snapshots this session records and seals through, once opened
     /// (`Driver::recorder`).
     recorder: Option<Snapshots>,
+    /// The last snapshot whose files this session listed, with them (`Driver::listed_files`).
+    listed: Option<(Snapshot, Arc<BTreeMap<PathBuf, String>>)>,
     /// prpd's own time in this session, part by part.
     own_time: own_time::OwnTime,
 }
@@ -193,6 +197,7 @@ impl Driver {
             call_ended: None,
             tree_watch: snapshots::TreeWatch::NotStarted,
             recorder: None,
+            listed: None,
         }
     }
 

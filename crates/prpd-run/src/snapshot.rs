@@ -27,6 +27,7 @@
 //! to git's garbage collection.
 
 mod changed;
+mod listing;
 mod overlay;
 mod rewrite;
 mod seal;
@@ -385,27 +386,6 @@ impl Snapshots {
     fn tree_of(&self, snapshot: &Snapshot) -> Result<git2::Tree<'_>, SnapshotError> {
         let oid = self.git("read a snapshot tree id", Oid::from_str(&snapshot.tree))?;
         self.git("find a snapshot tree", self.repo.find_tree(oid))
-    }
-
-    /// Every file of `snapshot` with its blob id, by path relative to the repository.
-    pub fn files(&self, snapshot: &Snapshot) -> Result<BTreeMap<PathBuf, String>, SnapshotError> {
-        let tree = self.tree_of(snapshot)?;
-        let mut files = BTreeMap::new();
-        self.git(
-            "list a snapshot",
-            tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
-                if entry.kind() == Some(git2::ObjectType::Blob)
-                    && let Ok(name) = entry.name()
-                {
-                    files.insert(
-                        PathBuf::from(format!("{root}{name}")),
-                        entry.id().to_string(),
-                    );
-                }
-                git2::TreeWalkResult::Ok
-            }),
-        )?;
-        Ok(files)
     }
 
     /// The files of the working tree that differ from `snapshot`, each with whether it is new,

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::agent;
@@ -255,7 +256,7 @@ impl Driver {
         self.own_time.add(Part::Freeze, started);
         let snapshot = self.record_snapshot(sequence, previous.as_ref(), &message)?;
         let started = Instant::now();
-        let files = snapshots.files(&snapshot)?;
+        let files = self.listed_files(&snapshots, &snapshot)?;
         // After a REJECT, GREEN may add tests for what QA found uncovered (and in any attempt
         // when prpd.toml says `green_may_add_tests`); they are frozen when GREEN ends.
         let allow_new_tests = phase == Phase::Green
@@ -282,7 +283,7 @@ impl Driver {
                 previous.as_ref(),
                 &format!("{message} (frozen files restored)"),
             )?;
-            let files = snapshots.files(&restored)?;
+            let files = self.listed_files(&snapshots, &restored)?;
             (restored, files)
         };
         violations.extend(exclude_refused);
@@ -292,6 +293,33 @@ impl Driver {
             self.record.snapshots.iterations.insert(iteration, sequence);
         }
         Ok((Tree::from_snapshot(&snapshot.tree, &files), violations))
+    }
+
+    /// The files of `snapshot` (path → blob id), from the last snapshot listed this session and
+    /// what differs between the two trees: listing a tree afresh reads every folder of it.
+    fn listed_files(
+        &mut self,
+        snapshots: &Snapshots,
+        snapshot: &Snapshot,
+    ) -> Result<Arc<BTreeMap<PathBuf, String>>, SnapshotError> {
+        let since = match &self.listed {
+            Some((listed, files)) if listed.tree == snapshot.tree => Some(Arc::clone(files)),
+            // A cache: a listing that cannot be brought up to date is made afresh.
+            Some((listed, files)) => match snapshots.files_since(files, listed, snapshot) {
+                Ok(files) => Some(Arc::new(files)),
+                Err(error) => {
+                    tracing::debug!(%error, "the snapshot's files are listed afresh");
+                    None
+                }
+            },
+            None => None,
+        };
+        let files = match since {
+            Some(files) => files,
+            None => Arc::new(snapshots.files(snapshot)?),
+        };
+        self.listed = Some((snapshot.clone(), Arc::clone(&files)));
+        Ok(files)
     }
 
     /// Puts `.git/info/exclude` back as the run started with it when an agent changed it (an

@@ -36,6 +36,8 @@ impl Driver {
             .extend(snapshots.named_ref_objects("without-feature", &paths)?);
         self.save()?;
         snapshots.rewrite(first, count, replace)?;
+        // The trees the rewrite drops are gone from git soon: nothing listed from them is kept.
+        self.listed = None;
         snapshots.remove_named_ref("without-feature")?;
         if let Some(last) = snapshots.at(count) {
             self.record.snapshots.last = Some(last);
