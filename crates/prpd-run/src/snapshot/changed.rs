@@ -142,8 +142,14 @@ impl Snapshots {
                 self.git("remove a folder from the snapshot index", {
                     index.remove_dir(target, 0)
                 })?;
-                let tracked = index.get_path(target, 0).is_some();
+                let tracked = index.get_path(target, 0);
                 if tracked
+                    .as_ref()
+                    .is_some_and(|entry| same_content(entry, &on_disk, &metadata))
+                {
+                    return Ok(Step::Region(target.to_path_buf()));
+                }
+                if tracked.is_some()
                     || !(Snapshots::left_out(target)
                         || self.git("read the ignore rules", self.repo.is_path_ignored(target))?)
                 {
@@ -199,6 +205,34 @@ impl Snapshots {
 
 /// A submodule's mode in the index.
 const GITLINK: u32 = 0o160_000;
+
+/// Whether the file or link at `on_disk` is what the index `entry` holds, by its mode and the
+/// hash of its bytes, computed without writing anything: `add_path` writes every file it reads
+/// to a temporary object first, and the frozen files are read again at every snapshot. A clean
+/// filter (line endings, LFS) could make the two differ for the same file; then `add_path`
+/// runs as before, so a filter can only cost the saving, never hide a change.
+fn same_content(entry: &git2::IndexEntry, on_disk: &Path, metadata: &std::fs::Metadata) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = if metadata.is_symlink() {
+        0o120_000
+    } else if metadata.permissions().mode() & 0o100 != 0 {
+        0o100_755
+    } else {
+        0o100_644
+    };
+    if entry.mode != mode {
+        return false;
+    }
+    let id = if metadata.is_symlink() {
+        std::fs::read_link(on_disk).ok().and_then(|target| {
+            git2::Oid::hash_object(git2::ObjectType::Blob, target.as_os_str().as_bytes()).ok()
+        })
+    } else {
+        git2::Oid::hash_file(git2::ObjectType::Blob, on_disk).ok()
+    };
+    id == Some(entry.id)
+}
 
 /// A change inside the nested repository `folder`: the full scan leaves it out too, unless
 /// git tracks something there (a submodule, files added before the nested `git init`).
