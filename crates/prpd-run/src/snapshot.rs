@@ -20,7 +20,9 @@
 //! so a snapshot from changed paths neither reads nor writes the index file (its cost grows
 //! with the change, not the tree); a full scan writes the file, which is only a cache: the
 //! next session's first snapshot is a full scan, and git's stat cache in an older file just
-//! means more files read again.
+//! means more files read again. Such a snapshot's tree is the last one with the changed regions
+//! replaced (`updated_tree.rs`), and a listing of its files can be brought up to date from the
+//! last one the same way (`listing.rs`).
 //!
 //! The user's own index, branches and `HEAD` are never touched. The snapshot refs go when the
 //! run ends unless `[run] keep_snapshots = true` (the record's seal stays); the objects are left
@@ -383,6 +385,16 @@ impl Snapshots {
         self.git("find a snapshot commit", self.repo.find_commit(oid))
     }
 
+    /// The difference between the trees of `from` and `to`.
+    fn diff(&self, from: &Snapshot, to: &Snapshot) -> Result<git2::Diff<'_>, SnapshotError> {
+        let old = self.tree_of(from)?;
+        let new = self.tree_of(to)?;
+        self.git(
+            "compare two snapshots",
+            self.repo.diff_tree_to_tree(Some(&old), Some(&new), None),
+        )
+    }
+
     fn tree_of(&self, snapshot: &Snapshot) -> Result<git2::Tree<'_>, SnapshotError> {
         let oid = self.git("read a snapshot tree id", Oid::from_str(&snapshot.tree))?;
         self.git("find a snapshot tree", self.repo.find_tree(oid))
@@ -423,12 +435,7 @@ impl Snapshots {
         from: &Snapshot,
         to: &Snapshot,
     ) -> Result<BTreeMap<PathBuf, Change>, SnapshotError> {
-        let old = self.tree_of(from)?;
-        let new = self.tree_of(to)?;
-        let diff = self.git(
-            "compare two snapshots",
-            self.repo.diff_tree_to_tree(Some(&old), Some(&new), None),
-        )?;
+        let diff = self.diff(from, to)?;
         let mut changes = BTreeMap::new();
         for delta in diff.deltas() {
             let change = match delta.status() {

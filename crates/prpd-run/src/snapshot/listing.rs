@@ -38,12 +38,7 @@ impl Snapshots {
         from: &Snapshot,
         to: &Snapshot,
     ) -> Result<BTreeMap<PathBuf, String>, SnapshotError> {
-        let old = self.tree_of(from)?;
-        let new = self.tree_of(to)?;
-        let diff = self.git(
-            "compare two snapshots",
-            self.repo.diff_tree_to_tree(Some(&old), Some(&new), None),
-        )?;
+        let diff = self.diff(from, to)?;
         let mut files = known.clone();
         for delta in diff.deltas() {
             if let Some(path) = delta.old_file().path() {
