@@ -208,9 +208,10 @@ const GITLINK: u32 = 0o160_000;
 
 /// Whether the file or link at `on_disk` is what the index `entry` holds, by its mode and the
 /// hash of its bytes, computed without writing anything: `add_path` writes every file it reads
-/// to a temporary object first, and the frozen files are read again at every snapshot. A clean
-/// filter (line endings, LFS) could make the two differ for the same file; then `add_path`
-/// runs as before, so a filter can only cost the saving, never hide a change.
+/// to a temporary object first, and the frozen files are read again at every snapshot. The
+/// bytes are hashed as they are: where a clean filter applies (line endings, LFS), a file can
+/// differ from its blob and still be unchanged, and `add_path` runs as before; and bytes equal
+/// to the blob are content that is clean already, which git's filters leave as it is.
 fn same_content(entry: &git2::IndexEntry, on_disk: &Path, metadata: &std::fs::Metadata) -> bool {
     use std::os::unix::ffi::OsStrExt as _;
     use std::os::unix::fs::PermissionsExt as _;

@@ -209,8 +209,8 @@ fn collect(root: &Path, event: notify::Result<Event>, shared: &mut Shared) {
                 tracing::warn!(
                     %error,
                     "{reason}: a folder may be unwatched, so every later snapshot of this run \
-                     scans the whole tree (raise fs.inotify.max_user_watches with sysctl, then \
-                     `prpd resume`, to have snapshots from the changed paths again)"
+                     scans the whole tree (raise fs.inotify.max_user_watches with sysctl: the \
+                     run's next session, after a stop or an escalation, watches again)"
                 );
                 shared.broken = Some(reason);
             }
