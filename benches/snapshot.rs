@@ -2,7 +2,8 @@
 //! repositories of 1k, 100k and 300k files (first snapshot, an unchanged one, and one after 100
 //! files changed), by the full scan and from the list of changed paths a watcher gives, then
 //! the frozen-file comparison (listing the snapshot's blob ids, afresh and from the last
-//! listing with the difference of the two trees). Target:
+//! listing with the difference of the two trees), and a snapshot after a build wrote 10,000
+//! files into the ignored `target/`. Target:
 //! an unchanged 100k-file tree in under 100 ms, and a cost that grows with the changed files,
 //! not all files. Prints peak RSS at the end. Run with `cargo bench --bench snapshot`
 //! (optionally `-- 1000 100000` to pick sizes).
@@ -13,10 +14,10 @@ mod fixture {
 }
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use prpd_run::snapshot::{Changes, Snapshots};
+use prpd_run::snapshot::{Changes, Snapshot, Snapshots};
 
 use fixture::git::git;
 
@@ -34,7 +35,7 @@ fn generated_repo(count: usize) -> tempfile::TempDir {
         )
         .expect("write");
     }
-    std::fs::write(dir.path().join(".gitignore"), "/.prp-session/\n").expect("write");
+    std::fs::write(dir.path().join(".gitignore"), "/.prp-session/\n/target/\n").expect("write");
     git(dir.path(), &["init", "-q"]);
     git(dir.path(), &["add", "-A"]);
     git(
@@ -66,6 +67,26 @@ fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Times the snapshot after a build wrote 10,000 files into the ignored `target/` of `root`,
+/// from the changed paths, on `last`.
+fn after_a_build(root: &Path, snapshots: &Snapshots, last: &Snapshot, count: usize) {
+    let mut built = BTreeSet::from([PathBuf::from("target")]);
+    for index in 0..10_000 {
+        let path = PathBuf::from(format!("target/d{}/f{index}.o", index / 100));
+        if index % 100 == 0 {
+            std::fs::create_dir_all(root.join(path.parent().expect("parent"))).expect("mkdir");
+        }
+        std::fs::write(root.join(&path), "object\n").expect("write");
+        built.insert(path);
+    }
+    let after = timed("10,000 ignored files written", count, || {
+        snapshots
+            .record_changes(3, Some(last), "built", &Changes::Paths(built))
+            .expect("record")
+    });
+    assert_eq!(after.tree, last.tree, "ignored files change nothing");
 }
 
 fn main() {
@@ -142,6 +163,7 @@ fn main() {
             by_paths.files(&from_paths).expect("files"),
             "the listing from the tree difference is the listing"
         );
+        after_a_build(repo.path(), &by_paths, &from_paths, count);
         let scanned = snapshots
             .record(3, Some(&changed), "scanned")
             .expect("record");

@@ -73,7 +73,11 @@ impl Snapshots {
             return Ok(Scan::Full(reason));
         }
         let mut regions = BTreeSet::new();
+        let mut ignored = IgnoredFolders::default();
         for path in paths {
+            if self.in_ignored_folder(index, path, &mut ignored)? {
+                continue;
+            }
             match self.update_path(index, path)? {
                 Step::Nothing => {}
                 Step::Region(region) => {
@@ -163,6 +167,45 @@ impl Snapshots {
         }
     }
 
+    /// Whether `path` is, or is under, a folder git ignores and holds nothing of: a build writes
+    /// thousands of files into `target/` or `__pycache__/`, and each would be looked at for
+    /// nothing. Such a path changes nothing the snapshot holds, exactly as `update_path` would
+    /// find, one stat and one ignore check per folder instead of per file.
+    fn in_ignored_folder(
+        &self,
+        index: &Index,
+        path: &Path,
+        ignored: &mut IgnoredFolders,
+    ) -> Result<bool, SnapshotError> {
+        if ignored
+            .last
+            .as_ref()
+            .is_some_and(|folder| path.starts_with(folder))
+        {
+            return Ok(true);
+        }
+        for folder in path.ancestors().collect::<Vec<_>>().into_iter().rev() {
+            if folder.as_os_str().is_empty() {
+                continue;
+            }
+            let skipped = if let Some(known) = ignored.seen.get(folder) {
+                *known
+            } else {
+                let skipped = std::fs::symlink_metadata(self.workdir.join(folder))
+                    .is_ok_and(|metadata| metadata.is_dir())
+                    && self.git("read the ignore rules", self.repo.is_path_ignored(folder))?
+                    && !holds_entries(index, folder);
+                ignored.seen.insert(folder.to_path_buf(), skipped);
+                skipped
+            };
+            if skipped {
+                ignored.last = Some(folder.to_path_buf());
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Rescans the directory `folder`: entries whose file is gone leave the index, and
     /// `add_all` limited to the folder does the rest as the full scan would.
     fn rescan(&self, index: &mut Index, folder: &Path) -> Result<(), SnapshotError> {
@@ -206,6 +249,25 @@ impl Snapshots {
 /// A submodule's mode in the index.
 const GITLINK: u32 = 0o160_000;
 
+/// The folders one snapshot found ignored and empty of entries (or not), by path, and the last
+/// one skipped (the paths come in order, so the ones under it follow it).
+#[derive(Default)]
+struct IgnoredFolders {
+    seen: std::collections::HashMap<PathBuf, bool>,
+    last: Option<PathBuf>,
+}
+
+/// Whether the index has an entry at `folder` or under it.
+fn holds_entries(index: &Index, folder: &Path) -> bool {
+    let prefix = format!("{}/", folder.display());
+    index.get_path(folder, 0).is_some()
+        || index
+            .find_prefix(prefix.as_str())
+            .ok()
+            .and_then(|position| index.get(position))
+            .is_some_and(|entry| entry.path.starts_with(prefix.as_bytes()))
+}
+
 /// Whether the file or link at `on_disk` is what the index `entry` holds, by its mode and the
 /// hash of its bytes, computed without writing anything: `add_path` writes every file it reads
 /// to a temporary object first, and the frozen files are read again at every snapshot. The
@@ -238,13 +300,7 @@ fn same_content(entry: &git2::IndexEntry, on_disk: &Path, metadata: &std::fs::Me
 /// A change inside the nested repository `folder`: the full scan leaves it out too, unless
 /// git tracks something there (a submodule, files added before the nested `git init`).
 fn nested(index: &Index, folder: &Path) -> Step {
-    let prefix = format!("{}/", folder.display());
-    let tracked_inside = index.get_path(folder, 0).is_some()
-        || index
-            .find_prefix(prefix.as_str())
-            .ok()
-            .and_then(|position| index.get(position))
-            .is_some_and(|entry| entry.path.starts_with(prefix.as_bytes()));
+    let tracked_inside = holds_entries(index, folder);
     if tracked_inside {
         Step::Full("a change inside a nested repository or submodule git tracks files of")
     } else {
@@ -592,6 +648,47 @@ mod tests {
             )
             .expect("record");
         assert_ne!(first.tree, seen.tree);
+    }
+
+    #[test]
+    fn paths_in_an_ignored_folder_are_skipped_unless_it_holds_a_tracked_file() {
+        let dir = repo_with(&[("src/a.py", "a\n"), ("build/keep.txt", "kept\n")]);
+        let root = dir.path();
+        // Ignored after `build/keep.txt` was committed: git keeps tracking it.
+        std::fs::write(root.join(".gitignore"), "build/\ngen/\n.prp-session/\n").expect("write");
+        let snaps = crate::snapshot::tests::snapshots(root);
+        let first = snaps.record(0, None, "base").expect("record");
+        let mut written = BTreeSet::from([PathBuf::from("gen")]);
+        for path in ["build/keep.txt", "build/out.o", "gen/x.o", "gen/deep/y.o"] {
+            let path = PathBuf::from(path);
+            std::fs::create_dir_all(root.join(path.parent().expect("parent"))).expect("mkdir");
+            std::fs::write(root.join(&path), "written by a build\n").expect("write");
+            written.insert(path);
+        }
+        let by_paths = snaps
+            .record_changes(1, Some(&first), "build", &Changes::Paths(written))
+            .expect("record");
+        let full = Snapshots::open(root, "full", &root.join(".prp-session/full.index"))
+            .expect("open")
+            .record(0, None, "full")
+            .expect("record");
+        assert_eq!(by_paths.tree, full.tree, "the same tree as a full scan");
+        let files = snaps.files(&by_paths).expect("files");
+        assert!(files.contains_key(Path::new("build/keep.txt")), "{files:?}");
+        assert_ne!(
+            files.get(Path::new("build/keep.txt")),
+            snaps
+                .files(&first)
+                .expect("files")
+                .get(Path::new("build/keep.txt")),
+            "the tracked file's change is in the snapshot"
+        );
+        assert!(
+            files
+                .keys()
+                .all(|path| !path.starts_with("gen") && path != Path::new("build/out.o")),
+            "{files:?}"
+        );
     }
 
     #[test]
