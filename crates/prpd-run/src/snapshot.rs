@@ -18,9 +18,10 @@
 //! when a path changes the rules themselves (a `.gitignore`), it is the full scan. After its
 //! first snapshot a `Snapshots` keeps the run's index in memory, attached to its repository,
 //! so a snapshot from changed paths neither reads nor writes the index file (its cost grows
-//! with the change, not the tree); a full scan writes the file, which is only a cache: the
-//! next session's first snapshot is a full scan, and git's stat cache in an older file just
-//! means more files read again. Such a snapshot's tree is the last one with the changed regions
+//! with the change, not the tree); a full scan writes the file, and so does a snapshot that
+//! removed an entry (a file the file still tracked could come back ignored, and be tracked
+//! again by the next session). Otherwise the file is only a cache: the next session's first
+//! snapshot is a full scan, and git's stat cache in an older file means more files read again. Such a snapshot's tree is the last one with the changed regions
 //! replaced (`updated_tree.rs`), and a listing of its files can be brought up to date from the
 //! last one the same way (`listing.rs`).
 //!
@@ -143,6 +144,8 @@ pub struct Snapshots {
     /// The tree of this value's last snapshot, which the next one from changed paths starts
     /// from (`snapshot/updated_tree.rs`).
     last_tree: Mutex<Option<Oid>>,
+    /// Whether the index in memory lost an entry its file still holds (`changed.rs`).
+    index_lost_entries: AtomicBool,
 }
 
 impl std::fmt::Debug for Snapshots {
@@ -174,6 +177,7 @@ impl Snapshots {
             index_path: index_path.to_path_buf(),
             index_kept: AtomicBool::new(false),
             last_tree: Mutex::new(None),
+            index_lost_entries: AtomicBool::new(false),
         })
     }
 
@@ -293,7 +297,8 @@ impl Snapshots {
             // so the next full scan rebuilds only the trees of the folders that changed.
             None => self.git("write the snapshot tree", index.write_tree())?,
         };
-        if let Scan::Full(_) = scan {
+        let lost_entries = self.index_lost_entries.swap(false, Ordering::Relaxed);
+        if matches!(scan, Scan::Full(_)) || lost_entries {
             self.git("write the snapshot index", index.write())?;
         }
         *last_tree = Some(tree_id);

@@ -23,6 +23,8 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
+use std::sync::atomic::Ordering;
+
 use git2::{Index, IndexAddOption};
 
 use super::{SnapshotError, Snapshots};
@@ -118,12 +120,8 @@ impl Snapshots {
         let on_disk = self.workdir.join(target);
         match std::fs::symlink_metadata(&on_disk) {
             Err(_) => {
-                self.git("remove a file from the snapshot index", {
-                    index.remove_path(target)
-                })?;
-                self.git("remove a folder from the snapshot index", {
-                    index.remove_dir(target, 0)
-                })?;
+                self.remove_entries(index, target, Entries::File)?;
+                self.remove_entries(index, target, Entries::Folder)?;
                 Ok(Step::Region(target.to_path_buf()))
             }
             Ok(metadata) if metadata.is_dir() => {
@@ -136,16 +134,12 @@ impl Snapshots {
                 if self.is_nested_repository(target) {
                     return Ok(nested(index, target));
                 }
-                self.git("remove a file from the snapshot index", {
-                    index.remove_path(target)
-                })?;
+                self.remove_entries(index, target, Entries::File)?;
                 self.rescan(index, target)?;
                 Ok(Step::Region(target.to_path_buf()))
             }
             Ok(metadata) if metadata.is_file() || metadata.is_symlink() => {
-                self.git("remove a folder from the snapshot index", {
-                    index.remove_dir(target, 0)
-                })?;
+                self.remove_entries(index, target, Entries::Folder)?;
                 let tracked = index.get_path(target, 0);
                 if tracked
                     .as_ref()
@@ -226,10 +220,7 @@ impl Snapshots {
             }
         }
         for path in &gone {
-            self.git(
-                "remove a file from the snapshot index",
-                index.remove_path(path),
-            )?;
+            self.remove_entries(index, path, Entries::File)?;
         }
         self.git(
             "add a folder to the snapshot index",
@@ -241,6 +232,33 @@ impl Snapshots {
         )
     }
 
+    /// Removes the entry at `path` (a file) or the entries under it (a folder). Whether any went
+    /// is remembered until the index file is next written: the file is a cache of the stat
+    /// data, but also of which files are tracked, and an entry it kept after memory lost it
+    /// would make a file git ignores tracked again in the next session's first snapshot.
+    fn remove_entries(
+        &self,
+        index: &mut Index,
+        path: &Path,
+        entries: Entries,
+    ) -> Result<(), SnapshotError> {
+        let before = index.len();
+        match entries {
+            Entries::File => self.git(
+                "remove a file from the snapshot index",
+                index.remove_path(path),
+            )?,
+            Entries::Folder => self.git(
+                "remove a folder from the snapshot index",
+                index.remove_dir(path, 0),
+            )?,
+        }
+        if index.len() < before {
+            self.index_lost_entries.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
     fn is_nested_repository(&self, folder: &Path) -> bool {
         std::fs::symlink_metadata(self.workdir.join(folder).join(".git")).is_ok()
     }
@@ -248,6 +266,15 @@ impl Snapshots {
 
 /// A submodule's mode in the index.
 const GITLINK: u32 = 0o160_000;
+
+/// What [`Snapshots::remove_entries`] removes at a path.
+#[derive(Clone, Copy)]
+enum Entries {
+    /// The entry of the file there.
+    File,
+    /// The entries under the folder there.
+    Folder,
+}
 
 /// The folders one snapshot found ignored and empty of entries (or not), by path, and the last
 /// one skipped (the paths come in order, so the ones under it follow it).
@@ -688,6 +715,37 @@ mod tests {
                 .keys()
                 .all(|path| !path.starts_with("gen") && path != Path::new("build/out.o")),
             "{files:?}"
+        );
+    }
+
+    #[test]
+    fn a_tracked_file_git_ignores_once_deleted_stays_out_in_the_next_session() {
+        let dir = repo_with(&[("src/a.py", "a\n"), ("dist/app.js", "built\n")]);
+        let root = dir.path();
+        // `dist/` ignored after `dist/app.js` was committed: git keeps tracking it.
+        std::fs::write(root.join(".gitignore"), "dist/\n.prp-session/\n").expect("write");
+        let snaps = crate::snapshot::tests::snapshots(root);
+        let first = snaps.record(0, None, "base").expect("record");
+        let app = PathBuf::from("dist/app.js");
+        assert!(snaps.files(&first).expect("files").contains_key(&app));
+        std::fs::remove_file(root.join(&app)).expect("remove");
+        let paths = Changes::Paths(BTreeSet::from([app.clone()]));
+        let deleted = snaps
+            .record_changes(1, Some(&first), "deleted", &paths)
+            .expect("record");
+        // Built again: ignored and no longer tracked, so no snapshot holds it.
+        std::fs::write(root.join(&app), "built again\n").expect("write");
+        let rebuilt = snaps
+            .record_changes(2, Some(&deleted), "rebuilt", &paths)
+            .expect("record");
+        assert_eq!(rebuilt.tree, deleted.tree);
+        // The next session starts from the index file, with a full scan.
+        let resumed = crate::snapshot::tests::snapshots(root)
+            .record(3, Some(&rebuilt), "resumed")
+            .expect("record");
+        assert_eq!(
+            resumed.tree, rebuilt.tree,
+            "the index file does not track the deleted file again"
         );
     }
 
