@@ -138,11 +138,9 @@ pub struct Snapshots {
     workdir: PathBuf,
     run_id: String,
     index_path: PathBuf,
-    /// Whether the run's index is attached to `repo`, in memory, since this value's first
-    /// snapshot (see [`Snapshots::record_changes`]).
-    index_kept: AtomicBool,
     /// The tree of this value's last snapshot, which the next one from changed paths starts
-    /// from (`snapshot/updated_tree.rs`).
+    /// from (`snapshot/updated_tree.rs`); once there is one, the run's index is attached to
+    /// `repo`, in memory (see [`Snapshots::record_changes`]).
     last_tree: Mutex<Option<Oid>>,
     /// Whether the index in memory lost an entry its file still holds (`changed.rs`).
     index_lost_entries: AtomicBool,
@@ -175,7 +173,6 @@ impl Snapshots {
             workdir: workdir.to_path_buf(),
             run_id: run_id.to_owned(),
             index_path: index_path.to_path_buf(),
-            index_kept: AtomicBool::new(false),
             last_tree: Mutex::new(None),
             index_lost_entries: AtomicBool::new(false),
         })
@@ -248,7 +245,11 @@ impl Snapshots {
     /// Brings the run's index up to the working tree (see [`Snapshots::record_changes`]) and
     /// writes its tree.
     fn index_tree(&self, changes: &Changes) -> Result<Oid, SnapshotError> {
-        let kept = self.index_kept.load(Ordering::Relaxed);
+        let mut last_tree = self
+            .last_tree
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let kept = last_tree.is_some();
         let fresh = !kept && !self.index_path.exists();
         if fresh {
             if let Some(parent_dir) = self.index_path.parent() {
@@ -269,7 +270,6 @@ impl Snapshots {
                 git2::Index::open(&self.index_path),
             )?;
             self.git("attach the snapshot index", self.repo.set_index(&mut index))?;
-            self.index_kept.store(true, Ordering::Relaxed);
             index
         };
         let scan = match changes {
@@ -283,10 +283,6 @@ impl Snapshots {
             tracing::debug!(reason, "snapshot by a full scan of the tree");
             self.full_scan(&mut index)?;
         }
-        let mut last_tree = self
-            .last_tree
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
         let updated = match (&scan, *last_tree) {
             (Scan::Paths(regions), Some(base)) => self.updated_tree(base, &index, regions),
             _ => None,
