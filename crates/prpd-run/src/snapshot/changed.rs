@@ -204,21 +204,13 @@ impl Snapshots {
     /// `add_all` limited to the folder does the rest as the full scan would.
     fn rescan(&self, index: &mut Index, folder: &Path) -> Result<(), SnapshotError> {
         let prefix = format!("{}/", folder.display());
-        let mut gone = Vec::new();
-        if let Ok(mut position) = index.find_prefix(prefix.as_str()) {
-            while let Some(entry) = index.get(position) {
-                if !entry.path.starts_with(prefix.as_bytes()) {
-                    break;
-                }
-                let path = PathBuf::from(String::from_utf8_lossy(&entry.path).into_owned());
-                let present = std::fs::symlink_metadata(self.workdir.join(&path))
-                    .is_ok_and(|metadata| metadata.is_file() || metadata.is_symlink());
-                if !present {
-                    gone.push(path);
-                }
-                position += 1;
-            }
-        }
+        let gone: Vec<PathBuf> = entries_under(index, folder)
+            .map(|entry| PathBuf::from(String::from_utf8_lossy(&entry.path).into_owned()))
+            .filter(|path| {
+                !std::fs::symlink_metadata(self.workdir.join(path))
+                    .is_ok_and(|metadata| metadata.is_file() || metadata.is_symlink())
+            })
+            .collect();
         for path in &gone {
             self.remove_entries(index, path, Entries::File)?;
         }
@@ -286,13 +278,21 @@ struct IgnoredFolders {
 
 /// Whether the index has an entry at `folder` or under it.
 fn holds_entries(index: &Index, folder: &Path) -> bool {
-    let prefix = format!("{}/", folder.display());
-    index.get_path(folder, 0).is_some()
-        || index
-            .find_prefix(prefix.as_str())
-            .ok()
-            .and_then(|position| index.get(position))
-            .is_some_and(|entry| entry.path.starts_with(prefix.as_bytes()))
+    index.get_path(folder, 0).is_some() || entries_under(index, folder).next().is_some()
+}
+
+/// The entries of `index` under the folder `folder`, in the index's order.
+pub(super) fn entries_under<'index>(
+    index: &'index Index,
+    folder: &Path,
+) -> impl Iterator<Item = git2::IndexEntry> + 'index {
+    use std::os::unix::ffi::OsStrExt as _;
+    let prefix = [folder.as_os_str().as_bytes(), b"/"].concat();
+    let start = index.find_prefix(prefix.as_slice()).ok();
+    start
+        .into_iter()
+        .flat_map(move |start| (start..).map_while(move |position| index.get(position)))
+        .take_while(move |entry| entry.path.starts_with(&prefix))
 }
 
 /// Whether the file or link at `on_disk` is what the index `entry` holds, by its mode and the

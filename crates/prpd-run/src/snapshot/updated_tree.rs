@@ -146,17 +146,9 @@ fn index_entries(index: &Index, region: &Path) -> Entries {
     if let Some(entry) = index.get_path(region, 0) {
         entries.insert(region.to_path_buf(), (entry.id, entry.mode));
     }
-    let prefix = [region.as_os_str().as_bytes(), b"/"].concat();
-    let Ok(mut position) = index.find_prefix(prefix.as_slice()) else {
-        return entries;
-    };
-    while let Some(entry) = index.get(position) {
-        if !entry.path.starts_with(&prefix) {
-            break;
-        }
+    for entry in super::changed::entries_under(index, region) {
         let path = PathBuf::from(OsStr::from_bytes(&entry.path));
         entries.insert(path, (entry.id, entry.mode));
-        position += 1;
     }
     entries
 }
